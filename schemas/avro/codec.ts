@@ -1,0 +1,106 @@
+import avro from 'avsc';
+import type { Schema, Type, Resolver } from 'avsc';
+import { LOGICAL_TYPES } from './logical-types.ts';
+import { rabinFingerprint64, fingerprintBytesLE } from './rabin-fingerprint.ts';
+import { EVENT_SCHEMAS, WRITER_HISTORY, AVRO_FAMILIES, type AvroFamily, type AvroSchemaJson } from './event-schemas.ts';
+
+/**
+ * Avro single-object encoding: `C3 01` + CRC-64-AVRO fingerprint (8 bytes LE) of the writer schema's canonical
+ * form + the Avro binary body. Decoding looks the writer schema up by fingerprint and resolves it to the
+ * current reader schema of its family, so consumers read events written by older producers.
+ */
+const MAGIC0 = 0xc3;
+const MAGIC1 = 0x01;
+const HEADER = 10;
+
+export class AvroDecodeError extends Error {}
+
+interface WriterEntry {
+  readonly family: AvroFamily;
+  readonly type: Type;
+  /** Resolver from this writer to the family's current reader, or null when the writer is the reader. */
+  readonly resolver: Resolver | null;
+}
+
+export function parseAvroType(schema: AvroSchemaJson): Type {
+  return avro.Type.forSchema(schema as unknown as Schema, { logicalTypes: LOGICAL_TYPES, wrapUnions: false });
+}
+
+export function canonicalFingerprint(type: Type): bigint {
+  return rabinFingerprint64(Buffer.from(JSON.stringify(type.schema()), 'utf8'));
+}
+
+export class AvroCodec {
+  private readonly readers = new Map<AvroFamily, { type: Type; header: Buffer }>();
+  private readonly writers = new Map<string, WriterEntry>();
+
+  constructor(
+    schemas: Readonly<Record<AvroFamily, AvroSchemaJson>> = EVENT_SCHEMAS,
+    history: readonly { readonly family: AvroFamily; readonly schema: AvroSchemaJson }[] = WRITER_HISTORY,
+  ) {
+    for (const family of AVRO_FAMILIES) {
+      const type = parseAvroType(schemas[family]);
+      const fp = canonicalFingerprint(type);
+      const header = Buffer.concat([Buffer.from([MAGIC0, MAGIC1]), fingerprintBytesLE(fp)]);
+      this.readers.set(family, { type, header });
+      this.writers.set(fp.toString(16), { family, type, resolver: null });
+    }
+    for (const old of history) this.registerWriter(old.family, old.schema);
+  }
+
+  /** Register an older writer schema of `family`; throws if it cannot be resolved to the current reader. */
+  registerWriter(family: AvroFamily, schema: AvroSchemaJson): bigint {
+    const reader = this.reader(family);
+    const type = parseAvroType(schema);
+    const fp = canonicalFingerprint(type);
+    const key = fp.toString(16);
+    if (!this.writers.has(key)) this.writers.set(key, { family, type, resolver: reader.type.createResolver(type) });
+    return fp;
+  }
+
+  fingerprint(family: AvroFamily): bigint {
+    return this.reader(family).header.readBigUInt64LE(2);
+  }
+
+  encode(family: AvroFamily, value: unknown): Buffer {
+    const r = this.reader(family);
+    return Buffer.concat([r.header, r.type.toBuffer(value)]);
+  }
+
+  /** Decode any registered writer's bytes into the family's current reader shape. */
+  decode(buf: Buffer): { family: AvroFamily; value: unknown } {
+    if (buf.length < HEADER || buf[0] !== MAGIC0 || buf[1] !== MAGIC1) {
+      throw new AvroDecodeError('not an Avro single-object encoded message');
+    }
+    const key = buf.readBigUInt64LE(2).toString(16);
+    const w = this.writers.get(key);
+    if (!w) throw new AvroDecodeError(`unknown writer schema fingerprint ${key}`);
+    const body = buf.subarray(HEADER);
+    try {
+      const value = w.resolver ? this.reader(w.family).type.fromBuffer(body, w.resolver) : w.type.fromBuffer(body);
+      return { family: w.family, value };
+    } catch (err) {
+      throw new AvroDecodeError(`corrupt ${w.family} body: ${(err as Error).message}`);
+    }
+  }
+
+  /** Decode and check the family (a consumer of one topic expects one family). */
+  decodeAs<T>(family: AvroFamily, buf: Buffer): T {
+    const d = this.decode(buf);
+    if (d.family !== family) throw new AvroDecodeError(`expected ${family}, got ${d.family}`);
+    return d.value as T;
+  }
+
+  private reader(family: AvroFamily): { type: Type; header: Buffer } {
+    const r = this.readers.get(family);
+    if (!r) throw new AvroDecodeError(`unknown family ${family}`);
+    return r;
+  }
+}
+
+let shared: AvroCodec | undefined;
+/** The process-wide codec over the current schemas (building types is not free: build once). */
+export function avroCodec(): AvroCodec {
+  shared ??= new AvroCodec();
+  return shared;
+}
