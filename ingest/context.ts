@@ -1,0 +1,49 @@
+/** Creating and seeding the per-connection parser context (no I/O). */
+import type { Instrument, MarketEvent, MarketSymbol, Venue } from '../schemas/events.ts';
+import type { ParserContext } from './types.ts';
+
+export interface ContextOptions {
+  readonly venue: Venue;
+  readonly connection: string;
+  /** Share one registry between the connections of a venue. */
+  readonly instruments?: Map<string, Instrument>;
+  readonly indexPrices?: Map<MarketSymbol, number>;
+  readonly receivedAt?: number;
+}
+
+export function createParserContext(opts: ContextOptions): ParserContext {
+  return {
+    venue: opts.venue,
+    connection: opts.connection,
+    receivedAt: opts.receivedAt ?? 0,
+    instruments: opts.instruments ?? new Map(),
+    indexPrices: opts.indexPrices ?? new Map(),
+    tickerState: new Map(),
+    seen: new Set(),
+  };
+}
+
+/** Puts every Instrument event of `list` into the registry; returns how many were added. */
+export function registerInstruments(ctx: ParserContext, list: readonly MarketEvent[]): number {
+  let n = 0;
+  for (const e of list) {
+    if (e.type === 'instrument') {
+      ctx.instruments.set(e.event.instrument, e.event);
+      n++;
+    }
+  }
+  return n;
+}
+
+/** The registered instrument, else the venue's name-parsing fallback (which is then cached). */
+export function lookupInstrument(
+  ctx: ParserContext,
+  name: string,
+  fromName: (name: string, receivedAt: number) => Instrument | null,
+): Instrument | null {
+  const known = ctx.instruments.get(name);
+  if (known !== undefined) return known;
+  const parsed = fromName(name, ctx.receivedAt);
+  if (parsed !== null) ctx.instruments.set(name, parsed);
+  return parsed;
+}

@@ -1,0 +1,118 @@
+import { TOPICS, type DeadLetter, type MarketEvent } from '../../schemas/events.ts';
+import { encodeMarketEvent, encodeDeadLetter } from '../../schemas/event-codec.ts';
+import type { Bus, BusMessage } from '../../ops/bus/types.ts';
+import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
+import { childLogger } from '../../ops/log.ts';
+
+export interface PublisherOptions {
+  /** Flush a topic as soon as it holds this many messages. */
+  readonly maxBatch: number;
+  /** Flush whatever is buffered at most this long after the first message arrived. */
+  readonly lingerMs: number;
+  /** Above this many buffered-or-in-flight messages `add` returns a promise to await (backpressure). */
+  readonly highWaterMark: number;
+}
+
+const CLOSE_RETRIES = 5;
+const log = childLogger('publisher');
+const DEFAULTS: PublisherOptions = { maxBatch: 2000, lingerMs: 25, highWaterMark: 50_000 };
+
+/**
+ * Batches normalized events and dead letters per topic and publishes them on the bus. Encoding happens once per
+ * event here; publishing is serialized per publisher so the per-key order of `add` calls is the bus order.
+ */
+export class EventPublisher {
+  private readonly opts: PublisherOptions;
+  private readonly buffers = new Map<string, BusMessage[]>();
+  private buffered = 0;
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
+  private closing = false;
+
+  constructor(private readonly bus: Bus, opts: Partial<PublisherOptions> = {}) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
+
+  /** Queue events; resolves immediately unless the publisher is above its high-water mark. */
+  add(events: readonly MarketEvent[]): Promise<void> | undefined {
+    for (const e of events) {
+      const { topic, message } = encodeMarketEvent(e);
+      this.push(topic, message);
+      ingestMetrics.events.inc({ venue: e.event.venue, type: e.type });
+    }
+    return this.pressure();
+  }
+
+  deadLetter(d: DeadLetter): Promise<void> | undefined {
+    this.push(TOPICS.dead_letter, encodeDeadLetter(d));
+    ingestMetrics.deadLetters.inc({ venue: d.venue, reason: reasonClass(d.reason) });
+    return this.pressure();
+  }
+
+  /** Publish everything buffered and wait until the bus accepted it. */
+  async flush(): Promise<void> {
+    this.drain();
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+
+  /**
+   * A batch the bus refuses is retried with backoff rather than dropped (callers are held back by the
+   * high-water mark meanwhile). Once closing, it gives up after `closeRetries` attempts and `flush` throws.
+   */
+  private async publishWithRetry(topic: string, batch: BusMessage[]): Promise<void> {
+    let delay = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.bus.publish(topic, batch);
+        this.inFlight -= batch.length;
+        return;
+      } catch (err) {
+        if (this.closing && attempt >= CLOSE_RETRIES) {
+          this.inFlight -= batch.length;
+          this.failure = err as Error;
+          return;
+        }
+        log.warn({ err, topic, size: batch.length, attempt }, 'publish failed, retrying');
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  private push(topic: string, message: BusMessage): void {
+    let buf = this.buffers.get(topic);
+    if (!buf) this.buffers.set(topic, (buf = []));
+    buf.push(message);
+    this.buffered++;
+    if (buf.length >= this.opts.maxBatch) this.drain();
+    else this.timer ??= setTimeout(() => this.drain(), this.opts.lingerMs);
+  }
+
+  private pressure(): Promise<void> | undefined {
+    if (this.buffered + this.inFlight < this.opts.highWaterMark) return undefined;
+    this.drain();
+    return this.chain;
+  }
+
+  private drain(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (const [topic, buf] of this.buffers) {
+      if (buf.length === 0) continue;
+      this.buffers.set(topic, []);
+      this.buffered -= buf.length;
+      this.inFlight += buf.length;
+      this.chain = this.chain.then(() => this.publishWithRetry(topic, buf));
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '../../ops/metrics/registry.ts';
+
+export const ingestMetrics = {
+  events: new Counter({
+    name: 'ingest_events_total',
+    help: 'Normalized events published, by venue and event type',
+    labelNames: ['venue', 'type'] as const,
+    registers: [metricsRegistry],
+  }),
+  deadLetters: new Counter({
+    name: 'ingest_parse_errors_total',
+    help: 'Frames that failed to parse or validate and went to the dead-letter topic, by venue and reason class',
+    labelNames: ['venue', 'reason'] as const,
+    registers: [metricsRegistry],
+  }),
+};
+
+/** A low-cardinality label from a dead-letter reason: the text before the first ':' (e.g. 'unknown channel'). */
+export function reasonClass(reason: string): string {
+  const head = reason.split(':', 1)[0] ?? reason;
+  return head.trim().slice(0, 40) || 'unknown';
+}

@@ -1,0 +1,157 @@
+import type { MarketSymbol, OptionType } from '../../../schemas/events.ts';
+import { dmmmyy, yymmdd, type CalendarPolicy } from './calendar.ts';
+
+/** The venues the sandbox serves. */
+export const SANDBOX_VENUES = ['deribit', 'bybit', 'okx', 'binance'] as const;
+export type SandboxVenue = (typeof SANDBOX_VENUES)[number];
+
+export interface OptionSeriesSpec {
+  readonly symbol: MarketSymbol;
+  /** OKX instFamily (BTC-USD), Binance underlying (BTCUSDT), Deribit currency (BTC / USDC), Bybit baseCoin. */
+  readonly family: string;
+  readonly name: (expiry: number, strike: number, type: OptionType) => string;
+  /** Coins of underlying per contract. */
+  readonly contractSize: number;
+  /** Order size step, in contracts. */
+  readonly lot: number;
+  /** Price quoted in coin (Deribit BTC/ETH, OKX BTC-USD) rather than USD. */
+  readonly inverse: boolean;
+  readonly priceCurrency: string;
+  readonly priceTick: number;
+  readonly settlementCurrency: string;
+  readonly quoteCurrency: string;
+  readonly calendar: CalendarPolicy;
+  /** Strikes on each side of the ATM strike. */
+  readonly strikesEachSide: number;
+}
+
+export interface LinearSpec {
+  readonly symbol: MarketSymbol;
+  readonly instrument: string;
+  /** Coins per contract for linear contracts; for inverse contracts (Deribit BTC/ETH-PERPETUAL) USD per contract. */
+  readonly contractSize: number;
+  /** Inverse: sizes are in USD (contracts × contractSize). */
+  readonly inverse: boolean;
+  /** Size step in contracts. */
+  readonly lot: number;
+  readonly settlementCurrency: string;
+  readonly quoteCurrency: string;
+}
+
+export interface VenueSpec {
+  readonly venue: SandboxVenue;
+  /** Activity share of the venue (trade rates and open interest scale with it). */
+  readonly share: number;
+  readonly options: readonly OptionSeriesSpec[];
+  readonly perps: readonly LinearSpec[];
+  readonly spots: readonly LinearSpec[];
+}
+
+const BIG: CalendarPolicy = { dailies: 3, weeklies: 3, monthlies: 3, quarterlies: 2 };
+const SMALL: CalendarPolicy = { dailies: 2, weeklies: 2, monthlies: 2, quarterlies: 0 };
+const cp = (t: OptionType): string => (t === 'call' ? 'C' : 'P');
+/** Deribit writes decimal strikes with 'd' (1d02 = 1.02). */
+const deribitStrike = (k: number): string => String(k).replace('.', 'd');
+
+function deribitOption(symbol: MarketSymbol, base: string, linear: boolean, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
+  const prefix = linear ? `${base}_USDC` : base;
+  return {
+    symbol,
+    family: linear ? 'USDC' : base,
+    name: (e, k, t) => `${prefix}-${dmmmyy(e)}-${deribitStrike(k)}-${cp(t)}`,
+    contractSize: 1,
+    lot,
+    inverse: !linear,
+    priceCurrency: linear ? 'USDC' : base,
+    priceTick: tick,
+    settlementCurrency: linear ? 'USDC' : base,
+    quoteCurrency: linear ? 'USDC' : base,
+    calendar: cal,
+    strikesEachSide: cal === BIG ? 8 : 6,
+  };
+}
+
+function bybitOption(symbol: MarketSymbol, base: string, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
+  return {
+    symbol, family: base, name: (e, k, t) => `${base}-${dmmmyy(e)}-${k}-${cp(t)}`, contractSize: 1, lot, inverse: false,
+    priceCurrency: 'USDC', priceTick: tick, settlementCurrency: 'USDC', quoteCurrency: 'USDC', calendar: cal,
+    strikesEachSide: cal === BIG ? 8 : 6,
+  };
+}
+
+function okxOption(symbol: MarketSymbol, base: string, ctMult: number, cal: CalendarPolicy): OptionSeriesSpec {
+  return {
+    symbol, family: `${base}-USD`, name: (e, k, t) => `${base}-USD-${yymmdd(e)}-${k}-${cp(t)}`, contractSize: ctMult, lot: 1,
+    inverse: true, priceCurrency: base, priceTick: 0.0001, settlementCurrency: base, quoteCurrency: base, calendar: cal,
+    strikesEachSide: cal === BIG ? 8 : 6,
+  };
+}
+
+function binanceOption(symbol: MarketSymbol, base: string, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
+  return {
+    symbol, family: `${base}USDT`, name: (e, k, t) => `${base}-${yymmdd(e)}-${k}-${cp(t)}`, contractSize: 1, lot, inverse: false,
+    priceCurrency: 'USDT', priceTick: tick, settlementCurrency: 'USDT', quoteCurrency: 'USDT', calendar: cal,
+    strikesEachSide: cal === BIG ? 8 : 6,
+  };
+}
+
+function lin(symbol: MarketSymbol, instrument: string, contractSize: number, lot: number, settle = 'USDT'): LinearSpec {
+  return { symbol, instrument, contractSize, inverse: false, lot, settlementCurrency: settle, quoteCurrency: 'USDT' };
+}
+
+/**
+ * Default listings. Sandbox choices, not an exchange's actual product list: HYPE options are listed on Bybit so the
+ * fourth symbol has an option market; OKX lists BTC-USD and ETH-USD coin-margined options.
+ */
+export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
+  deribit: {
+    venue: 'deribit',
+    share: 1,
+    options: [
+      deribitOption('BTCUSDT', 'BTC', false, 0.1, 0.0001, BIG),
+      deribitOption('ETHUSDT', 'ETH', false, 1, 0.0001, BIG),
+      deribitOption('SOLUSDT', 'SOL', true, 1, 0.01, SMALL),
+    ],
+    perps: [
+      { symbol: 'BTCUSDT', instrument: 'BTC-PERPETUAL', contractSize: 10, inverse: true, lot: 1, settlementCurrency: 'BTC', quoteCurrency: 'USD' },
+      { symbol: 'ETHUSDT', instrument: 'ETH-PERPETUAL', contractSize: 1, inverse: true, lot: 1, settlementCurrency: 'ETH', quoteCurrency: 'USD' },
+      { ...lin('SOLUSDT', 'SOL_USDC-PERPETUAL', 1, 0.1, 'USDC'), quoteCurrency: 'USDC' },
+    ],
+    spots: [],
+  },
+  bybit: {
+    venue: 'bybit',
+    share: 0.35,
+    options: [
+      bybitOption('BTCUSDT', 'BTC', 0.01, 5, BIG),
+      bybitOption('ETHUSDT', 'ETH', 0.1, 0.1, BIG),
+      bybitOption('SOLUSDT', 'SOL', 1, 0.01, SMALL),
+      bybitOption('HYPEUSDT', 'HYPE', 1, 0.001, SMALL),
+    ],
+    perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.01), lin('SOLUSDT', 'SOLUSDT', 1, 0.1), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+    spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+  },
+  okx: {
+    venue: 'okx',
+    share: 0.3,
+    options: [okxOption('BTCUSDT', 'BTC', 0.01, BIG), okxOption('ETHUSDT', 'ETH', 0.1, BIG)],
+    perps: [
+      lin('BTCUSDT', 'BTC-USDT-SWAP', 0.01, 1),
+      lin('ETHUSDT', 'ETH-USDT-SWAP', 0.1, 1),
+      lin('SOLUSDT', 'SOL-USDT-SWAP', 1, 1),
+      lin('HYPEUSDT', 'HYPE-USDT-SWAP', 0.1, 1),
+    ],
+    spots: [lin('BTCUSDT', 'BTC-USDT', 1, 0.00001), lin('ETHUSDT', 'ETH-USDT', 1, 0.0001), lin('SOLUSDT', 'SOL-USDT', 1, 0.001), lin('HYPEUSDT', 'HYPE-USDT', 1, 0.01)],
+  },
+  binance: {
+    venue: 'binance',
+    share: 0.3,
+    options: [
+      binanceOption('BTCUSDT', 'BTC', 0.01, 5, BIG),
+      binanceOption('ETHUSDT', 'ETH', 0.01, 0.1, BIG),
+      binanceOption('SOLUSDT', 'SOL', 0.1, 0.01, SMALL),
+    ],
+    perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.001), lin('SOLUSDT', 'SOLUSDT', 1, 0.01), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+    spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+  },
+};

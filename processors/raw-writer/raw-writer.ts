@@ -1,0 +1,103 @@
+import { Counter } from 'prom-client';
+import { TOPICS } from '../../schemas/events.ts';
+import { RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
+import type { Store } from '../../clickhouse/store.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/bus/types.ts';
+import { metricsRegistry } from '../../ops/metrics/registry.ts';
+import { childLogger } from '../../ops/log.ts';
+import { decodeStep } from './decode-step.ts';
+
+/** Every topic whose events have a raw table. */
+export const RAW_TOPICS: readonly string[] = [
+  TOPICS.instrument,
+  TOPICS.option_trade,
+  TOPICS.option_ticker,
+  TOPICS.perp_trade,
+  TOPICS.spot_trade,
+  TOPICS.perp_stats,
+  TOPICS.liquidation,
+  TOPICS.index,
+  TOPICS.dead_letter,
+];
+
+const rowsWritten = new Counter({
+  name: 'raw_writer_rows_total',
+  help: 'Rows written to raw tables by the raw writer',
+  labelNames: ['table'] as const,
+  registers: [metricsRegistry],
+});
+const undecodable = new Counter({
+  name: 'raw_writer_undecodable_total',
+  help: 'Bus messages that could not be decoded (stored in dead_letters)',
+  labelNames: ['topic'] as const,
+  registers: [metricsRegistry],
+});
+
+const log = childLogger('raw-writer');
+
+/**
+ * Turns one consumed batch into rows and stores them. The dedup token names the exact offsets, so a batch
+ * redelivered with the same boundaries is dropped by ClickHouse's insert deduplication; any other redelivery
+ * is collapsed by the ReplacingMergeTree on the stable event id. The returned promise resolves only after the
+ * rows are in ClickHouse: the bus commits the offsets only then.
+ */
+export async function writeRawBatch(store: Store, groupId: string, batch: ConsumedBatch): Promise<void> {
+  const byTable = new Map<RawTable, RawRow[]>();
+  for (const m of batch.messages) {
+    const r = decodeStep(m);
+    const table = r.kind === 'row' ? r.table : RAW_TABLES.dead_letter;
+    if (r.kind === 'dead_letter') {
+      undecodable.inc({ topic: m.topic });
+      log.warn({ topic: m.topic, partition: m.partition, offset: m.offset, reason: r.reason }, 'undecodable message stored as dead letter');
+    }
+    let rows = byTable.get(table);
+    if (!rows) byTable.set(table, (rows = []));
+    rows.push(r.row);
+  }
+  const first = batch.messages[0]?.offset;
+  const last = batch.messages[batch.messages.length - 1]?.offset;
+  for (const [table, rows] of byTable) {
+    await store.insert(table, rows, { dedupToken: `${groupId}:${batch.topic}:${batch.partition}:${first}-${last}:${table}` });
+    rowsWritten.inc({ table }, rows.length);
+  }
+}
+
+/** The raw-writer role: a consumer-group member that stores every market-data event in its raw table. */
+export async function startRawWriter(
+  bus: Bus,
+  store: Store,
+  opts: { groupId?: string; maxBatchSize?: number } = {},
+): Promise<BusConsumer> {
+  const groupId = opts.groupId ?? 'raw-writer';
+  let stopping = false;
+  const consumer = await bus.subscribe({
+    groupId,
+    topics: RAW_TOPICS,
+    fromBeginning: true,
+    maxBatchSize: opts.maxBatchSize ?? 10_000,
+    // A store outage holds the batch here with backoff (nothing committed, nothing lost) instead of spinning
+    // through redeliveries; on shutdown the failure is returned so the batch stays uncommitted.
+    eachBatch: async (batch) => {
+      for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
+        try {
+          return await writeRawBatch(store, groupId, batch);
+        } catch (err) {
+          if (stopping) throw err;
+          log.warn({ err: (err as Error).message, topic: batch.topic, partition: batch.partition, retryInMs: delay }, 'raw insert failed, retrying');
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    },
+  });
+  return {
+    groupId: consumer.groupId,
+    pause: () => consumer.pause(),
+    resume: () => consumer.resume(),
+    isPaused: () => consumer.isPaused(),
+    assignments: () => consumer.assignments(),
+    stop: async () => {
+      stopping = true;
+      await consumer.stop();
+    },
+  };
+}
