@@ -84,6 +84,12 @@ export function toStoreError(err: unknown, op: StoreOp): StoreError {
     }
     return new StoreQueryError(message, op, code, type, { cause: err });
   }
+  // chDB native errors (ChdbQueryError/ChdbInsertError): numeric `clickhouseCode`, type at the message end.
+  const nativeCode = field(err, 'clickhouseCode');
+  if (typeof nativeCode === 'number') {
+    const nativeType = /\(([A-Z][A-Z0-9_]+)\)\s*$/.exec(message.trim())?.[1] ?? null;
+    return new StoreQueryError(message, op, String(nativeCode), nativeType, { cause: err });
+  }
   if (typeof code === 'string' && NETWORK_CODES.has(code)) {
     return new StoreUnavailableError(`ClickHouse unreachable (${code}): ${message}`, op, { cause: err });
   }

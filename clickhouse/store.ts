@@ -6,8 +6,9 @@ import {
   type ClickHouseClientConfigOptions,
   type ClickHouseSettings,
 } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import { childLogger } from '../ops/log.ts';
+import { toJsonCompactEachRow } from './compact-rows.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';
 import { storeMetrics } from './metrics.ts';
 import { isPlainIdentifier, paramsMismatch, type QueryParams } from './params.ts';
@@ -16,11 +17,11 @@ export type { QueryParams } from './params.ts';
 export type StoreKind = 'server' | 'embedded';
 
 export interface StoreOptions {
-  /** ClickHouse HTTP(S) endpoint, e.g. http://127.0.0.1:8123. Absent: embedded chDB under `dataPath`. */
+  /** ClickHouse HTTP(S) endpoint, e.g. http://127.0.0.1:8123. Absent or empty: embedded chDB under `dataPath`. */
   readonly url?: string;
   readonly username?: string;
   readonly password?: string;
-  /** Server: must already exist. Embedded: created if missing and made current. */
+  /** Server: must already exist. Embedded: created if missing and made current. Default `default`. */
   readonly database?: string;
   /** chDB data directory (created if missing). One process per directory. */
   readonly dataPath: string;
@@ -32,49 +33,37 @@ export interface StoreOptions {
 
 export interface InsertOptions {
   /**
-   * Idempotency key of this batch: a retry with the same token and the same rows is stored once. Tables
-   * must have `non_replicated_deduplication_window` (or be Replicated*), as the raw tables do.
+   * Idempotency key of this batch: a retry with the same token is stored once. The table must have
+   * `non_replicated_deduplication_window` (or be Replicated*), as the raw tables do.
    */
   readonly dedupToken?: string;
 }
 
 export interface Store {
   readonly kind: StoreKind;
-  /** Read rows (JSONEachRow). 64-bit integers come back as strings. */
+  /** Read rows (JSONEachRow). Values only through typed `{name:Type}` placeholders. 64-bit ints are strings. */
   query<T>(sql: string, params?: QueryParams): Promise<T[]>;
   /** DDL or any statement without a result. */
   command(sql: string, params?: QueryParams): Promise<void>;
-  /** Batched JSONEachRow insert; rows use column names as keys. */
+  /** Batched insert of row objects keyed by column name (times as epoch-ms numbers). */
   insert(table: string, rows: readonly object[], opts?: InsertOptions): Promise<void>;
   /** True when ClickHouse answers; never throws. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** Rows per INSERT statement; larger arrays are split (each chunk gets `token#i`). */
+/** Rows per INSERT statement; larger arrays are split (chunk i gets token `token#i`). */
 export const MAX_INSERT_ROWS = 100_000;
 
+/** Sent with every request (HTTP params on a server; `SET` on the chDB session). */
 const BASE_SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 1,
   session_timezone: 'UTC',
 };
 
-const log = childLogger('clickhouse.store');
+type InsertChunk = (table: string, rows: readonly object[], token: string) => Promise<void>;
 
-/**
- * Serialises the statements that set session-level settings. chDB applies per-query settings as
- * `SET k = v; <sql>` on one shared session, so they persist into later statements (a dedup token would
- * otherwise leak into the next insert). Every insert/command therefore sets the token explicitly and runs
- * one at a time; reads are not serialised.
- */
-function createLock(): <R>(fn: () => Promise<R>) => Promise<R> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <R>(fn: () => Promise<R>): Promise<R> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
-}
+const log = childLogger('clickhouse.store');
 
 function fail(err: unknown, op: StoreOp, context: Record<string, unknown>): never {
   const e = toStoreError(err, op);
@@ -88,18 +77,37 @@ function checkParams(sql: string, params: QueryParams, op: StoreOp): void {
   if (mismatch !== null) fail(new StoreQueryError(`query parameters: ${mismatch}`, op, null, null), op, {});
 }
 
-function wrap(client: ClickHouseClient, kind: StoreKind, maxRows: number): Store {
-  const serial = kind === 'embedded' ? createLock() : <R>(fn: () => Promise<R>): Promise<R> => fn();
-
-  async function insertChunk(table: string, rows: readonly object[], token: string): Promise<void> {
+/** Server: JSONEachRow through @clickhouse/client; settings travel as per-request HTTP parameters. */
+function serverInsert(client: ClickHouseClient): InsertChunk {
+  return async (table, rows, token) => {
     await client.insert({
       table,
       values: rows,
       format: 'JSONEachRow',
       clickhouse_settings: { async_insert: 0, insert_deduplicate: 1, insert_deduplication_token: token },
     });
-  }
+  };
+}
 
+/**
+ * Embedded: chDB's raw insert (payload handed to the engine's parser zero-copy) in JSONCompactEachRow.
+ * Its settings go into the statement's own SETTINGS clause. The @clickhouse/client path would `SET` them
+ * on chDB's single session, where they persist: a dedup token would leak into the next insert and drop it.
+ */
+function embeddedInsert(conn: ChdbConnection): InsertChunk {
+  return async (table, rows, token) => {
+    const { columns, body } = toJsonCompactEachRow(rows);
+    await conn.chdb.rawInsert({
+      table,
+      values: body,
+      format: 'JSONCompactEachRow',
+      columns,
+      settings: { async_insert: 0, insert_deduplicate: 1, insert_deduplication_token: token },
+    });
+  };
+}
+
+function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChunk, maxRows: number): Store {
   return {
     kind,
 
@@ -119,26 +127,26 @@ function wrap(client: ClickHouseClient, kind: StoreKind, maxRows: number): Store
     async command(sql: string, params: QueryParams = {}): Promise<void> {
       checkParams(sql, params, 'command');
       try {
-        await serial(() =>
-          client.command({ query: sql, query_params: params, clickhouse_settings: { insert_deduplication_token: '' } }),
-        );
+        // An explicit empty token, so an INSERT … SELECT never inherits one set elsewhere on a chDB session.
+        await client.command({ query: sql, query_params: params, clickhouse_settings: { insert_deduplication_token: '' } });
       } catch (err) {
         fail(err, 'command', {});
       }
     },
 
     async insert(table: string, rows: readonly object[], opts: InsertOptions = {}): Promise<void> {
-      if (!isPlainIdentifier(table)) fail(new StoreQueryError(`invalid table name ${JSON.stringify(table)}`, 'insert', null, null), 'insert', { table });
+      if (!isPlainIdentifier(table)) {
+        fail(new StoreQueryError(`invalid table name ${JSON.stringify(table)}`, 'insert', null, null), 'insert', { table });
+      }
       if (rows.length === 0) return;
       const end = storeMetrics.insertDuration.startTimer({ table });
       try {
         const token = opts.dedupToken ?? '';
         if (rows.length <= maxRows) {
-          await serial(() => insertChunk(table, rows, token));
+          await insertChunk(table, rows, token);
         } else {
           for (let i = 0, n = 0; i < rows.length; i += maxRows, n++) {
-            const chunk = rows.slice(i, i + maxRows);
-            await serial(() => insertChunk(table, chunk, token === '' ? '' : `${token}#${n}`));
+            await insertChunk(table, rows.slice(i, i + maxRows), token === '' ? '' : `${token}#${n}`);
           }
         }
         storeMetrics.insertedRows.inc({ table }, rows.length);
@@ -174,6 +182,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   }
   const logSettings = { level: ClickHouseLogLevel.OFF };
   const maxRows = Math.max(1, opts.maxInsertRows ?? MAX_INSERT_ROWS);
+
   if (opts.url !== undefined && opts.url !== '') {
     const client = createClient({
       url: opts.url,
@@ -186,16 +195,18 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       log: logSettings,
     });
     log.info({ url: opts.url, database }, 'clickhouse store: server');
-    return wrap(client, 'server', maxRows);
+    return wrap(client, 'server', serverInsert(client), maxRows);
   }
 
   mkdirSync(opts.dataPath, { recursive: true });
   let client: ClickHouseClient | undefined;
+  let conn: ChdbConnection | undefined;
   try {
+    conn = createChdbConnection({ path: opts.dataPath });
     client = createClient({
-      // chdb bundles its own copy of @clickhouse/client-common's types (structurally the same contract,
-      // nominally different ClickHouseSettings); both packages are pinned together in package.json.
-      connection: createChdbConnection({ path: opts.dataPath }) as unknown as ClickHouseClientConfigOptions['connection'],
+      // chdb bundles its own copy of @clickhouse/client-common's types (same contract, nominally different
+      // ClickHouseSettings type); both packages are pinned together in package.json.
+      connection: conn as unknown as ClickHouseClientConfigOptions['connection'],
       clickhouse_settings: BASE_SETTINGS,
       log: logSettings,
     });
@@ -203,14 +214,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     await client.command({ query: 'SELECT 1' });
     if (database !== 'default') {
       await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
-      await client.command({ query: `USE ${database}` });
+      await client.command({ query: `USE ${database}` }); // persists: chDB has one session per process
     }
   } catch (err) {
-    await client?.close().catch(() => undefined);
-    const e = err instanceof StoreError ? err : new StoreError(`cannot open chDB at ${opts.dataPath}: ${err instanceof Error ? err.message : String(err)}`, 'connect', { cause: err });
+    await (client ?? conn)?.close().catch(() => undefined);
     storeMetrics.errors.inc({ op: 'connect' });
-    throw e;
+    if (err instanceof StoreError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new StoreError(`cannot open chDB at ${opts.dataPath}: ${message}`, 'connect', { cause: err });
   }
   log.info({ dataPath: opts.dataPath, database }, 'clickhouse store: embedded chDB');
-  return wrap(client, 'embedded', maxRows);
+  return wrap(client, 'embedded', embeddedInsert(conn), maxRows);
 }

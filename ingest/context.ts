@@ -19,6 +19,7 @@ export function createParserContext(opts: ContextOptions): ParserContext {
     instruments: opts.instruments ?? new Map(),
     indexPrices: opts.indexPrices ?? new Map(),
     tickerState: new Map(),
+    nameCache: new Map(),
     seen: new Set(),
   };
 }
@@ -35,7 +36,7 @@ export function registerInstruments(ctx: ParserContext, list: readonly MarketEve
   return n;
 }
 
-/** The registered instrument, else the venue's name-parsing fallback (which is then cached). */
+/** The registered instrument, else the venue's name-parsing fallback (cached in ctx.nameCache, not the registry). */
 export function lookupInstrument(
   ctx: ParserContext,
   name: string,
@@ -43,7 +44,10 @@ export function lookupInstrument(
 ): Instrument | null {
   const known = ctx.instruments.get(name);
   if (known !== undefined) return known;
+  const cached = ctx.nameCache.get(name);
+  if (cached !== undefined) return cached;
   const parsed = fromName(name, ctx.receivedAt);
-  if (parsed !== null) ctx.instruments.set(name, parsed);
+  if (ctx.nameCache.size > 50_000) ctx.nameCache.clear();
+  ctx.nameCache.set(name, parsed);
   return parsed;
 }

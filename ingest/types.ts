@@ -63,6 +63,8 @@ export interface ParserContext {
   readonly indexPrices: Map<MarketSymbol, number>;
   /** Bybit tickers delta-merge state, keyed by venue symbol. */
   readonly tickerState: TickerState;
+  /** Name-parsing fallback results for names not in `instruments` (kept apart so they never drive subscriptions). */
+  readonly nameCache: Map<string, Instrument | null>;
   /** Message ids already seen where a venue re-sends a cached message on subscribe (OKX option-trades). */
   readonly seen: Set<string>;
 }

@@ -1,0 +1,91 @@
+/**
+ * Embedded-store insert benchmark: batched JSONEachRow inserts of option_trades rows into chDB through
+ * clickhouse/store.ts, against two baselines measured in the same run (serialising the same rows, and
+ * the engine writing the same row count from numbers() with no client in the way).
+ * Run: node --import tsx bench/store.ts
+ */
+import { rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { migrate } from '../clickhouse/migrate.ts';
+import { optionTradeRow, type OptionTradeRow } from '../clickhouse/rows.ts';
+import { createStore, type Store } from '../clickhouse/store.ts';
+import { optionTrade } from '../clickhouse/testing/fixtures.ts';
+import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
+
+const TOTAL_ROWS = 200_000;
+
+function makeRows(n: number): OptionTradeRow[] {
+  return Array.from({ length: n }, (_, i) => {
+    const r = optionTradeRow(optionTrade(i));
+    return { ...r, id: `bench:${i}`, trade_id: String(i), strike: 50_000 + (i % 80) * 1000, size: 0.1 + (i % 37) / 10 };
+  });
+}
+
+async function countRows(store: Store): Promise<number> {
+  const [r] = await store.query<{ n: string }>('SELECT count() AS n FROM option_trades');
+  return Number(r?.n ?? 0);
+}
+
+async function timeBatches(store: Store, rows: readonly OptionTradeRow[], batch: number, label: string): Promise<number> {
+  await store.command('TRUNCATE TABLE option_trades');
+  const t0 = performance.now();
+  for (let i = 0; i < rows.length; i += batch) {
+    await store.insert('option_trades', rows.slice(i, i + batch), { dedupToken: `${label}:${i}` });
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const stored = await countRows(store);
+  if (stored !== rows.length) throw new Error(`${label}: stored ${stored} rows, expected ${rows.length}`);
+  return rows.length / seconds;
+}
+
+const fmt = (n: number): string => `${Math.round(n).toLocaleString('en-US')} rows/s`;
+
+export async function runStoreBench(): Promise<void> {
+  const dataPath = tempDataPath('gex-bench-store-');
+  const store = await createStore({ dataPath });
+  try {
+    await migrate(store);
+    const rows = makeRows(TOTAL_ROWS);
+
+    // Baseline 1: serialising the rows to JSONEachRow (the client-side share of an insert).
+    const s0 = performance.now();
+    let bytes = 0;
+    for (const r of rows) bytes += JSON.stringify(r).length + 1;
+    const stringifyRate = rows.length / ((performance.now() - s0) / 1000);
+
+    // Baseline 2: the engine writing the same number of rows itself (no client, no parsing of JSON).
+    await store.command('TRUNCATE TABLE option_trades');
+    const e0 = performance.now();
+    await store.command(
+      `INSERT INTO option_trades
+       SELECT 'deribit', 'BTCUSDT', toDateTime64(1774598401234 + number, 3, 'UTC') , toDateTime64(1774598401251 + number, 3, 'UTC'),
+              concat('bench:', toString(number)), 'BTC-27MAR26-85000-C', 50000 + (number % 80) * 1000,
+              toDateTime64(1774598400000, 3, 'UTC'), 'call', 0.0123, 'BTC', 1044.2345678901, 0.1 + (number % 37) / 10,
+              104.42345678901, 'buy', 0.5512, 84895.12, NULL, toString(number), number % 2 = 1
+       FROM numbers({n:UInt64})`,
+      { n: TOTAL_ROWS },
+    );
+    const engineRate = TOTAL_ROWS / ((performance.now() - e0) / 1000);
+    const engineStored = await countRows(store);
+    if (engineStored !== TOTAL_ROWS) throw new Error(`engine baseline stored ${engineStored}`);
+
+    const rate10k = await timeBatches(store, rows, 10_000, 'b10k');
+    const rate1k = await timeBatches(store, rows, 1_000, 'b1k');
+
+    const lines = [
+      `store bench (embedded chDB, option_trades, ${TOTAL_ROWS.toLocaleString('en-US')} rows, ~${Math.round(bytes / rows.length)} B/row JSON)`,
+      `  insert, 10k-row batches : ${fmt(rate10k)}  (target >= 150,000)  ${rate10k >= 150_000 ? 'OK' : 'BELOW TARGET'}`,
+      `  insert,  1k-row batches : ${fmt(rate1k)}`,
+      `  baseline JSON.stringify : ${fmt(stringifyRate)}  (10k batches = ${(rate10k / stringifyRate).toFixed(3)}x of it)`,
+      `  baseline INSERT SELECT numbers() in-engine : ${fmt(engineRate)}  (10k batches = ${(rate10k / engineRate).toFixed(3)}x, 1k = ${(rate1k / engineRate).toFixed(3)}x)`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await store.close();
+    rmSync(dataPath, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runStoreBench();
+}

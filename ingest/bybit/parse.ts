@@ -1,0 +1,219 @@
+/**
+ * Bybit V5 public frames -> normalized events. Topics: publicTrade.<baseCoin> (options), publicTrade.<symbol>
+ * (linear perps / spot, told apart by the connection id), tickers.<option> (option tickers), tickers.<perp>
+ * (perp stats; snapshot + delta merged in ctx.tickerState), allLiquidation.<symbol> (S=Buy: a long was liquidated).
+ */
+import { lookupInstrument } from '../context.ts';
+import {
+  deadLetter, events, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, parseJson, positive, rowId, str,
+} from '../parse-helpers.ts';
+import type { Obj } from '../parse-helpers.ts';
+import type { Instrument, MarketEvent, TakerSide } from '../../schemas/events.ts';
+import type { ParseResult, ParserContext } from '../types.ts';
+import { bybitInstrumentFromName } from './instruments.ts';
+import { bybitLinearBase } from './names.ts';
+
+const VENUE = 'bybit';
+
+export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult {
+  const msg = parseJson(frame);
+  if (msg === undefined) return deadLetter('malformed json');
+  if (!isObj(msg)) return deadLetter('frame is not a JSON object');
+  const topic = str(msg, 'topic');
+  if (topic === null) return control(msg);
+  const dot = topic.indexOf('.');
+  const family = dot === -1 ? topic : topic.slice(0, dot);
+  const data = msg['data'];
+  switch (family) {
+    case 'publicTrade':
+      return Array.isArray(data) ? trades(data, topic, ctx) : deadLetter('publicTrade data is not an array', topic);
+    case 'tickers':
+      return isObj(data) ? ticker(msg, data, topic, ctx) : deadLetter('tickers data is not an object', topic);
+    case 'allLiquidation':
+      return Array.isArray(data) ? liquidations(data, topic, ctx) : deadLetter('allLiquidation data is not an array', topic);
+    default:
+      return deadLetter(`unknown topic: ${topic}`, topic);
+  }
+}
+
+function control(msg: Obj): ParseResult {
+  const op = str(msg, 'op');
+  if (op === 'pong' || (op === 'ping' && str(msg, 'ret_msg') === 'pong')) return ignored('pong');
+  if (op === 'subscribe' || op === 'unsubscribe') {
+    return msg['success'] === false ? ignored('venue_error', str(msg, 'ret_msg') ?? op) : ignored('ack', op);
+  }
+  return deadLetter(`unknown message${op === null ? '' : `: ${op}`}`);
+}
+
+function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
+  return lookupInstrument(ctx, name, bybitInstrumentFromName);
+}
+
+function takerSide(o: Obj): TakerSide | null {
+  const s = str(o, 'S');
+  return s === 'Buy' ? 'buy' : s === 'Sell' ? 'sell' : null;
+}
+
+function isOptionName(name: string): boolean {
+  return name.includes('-');
+}
+
+function trades(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
+  const out: MarketEvent[] = [];
+  const spot = ctx.connection.startsWith('spot');
+  for (const t of data) {
+    if (!isObj(t)) return deadLetter('trade is not an object', topic);
+    const name = str(t, 's');
+    const id = idOf(t, 'i');
+    const ts = num(t, 'T');
+    const price = num(t, 'p');
+    const size = num(t, 'v');
+    const side = takerSide(t);
+    if (name === null || id === null || ts === null || price === null || size === null || side === null) {
+      return deadLetter('trade missing s/i/T/p/v/S', topic);
+    }
+    const inst = instrumentOf(ctx, name);
+    if (inst === null) {
+      if (isOptionName(name) || bybitLinearBase(name) !== null || /USD$|USD[A-Z]\d\d$/.test(name)) continue; // untracked
+      return deadLetter(`unparseable symbol: ${name}`, topic);
+    }
+    const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${name}:${id}`, instrument: name, tradeId: id } as const;
+    if (inst.kind === 'option') {
+      if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
+      if (!isUsd(inst.quoteCurrency)) return deadLetter(`unexpected option quote currency ${inst.quoteCurrency}`, topic);
+      const coins = mul(size, inst.contractSize);
+      const indexPrice = num(t, 'iP');
+      if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+      out.push({
+        type: 'option_trade',
+        event: {
+          ...base,
+          strike: inst.strike,
+          expiry: inst.expiry,
+          optionType: inst.optionType,
+          price,
+          priceCurrency: inst.quoteCurrency,
+          priceUsd: price,
+          size: coins,
+          premiumUsd: mul(price, coins),
+          side,
+          iv: num(t, 'iv'),
+          indexPrice,
+          underlyingPrice: null,
+          block: t['BT'] === true,
+        },
+      });
+    } else if (inst.kind === 'perp' || inst.kind === 'spot') {
+      const market = spot ? 'spot' : 'perp';
+      out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { ...base, market, price, size: mul(size, inst.contractSize), side } });
+    }
+  }
+  return eventsOrUntracked(out, topic);
+}
+
+function ticker(msg: Obj, d: Obj, topic: string, ctx: ParserContext): ParseResult {
+  const name = str(d, 'symbol') ?? topic.slice('tickers.'.length);
+  const ts = num(msg, 'ts');
+  if (ts === null) return deadLetter('tickers missing ts', topic);
+  const inst = instrumentOf(ctx, name);
+  if (inst === null) return ignored('untracked', name);
+  if (inst.kind === 'option') return optionTicker(d, name, inst, ts, ctx);
+  if (inst.kind !== 'perp') return ignored('untracked', name);
+  const type = str(msg, 'type');
+  const prev = ctx.tickerState.get(name);
+  let state: Record<string, unknown>;
+  if (type === 'snapshot') state = { ...d };
+  else if (type === 'delta') state = prev === undefined ? { ...d } : { ...prev, ...d };
+  else return deadLetter(`tickers type ${String(type)}`, topic);
+  ctx.tickerState.set(name, state);
+  const next = num(state, 'nextFundingTime');
+  return events([
+    {
+      type: 'perp_stats',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(VENUE, 'perp_stats', name, ts),
+        instrument: name,
+        openInterest: num(state, 'openInterest'),
+        openInterestUsd: num(state, 'openInterestValue'),
+        fundingRate: num(state, 'fundingRate'),
+        nextFundingTime: next !== null && next > 0 ? next : null,
+        markPrice: num(state, 'markPrice'),
+        indexPrice: num(state, 'indexPrice'),
+      },
+    },
+  ]);
+}
+
+function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: ParserContext): ParseResult {
+  if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, `tickers.${name}`);
+  const indexPrice = num(d, 'indexPrice');
+  if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+  const oi = num(d, 'openInterest');
+  return events([
+    {
+      type: 'option_ticker',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(VENUE, 'option_ticker', name, ts),
+        instrument: name,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        markPrice: num(d, 'markPrice'),
+        markIv: num(d, 'markPriceIv'),
+        // an IV of 0 with a price of 0 means "no quote"
+        bidIv: positive(d, 'bidPrice') === null ? null : positive(d, 'bidIv'),
+        askIv: positive(d, 'askPrice') === null ? null : positive(d, 'askIv'),
+        delta: num(d, 'delta'),
+        gamma: num(d, 'gamma'),
+        vega: num(d, 'vega'),
+        theta: num(d, 'theta'),
+        openInterest: oi === null ? null : mul(oi, inst.contractSize),
+        underlyingPrice: num(d, 'underlyingPrice'),
+        indexPrice,
+      },
+    },
+  ]);
+}
+
+function liquidations(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
+  const out: MarketEvent[] = [];
+  for (const l of data) {
+    if (!isObj(l)) return deadLetter('liquidation is not an object', topic);
+    const name = str(l, 's');
+    const ts = num(l, 'T');
+    const price = num(l, 'p');
+    const size = num(l, 'v');
+    const s = str(l, 'S');
+    if (name === null || ts === null || price === null || size === null || (s !== 'Buy' && s !== 'Sell')) {
+      return deadLetter('liquidation missing s/T/p/v/S', topic);
+    }
+    const inst = instrumentOf(ctx, name);
+    if (inst === null || inst.kind !== 'perp') continue;
+    // Bybit: "S=Buy means a long position was liquidated"
+    const side = s === 'Buy' ? 'long' : 'short';
+    out.push({
+      type: 'liquidation',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: `${VENUE}:liq:${name}:${ts}:${side}:${price}:${size}`,
+        instrument: name,
+        side,
+        price,
+        size: mul(size, inst.contractSize),
+      },
+    });
+  }
+  return eventsOrUntracked(out, topic);
+}
+

@@ -1,0 +1,53 @@
+import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { Bus } from '../../ops/bus/types.ts';
+import type { VenueUrls } from '../types.ts';
+import { createConnector } from '../registry.ts';
+import { EventPublisher } from './event-publisher.ts';
+import { startVenue, type RunningVenue } from './venue-runner.ts';
+import { childLogger } from '../../ops/log.ts';
+
+export interface IngestOptions {
+  readonly bus: Bus;
+  readonly venues: readonly Venue[];
+  readonly symbols: readonly MarketSymbol[];
+  /** Base-URL overrides per venue (the sandbox market's localhost URLs); production defaults otherwise. */
+  readonly urls?: Partial<Record<Venue, VenueUrls>>;
+  readonly instrumentRefreshMs?: number;
+}
+
+export interface RunningIngest {
+  readonly venues: readonly RunningVenue[];
+  /** Publish everything buffered (used before reading what was ingested). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The ingest role: one connector per configured venue, all publishing through one batching publisher. */
+export async function startIngest(opts: IngestOptions): Promise<RunningIngest> {
+  const log = childLogger('ingest');
+  const publisher = new EventPublisher(opts.bus);
+  const started = await Promise.allSettled(
+    opts.venues.map((venue) =>
+      startVenue({
+        spec: createConnector(venue, opts.urls?.[venue] ?? {}),
+        symbols: opts.symbols,
+        publisher,
+        instrumentRefreshMs: opts.instrumentRefreshMs,
+      }),
+    ),
+  );
+  const venues: RunningVenue[] = [];
+  started.forEach((r, i) => {
+    if (r.status === 'fulfilled') venues.push(r.value);
+    else log.error({ venue: opts.venues[i], err: (r.reason as Error).message }, 'venue failed to start');
+  });
+  log.info({ venues: venues.map((v) => v.venue) }, 'ingest started');
+  return {
+    venues,
+    flush: () => publisher.flush(),
+    stop: async () => {
+      await Promise.all(venues.map((v) => v.stop()));
+      await publisher.close();
+    },
+  };
+}

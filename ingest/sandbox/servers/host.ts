@@ -1,0 +1,187 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, WebSocket } from 'ws';
+import { childLogger, type Logger } from '../../../ops/log.ts';
+
+/** One connected client of a sandbox venue server. */
+export interface Client {
+  readonly id: string;
+  readonly ws: WebSocket;
+  /** Request path (without query) and parsed query. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly connectedAt: number;
+  /** Channel keys the client subscribed to (venue-defined spelling). */
+  readonly subs: Set<string>;
+  /** Per-client protocol state (heartbeat timers, snapshot flags, ...). */
+  readonly state: Map<string, unknown>;
+  readonly timers: NodeJS.Timeout[];
+}
+
+export interface RestReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export interface HostHandlers {
+  readonly wsPaths: (path: string) => boolean;
+  readonly rest: (path: string, query: URLSearchParams) => RestReply | null;
+  readonly onConnect?: (c: Client) => void;
+  readonly onMessage: (c: Client, text: string) => void;
+  readonly onClose?: (c: Client) => void;
+}
+
+/**
+ * HTTP + WebSocket host of one sandbox venue on 127.0.0.1: REST routing, WS upgrade routing by path, the client
+ * registry with subscriptions, and the transport faults (silence, disconnect).
+ */
+export class VenueHost {
+  readonly venue: string;
+  readonly clients = new Set<Client>();
+  readonly log: Logger;
+  readonly #server: Server;
+  readonly #wss: WebSocketServer;
+  readonly #h: HostHandlers;
+  #silentUntil = 0;
+  #seq = 0;
+  /** Frames written to sockets. */
+  framesOut = 0;
+
+  constructor(venue: string, handlers: HostHandlers) {
+    this.venue = venue;
+    this.#h = handlers;
+    this.log = childLogger('sandbox').child({ venue });
+    this.#server = createServer((req, res) => this.#onHttp(req, res));
+    this.#wss = new WebSocketServer({ noServer: true });
+    this.#server.on('upgrade', (req, socket, head) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (!this.#h.wsPaths(url.pathname)) {
+        socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+        return;
+      }
+      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onWs(ws, url));
+    });
+  }
+
+  async listen(port: number, host = '127.0.0.1'): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => resolve());
+    });
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  get silent(): boolean {
+    return Date.now() < this.#silentUntil;
+  }
+
+  /** Drop every outbound frame (data, acks, pongs, heartbeats) for ms. */
+  silence(ms: number): void {
+    this.#silentUntil = Date.now() + ms;
+  }
+
+  /** Send one frame unless silenced or the socket is not open. */
+  send(c: Client, frame: string): boolean {
+    if (this.silent || c.ws.readyState !== WebSocket.OPEN) return false;
+    c.ws.send(frame);
+    this.framesOut++;
+    return true;
+  }
+
+  /** Send a frame to every client subscribed to `key`; returns how many got it. */
+  broadcast(key: string, frame: string | (() => string)): number {
+    let n = 0;
+    let text: string | null = null;
+    for (const c of this.clients) {
+      if (!c.subs.has(key)) continue;
+      text ??= typeof frame === 'string' ? frame : frame();
+      if (this.send(c, text)) n++;
+    }
+    return n;
+  }
+
+  /** Abruptly drop every connection (no close frame). */
+  disconnectAll(): number {
+    const n = this.clients.size;
+    for (const c of this.clients) c.ws.terminate();
+    return n;
+  }
+
+  /** Send a raw frame to every client, bypassing subscriptions (malformed-frame fault). */
+  sendAll(frame: string): number {
+    let n = 0;
+    for (const c of this.clients) if (this.send(c, frame)) n++;
+    return n;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.clients) {
+      for (const t of c.timers) clearTimeout(t);
+      c.ws.terminate();
+    }
+    await new Promise<void>((r) => this.#wss.close(() => r()));
+    this.#server.closeAllConnections();
+    await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+
+  #onWs(ws: WebSocket, url: URL): void {
+    const c: Client = {
+      id: `${this.venue}-${++this.#seq}-${Date.now().toString(36)}`,
+      ws,
+      path: url.pathname,
+      query: url.searchParams,
+      connectedAt: Date.now(),
+      subs: new Set(),
+      state: new Map(),
+      timers: [],
+    };
+    this.clients.add(c);
+    ws.on('message', (data) => {
+      try {
+        this.#h.onMessage(c, data.toString());
+      } catch (err) {
+        this.log.error({ err }, 'message handler threw');
+      }
+    });
+    ws.on('error', () => undefined);
+    ws.on('close', () => {
+      for (const t of c.timers) clearTimeout(t);
+      this.clients.delete(c);
+      this.#h.onClose?.(c);
+    });
+    this.#h.onConnect?.(c);
+  }
+
+  #onHttp(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    let reply: RestReply | null;
+    try {
+      reply = this.#h.rest(url.pathname, url.searchParams);
+    } catch (err) {
+      this.log.error({ err }, 'REST handler threw');
+      reply = { status: 500, body: { error: String(err) } };
+    }
+    const r = reply ?? { status: 404, body: { error: 'not found', path: url.pathname } };
+    res.statusCode = r.status;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(r.body));
+  }
+}
+
+/** Group items by key, keeping first-seen key order. */
+export function groupBy<T>(items: readonly T[], key: (t: T) => string | null): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    if (k === null) continue;
+    let list = m.get(k);
+    if (!list) m.set(k, (list = []));
+    list.push(it);
+  }
+  return m;
+}
+
+/** Numbers as venues print them in strings, without float noise. */
+export function str(x: number, decimals = 8): string {
+  return String(Number(x.toFixed(decimals)));
+}
