@@ -35,6 +35,7 @@ const tradeType = avro.Type.forSchema({
     { name: 'underlyingPrice', type: ['null', 'double'] },
     { name: 'tradeId', type: 'string' },
     { name: 'block', type: 'boolean' },
+    { name: 'source', type: 'string' },
   ],
 });
 
@@ -65,6 +66,7 @@ function makeTrade(i: number): BenchTrade {
     underlyingPrice: 100_105.25,
     tradeId: String(100_000_000 + i),
     block: false,
+    source: `wss://www.deribit.com/ws/api/v2#${i % 7}`,
   };
 }
 

@@ -47,7 +47,7 @@ describe('embedded store', () => {
     assert.equal(await count(store), '2000');
   });
 
-  test('a dedup token does not leak into the next insert (chDB SETs settings on one session)', async () => {
+  test('a dedup token does not leak into the next insert or INSERT … SELECT (chDB has one session)', async () => {
     await store.command('TRUNCATE TABLE option_trades');
     await store.insert('option_trades', trades(0, 10), { dedupToken: 'leak-check' });
     await store.insert('option_trades', trades(10, 10));
@@ -123,7 +123,8 @@ describe('embedded store: database option', () => {
     try {
       await migrate(store);
       assert.deepEqual(await store.query('SELECT currentDatabase() AS db'), [{ db: 'gex_test' }]);
-      assert.deepEqual(await store.query("SELECT count() AS n FROM system.tables WHERE database = 'gex_test' AND name = 'option_trades'"), [{ n: '1' }]);
+      await store.insert('option_trades', trades(0, 3), { dedupToken: 'db' });
+      assert.deepEqual(await store.query('SELECT count() AS n FROM gex_test.option_trades'), [{ n: '3' }]);
     } finally {
       await dispose();
     }

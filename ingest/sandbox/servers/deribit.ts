@@ -120,10 +120,11 @@ export async function startDeribitServer(ctx: VenueServerContext, port = 0): Pro
           const ch = `deribit_volatility_index.${ev.name}`;
           host.broadcast(ch, () => notification(ch, { index_name: ev.name, volatility: ev.value, timestamp: ev.ts }));
         }
-      } else if (e.type === 'liquidation' && sent.has(events.find((x) => x.type === 'perp_trade' && `deribit:liq:${x.event.tradeId}` === e.event.id) ?? e)) {
-        sent.add(e);
       }
     }
+    // A liquidation reached the wire when the trade it printed as did.
+    const sentTradeIds = new Set([...sent].map((e) => (e.type === 'perp_trade' ? e.event.tradeId : '')));
+    for (const e of events) if (e.type === 'liquidation' && sentTradeIds.has(e.event.id.replace('deribit:liq:', ''))) sent.add(e);
     delivered.recordEvents([...sent]);
     if (liquidationIds.size > 10_000) liquidationIds.clear();
   }

@@ -1,0 +1,37 @@
+/**
+ * `npm run bench -- <suite> [<suite> ...]`: performance benchmarks. Each suite prints absolute figures and ratios
+ * against a baseline measured in the same run. Benchmarks are not tests: they never fail on a target, they report.
+ *
+ * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
+ * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load).
+ */
+type Suite = () => Promise<void>;
+
+const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
+  bus: [async () => (await import('./bus.ts')).runBusBench, async () => (await import('./store.ts')).runStoreBench],
+  gex: [async () => (await import('./gex.ts')).runGexBench, async () => (await import('./gex-asof.ts')).runGexAsOfBench],
+  ingest: [async () => (await import('./ingest-parsers.ts')).runParserBench, async () => (await import('./ingest-e2e.ts')).runIngestE2eBench],
+  api: [async () => (await import('./api.ts')).runApiBench],
+};
+
+async function main(args: readonly string[]): Promise<number> {
+  const names = args.length > 0 ? args : Object.keys(SUITES);
+  for (const name of names) {
+    const loaders = SUITES[name];
+    if (!loaders) {
+      process.stderr.write(`unknown bench suite '${name}'; suites: ${Object.keys(SUITES).join(', ')}\n`);
+      return 2;
+    }
+    process.stdout.write(`\n##### bench: ${name}\n`);
+    for (const load of loaders) await (await load())();
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

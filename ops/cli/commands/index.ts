@@ -1,0 +1,6 @@
+import type { CliCommand } from '../command.ts';
+import { migrateCommand } from './migrate.ts';
+import { levelsCommand } from './levels.ts';
+
+/** Every `gex` command, in the order `gex --help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [migrateCommand, levelsCommand];

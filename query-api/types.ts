@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Store } from '../clickhouse/store.ts';
+import type { Account, AccountCache } from './accounts/cache.ts';
+import type { Entitlement } from './accounts/plans.ts';
+import type { AccountsRepository } from './accounts/repository.ts';
+import type { ApiConfig } from './config.ts';
+import type { Responder } from './envelope.ts';
+import type { HistoryPolicy } from './history/clamp.ts';
+import type { LimitDecision, RateLimiter } from './limits/limiter.ts';
+
+export type ApiInstance = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+
+/** Health of the latest-snapshot cache (pluggable: the GEX snapshot store provides it). */
+export interface CacheHealth {
+  readonly ok: boolean;
+  /** Age of the newest cached snapshot, seconds; null when nothing is cached. */
+  readonly age_seconds: number | null;
+}
+
+/** What route families get: shared services of the app. */
+export interface AppContext {
+  readonly store: Store;
+  readonly config: ApiConfig;
+  readonly clock: () => number;
+  readonly respond: Responder;
+  readonly accounts: AccountCache;
+  readonly repository: AccountsRepository;
+  readonly limiter: RateLimiter;
+  readonly cacheHealth: () => CacheHealth | Promise<CacheHealth>;
+  /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
+  historyPolicy(request: FastifyRequest): HistoryPolicy;
+}
+
+/**
+ * A family of routes (one file per family), registered in its own encapsulated context after the core
+ * plugins: auth, entitlement, limits, envelope and error mapping already apply to it.
+ */
+export type RouteFamily = (app: ApiInstance, ctx: AppContext) => Promise<void>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account: Account | null;
+    entitlement: Entitlement | null;
+    limits: LimitDecision | null;
+  }
+  interface FastifyContextConfig {
+    /** No API key required (openapi.json, docs, redoc, health). */
+    public?: boolean;
+    /** Rate limited per client IP instead of per user (health). */
+    ipLimited?: boolean;
+    /** Quota units the request costs (default 1), computed from the raw query; e.g. one per bundle series. */
+    quotaUnits?: (query: unknown) => number;
+  }
+}
