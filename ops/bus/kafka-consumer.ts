@@ -121,7 +121,8 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
     const { topic, partition } = batch;
-    const { maxBatchSize, groupId } = { ...this.options, groupId: this.groupId };
+    const { maxBatchSize } = this.options;
+    const groupId = this.groupId;
     const all = batch.messages;
     for (let start = 0; start < all.length; start += maxBatchSize) {
       if (this.isStopped() || isStale()) return;

@@ -12,6 +12,7 @@ export const OPENAPI_VERSION = '2.0.0';
 export const DOCS_PREFIX = '/v2/docs';
 
 const require = createRequire(import.meta.url);
+const zodTransform = createJsonSchemaTransform({ skipList: [] });
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, e]) => `| ${code} | ${e.status} | ${e.when} |`)
@@ -49,7 +50,7 @@ export const docsPlugin = fp(
     app.addHook('onRoute', (route) => {
       if (!route.url.startsWith(DOCS_PREFIX)) return;
       route.config = { ...route.config, public: true };
-      if (route.url === DOCS_PREFIX && route.method === 'GET') {
+      if ((route.url === DOCS_PREFIX || route.url === `${DOCS_PREFIX}/`) && route.method === 'GET') {
         route.schema = { ...route.schema, hide: false, summary: 'Swagger UI', description: 'Interactive reference (Swagger UI, bundled assets).', tags: ['discovery'], security: [] };
       }
     });
@@ -63,7 +64,11 @@ export const docsPlugin = fp(
         components: { securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
         security: [{ ApiKeyAuth: [] }],
       },
-      transform: createJsonSchemaTransform({ skipList: [] }),
+      transform: (doc) => {
+        const out = zodTransform(doc);
+        // Swagger UI registers its page as '/v2/docs/'; document the canonical '/v2/docs'.
+        return out.url === `${DOCS_PREFIX}/` ? { ...out, url: DOCS_PREFIX } : out;
+      },
     });
     await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true }, staticCSP: true });
 

@@ -30,22 +30,22 @@ export interface SymbolParams {
 export const SYMBOL_PARAMS: Readonly<Record<MarketSymbol, SymbolParams>> = {
   BTCUSDT: {
     base: 'BTC', startPrice: 95_000, volLevel: 0.52, volOfVol: 0.9, jumpsPerDay: 2, jumpSd: 0.012,
-    skew: -0.06, curvature: 0.05, carry: 0.06, priceDecimals: 1, volIndex: true,
+    skew: -0.1, curvature: 0.08, carry: 0.06, priceDecimals: 1, volIndex: true,
     optionNotionalUsd: 60_000, perpNotionalUsd: 15_000, activity: 1,
   },
   ETHUSDT: {
     base: 'ETH', startPrice: 3_500, volLevel: 0.66, volOfVol: 1.0, jumpsPerDay: 2, jumpSd: 0.015,
-    skew: -0.05, curvature: 0.06, carry: 0.06, priceDecimals: 2, volIndex: true,
+    skew: -0.09, curvature: 0.08, carry: 0.06, priceDecimals: 2, volIndex: true,
     optionNotionalUsd: 30_000, perpNotionalUsd: 8_000, activity: 0.7,
   },
   SOLUSDT: {
     base: 'SOL', startPrice: 180, volLevel: 0.8, volOfVol: 1.2, jumpsPerDay: 3, jumpSd: 0.02,
-    skew: -0.03, curvature: 0.07, carry: 0.08, priceDecimals: 3, volIndex: false,
+    skew: -0.06, curvature: 0.09, carry: 0.08, priceDecimals: 3, volIndex: false,
     optionNotionalUsd: 12_000, perpNotionalUsd: 4_000, activity: 0.35,
   },
   HYPEUSDT: {
     base: 'HYPE', startPrice: 35, volLevel: 0.95, volOfVol: 1.4, jumpsPerDay: 4, jumpSd: 0.025,
-    skew: -0.02, curvature: 0.08, carry: 0.1, priceDecimals: 4, volIndex: false,
+    skew: -0.05, curvature: 0.1, carry: 0.1, priceDecimals: 4, volIndex: false,
     optionNotionalUsd: 8_000, perpNotionalUsd: 3_000, activity: 0.25,
   },
 };

@@ -181,7 +181,11 @@ export async function startBybitServer(ctx: VenueServerContext, port = 0): Promi
 
   function armIdle(c: Client): void {
     const old = c.state.get('idle') as NodeJS.Timeout | undefined;
-    if (old) clearTimeout(old);
+    if (old) {
+      clearTimeout(old);
+      const i = c.timers.indexOf(old);
+      if (i >= 0) c.timers.splice(i, 1);
+    }
     const t = setTimeout(() => c.ws.close(1000, 'idle'), timings.bybitIdleMs);
     c.state.set('idle', t);
     c.timers.push(t);

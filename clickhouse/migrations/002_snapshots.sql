@@ -1,0 +1,115 @@
+-- GEX snapshots written by the snapshot processor (processors/snapshots/), read by the /v2/gex routes.
+-- Conventions as in 001: times DateTime64(3, 'UTC'); every table is a ReplacingMergeTree keyed on the natural
+-- key of one snapshot, and every INSERT carries an insert_deduplication_token naming (table, symbol,
+-- computed_at), so a cycle re-run after a crash stores nothing twice (non_replicated_deduplication_window),
+-- and whatever slips through collapses on merge.
+
+-- One row per (symbol, venue, computed_at): everything levelsFromRows needs to re-extract the levels of any
+-- venue subset under either model from stored rows alone (processors/analytics/snapshot-row.ts).
+-- Rows are wide (arrays of ~200 strikes and four 201-point profiles), so granules are small: an as_of lookup
+-- reads one granule, not 8192 rows.
+CREATE TABLE IF NOT EXISTS gex_snapshots
+(
+    symbol             LowCardinality(String),
+    venue              LowCardinality(String),
+    computed_at        DateTime64(3, 'UTC'),
+    spot               Float64,
+    perp_price         Nullable(Float64),
+    grid_min           Float64,
+    grid_step          Float64,
+    grid_points        UInt16,
+    has_inventory      Bool,
+    instruments_used   UInt32,
+    skipped_no_iv      UInt32,
+    dropped_expired    UInt32,
+    t_floored          UInt32,
+    -- all-expiry strike table (ascending strikes, parallel columns; USD per 1%, OI in coins)
+    strikes            Array(Float64),
+    call_oi            Array(Float64),
+    put_oi             Array(Float64),
+    call_gex_std       Array(Float64),
+    put_gex_std        Array(Float64),
+    call_gex_flow      Array(Float64),
+    put_gex_flow       Array(Float64),
+    call_gex_flow_abs  Array(Float64),
+    put_gex_flow_abs   Array(Float64),
+    -- re-priced profiles on the grid x_j = grid_min + j * grid_step, values and slopes per model
+    profile_std        Array(Float64),
+    profile_std_slope  Array(Float64),
+    profile_flow       Array(Float64),
+    profile_flow_slope Array(Float64),
+    -- JSON of NearExpiryBlock[] (expiries within 24 h: same strike table + profiles) and ExpiryStat[]
+    near               String CODEC(ZSTD(3)),
+    expiries           String CODEC(ZSTD(3)),
+    -- net GEX by (expiry, strike), one entry per listed pair (strike-expiry heatmap), both models
+    cell_expiry        Array(DateTime64(3, 'UTC')),
+    cell_strike        Array(Float64),
+    cell_gex_std       Array(Float64),
+    cell_gex_flow      Array(Float64),
+    -- flow-model inventory statistics over the venue's open contracts (coverage = inv_abs / oi_total)
+    inv_contracts      UInt32,
+    inv_net            Float64,
+    inv_abs            Float64,
+    inv_unclipped_net  Float64,
+    oi_total           Float64,
+    -- 'live' (in-memory state at the tick) or 'store' (rebuilt from the raw tables as of computed_at)
+    source             LowCardinality(String)
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(computed_at)
+ORDER BY (symbol, computed_at, venue)
+SETTINGS non_replicated_deduplication_window = 1000, index_granularity = 128;
+
+-- Aggregate (all venues) levels per (symbol, computed_at, requested model), for data engineers.
+-- `positioning` is the model that actually ran (flow falls back to std for SOL/HYPE or without inventory).
+CREATE TABLE IF NOT EXISTS gex_levels
+(
+    symbol               LowCardinality(String),
+    computed_at          DateTime64(3, 'UTC'),
+    model                LowCardinality(String),
+    positioning          LowCardinality(String),
+    spot                 Float64,
+    perp_price           Nullable(Float64),
+    hvl                  Nullable(Float64),
+    call_resistance      Nullable(Float64),
+    call_wall_2          Nullable(Float64),
+    call_wall_3          Nullable(Float64),
+    put_support          Nullable(Float64),
+    put_wall_2           Nullable(Float64),
+    put_wall_3           Nullable(Float64),
+    net_gex              Float64,
+    odte_hvl             Nullable(Float64),
+    odte_call_resistance Nullable(Float64),
+    odte_put_support     Nullable(Float64),
+    max_pain             Nullable(Float64),
+    coverage             Nullable(Float64),
+    venues               Array(LowCardinality(String)),
+    -- the full LevelsData JSON (every optional block)
+    payload              String CODEC(ZSTD(3))
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(computed_at)
+ORDER BY (symbol, computed_at, model)
+SETTINGS non_replicated_deduplication_window = 1000;
+
+-- Gamma flow per (symbol, model, computed_at): pct_change = (spot / prev_spot − 1) × 100 vs the previous
+-- stored snapshot (0 for the first), increment = pct_change × net_gex (net GEX of this snapshot, USD per 1%),
+-- cumulative = running sum of increments since the first snapshot of the series.
+CREATE TABLE IF NOT EXISTS gamma_flow
+(
+    symbol           LowCardinality(String),
+    computed_at      DateTime64(3, 'UTC'),
+    model            LowCardinality(String),
+    positioning      LowCardinality(String),
+    spot             Float64,
+    prev_computed_at Nullable(DateTime64(3, 'UTC')),
+    prev_spot        Nullable(Float64),
+    pct_change       Float64,
+    net_gex          Float64,
+    increment        Float64,
+    cumulative       Float64
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(computed_at)
+ORDER BY (symbol, model, computed_at)
+SETTINGS non_replicated_deduplication_window = 1000;

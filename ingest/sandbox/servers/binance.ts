@@ -1,0 +1,229 @@
+import type { MarketEvent, MarketSymbol } from '../../../schemas/events.ts';
+import { yymmdd } from '../market/calendar.ts';
+import { VENUE_SPECS } from '../market/venues.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
+
+/**
+ * Binance: futures/options streams on /public/stream and /market/stream (combined, {stream,data}) or
+ * /public/ws/<stream>, /market/ws/<stream> (raw), spot on /stream and /ws/<stream>; `?streams=a/b` and
+ * {"method":"SUBSCRIBE"}. Streams: <und>@optionTrade, <und>@optionMarkPrice, <und>@optionOpenInterest@<YYMMDD>,
+ * <sym>@aggTrade, <sym>@markPrice[@1s], <sym>@forceOrder, spot <sym>@trade. REST: /eapi/v1/exchangeInfo,
+ * /fapi/v1/exchangeInfo, /fapi/v1/openInterest, /api/v3/exchangeInfo. Server pings; no pong or max lifetime -> close.
+ */
+const spec = VENUE_SPECS.binance;
+type Market = 'fut' | 'spot';
+
+function route(path: string): { market: Market; combined: boolean; stream: string | null } | null {
+  let m = /^\/(public|market)\/(stream|ws)(?:\/(.+))?$/.exec(path);
+  if (m) return { market: 'fut', combined: m[2] === 'stream', stream: m[3] ?? null };
+  m = /^\/(stream|ws)(?:\/(.+))?$/.exec(path);
+  if (m) return { market: 'spot', combined: m[1] === 'stream', stream: m[2] ?? null };
+  return null;
+}
+
+export async function startBinanceServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
+  const { market, delivered, timings } = ctx;
+  let aggId = 5_000_000;
+  const lower = (s: string): string => s.toLowerCase();
+  const und = (s: MarketSymbol): string => lower(s);
+
+  /** Send `data` on stream `stream` of market `mk` to subscribers (combined wrapper or raw by connection). */
+  function emit(mk: Market, stream: string, data: unknown): number {
+    const key = `${mk}|${stream}`;
+    let n = 0;
+    let combined: string | null = null;
+    let raw: string | null = null;
+    for (const c of host.clients) {
+      if (!c.subs.has(key)) continue;
+      const isCombined = c.state.get('combined') === true;
+      const frame = isCombined ? (combined ??= JSON.stringify({ stream, data })) : (raw ??= JSON.stringify(data));
+      if (host.send(c, frame)) n++;
+    }
+    return n;
+  }
+
+  function publish(events: readonly MarketEvent[]): void {
+    const sent: MarketEvent[] = [];
+    for (const e of events) {
+      if (e.type === 'option_trade') {
+        const t = e.event;
+        const data = { e: 'trade', E: t.ts, T: t.ts, s: t.instrument, t: Number(t.tradeId), p: t.price.toFixed(3), q: str(t.size, 2), X: 'MARKET', S: t.side === 'buy' ? 'BUY' : 'SELL', m: t.side === 'sell' };
+        const n = emit('fut', `${und(t.symbol)}@optionTrade`, data) + emit('fut', `${lower(t.instrument)}@optionTrade`, data);
+        if (n > 0) sent.push(e);
+      } else if (e.type === 'perp_trade') {
+        const t = e.event;
+        const a = ++aggId;
+        const data = { e: 'aggTrade', E: t.ts, a, s: t.instrument, p: str(t.price), q: str(t.size), nq: str(t.size), f: Number(t.tradeId), l: Number(t.tradeId), T: t.ts, m: t.side === 'sell' };
+        if (emit('fut', `${lower(t.instrument)}@aggTrade`, data) > 0) sent.push(e);
+      } else if (e.type === 'spot_trade') {
+        const t = e.event;
+        const data = { e: 'trade', E: t.ts, s: t.instrument, t: Number(t.tradeId), p: str(t.price), q: str(t.size), T: t.ts, m: t.side === 'sell', M: true };
+        if (emit('spot', `${lower(t.instrument)}@trade`, data) > 0) sent.push(e);
+      } else if (e.type === 'liquidation') {
+        const l = e.event;
+        const data = { e: 'forceOrder', E: l.ts, o: { s: l.instrument, S: l.side === 'long' ? 'SELL' : 'BUY', o: 'LIMIT', f: 'IOC', q: str(l.size), p: str(l.price), ap: str(l.price), X: 'FILLED', l: str(l.size), z: str(l.size), T: l.ts } };
+        const n = emit('fut', `${lower(l.instrument)}@forceOrder`, data) + emit('fut', '!forceOrder@arr', data);
+        if (n > 0) sent.push(e);
+      } else if (e.type === 'perp_stats') {
+        const s = e.event;
+        const data = { e: 'markPriceUpdate', E: s.ts, s: s.instrument, p: str(s.markPrice ?? 0), P: str(s.markPrice ?? 0), i: str(s.indexPrice ?? 0), r: str(s.fundingRate ?? 0, 8), T: s.nextFundingTime ?? 0 };
+        emit('fut', `${lower(s.instrument)}@markPrice@1s`, data);
+        emit('fut', `${lower(s.instrument)}@markPrice`, data);
+      }
+    }
+    const tickers = events.filter((e) => e.type === 'option_ticker');
+    for (const [u, list] of groupBy(tickers, (e) => (e.type === 'option_ticker' ? und(e.event.symbol) : null))) {
+      emit('fut', `${u}@optionMarkPrice`, list.map((e) => {
+        if (e.type !== 'option_ticker') return null;
+        const t = e.event;
+        const m = t.markPrice ?? 0;
+        return {
+          s: t.instrument, mp: str(m, 4), E: t.ts, e: 'markPrice', i: str(t.indexPrice ?? 0, 8), P: '0.0000', bo: str(m * 0.97, 4), ao: str(m * 1.03, 4),
+          bq: '5.00', aq: '5.00', b: str(t.bidIv ?? -1, 4), a: str(t.askIv ?? -1, 4), hl: str(m * 2, 4), ll: str(m * 0.5, 4), vo: str(t.markIv ?? 0, 4), rf: '0.0',
+          d: str(t.delta ?? 0, 8), t: str(t.theta ?? 0, 8), g: str(t.gamma ?? 0, 10), v: str(t.vega ?? 0, 8),
+        };
+      }));
+      for (const [exp, byExp] of groupBy(list, (e) => (e.type === 'option_ticker' ? yymmdd(e.event.expiry) : null))) {
+        emit('fut', `${u}@optionOpenInterest@${exp}`, byExp.map((e) => {
+          if (e.type !== 'option_ticker') return null;
+          const t = e.event;
+          return { e: 'openInterest', E: t.ts, s: t.instrument, o: str(t.openInterest ?? 0, 2), h: str((t.openInterest ?? 0) * (t.indexPrice ?? 0), 2) };
+        }));
+      }
+    }
+    delivered.recordEvents(sent);
+  }
+
+  // --- REST ---
+  function rest(path: string, q: URLSearchParams): RestReply | null {
+    const now = Date.now();
+    const ins = market.instruments('binance');
+    if (path === '/eapi/v1/exchangeInfo') {
+      const opts = ins.filter((i) => i.kind === 'option');
+      const unds = [...new Set(opts.map((i) => i.symbol))];
+      return {
+        status: 200,
+        body: {
+          timezone: 'UTC', serverTime: now, rateLimits: [],
+          optionContracts: unds.map((u) => ({ baseAsset: u.replace('USDT', ''), quoteAsset: 'USDT', underlying: u, settleAsset: 'USDT' })),
+          optionAssets: [{ name: 'USDT' }],
+          optionSymbols: opts.map((i) => {
+            const s = spec.options.find((o) => o.symbol === i.symbol);
+            return {
+              expiryDate: i.expiry, symbol: i.instrument, side: i.optionType === 'call' ? 'CALL' : 'PUT', strikePrice: String(i.strike), underlying: i.symbol,
+              unit: i.contractSize, makerFeeRate: '0.0002', takerFeeRate: '0.0002', minQty: String(s?.lot ?? 0.01), maxQty: '10000',
+              initialMargin: '0.15', maintenanceMargin: '0.075', minInitialMargin: '0.1', minMaintenanceMargin: '0.05', priceScale: 1, quantityScale: 2,
+              quoteAsset: 'USDT', status: 'TRADING',
+              filters: [{ filterType: 'PRICE_FILTER', minPrice: String(s?.priceTick ?? 5), maxPrice: '1000000', tickSize: String(s?.priceTick ?? 5) }, { filterType: 'LOT_SIZE', minQty: String(s?.lot ?? 0.01), maxQty: '10000', stepSize: String(s?.lot ?? 0.01) }],
+            };
+          }),
+        },
+      };
+    }
+    if (path === '/fapi/v1/exchangeInfo' || path === '/api/v3/exchangeInfo') {
+      const kind = path.startsWith('/fapi') ? 'perp' : 'spot';
+      return {
+        status: 200,
+        body: {
+          timezone: 'UTC', serverTime: now, rateLimits: [], exchangeFilters: [],
+          symbols: ins.filter((i) => i.kind === kind).map((i) => {
+            const l = (kind === 'perp' ? spec.perps : spec.spots).find((x) => x.instrument === i.instrument);
+            return {
+              symbol: i.instrument, pair: i.instrument, status: 'TRADING', baseAsset: i.symbol.replace('USDT', ''), quoteAsset: 'USDT',
+              ...(kind === 'perp' ? { contractType: 'PERPETUAL', deliveryDate: 4133404800000, onboardDate: i.ts, marginAsset: 'USDT', pricePrecision: 2, quantityPrecision: 3, underlyingType: 'COIN' } : {}),
+              filters: [{ filterType: 'LOT_SIZE', minQty: String(l?.lot ?? 0.001), maxQty: '1000', stepSize: String(l?.lot ?? 0.001) }],
+            };
+          }),
+        },
+      };
+    }
+    if (path === '/fapi/v1/openInterest') {
+      const sym = q.get('symbol');
+      const perp = market.perps('binance').find((p) => p.spec.instrument === sym);
+      if (!perp) return { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } };
+      return { status: 200, body: { symbol: sym, openInterest: str(perp.oi, 3), time: now } };
+    }
+    return null;
+  }
+
+  // --- WS protocol ---
+  function validStream(mk: Market, s: string): boolean {
+    if (mk === 'spot') return /^[a-z0-9]+@trade$/.test(s);
+    return /^([a-z0-9]+@(optionTrade|optionMarkPrice|aggTrade|markPrice(@1s)?|forceOrder)|[a-z0-9]+@optionOpenInterest@\d{6}|[a-z]+-\d{6}-[\d.]+-[cp]@optionTrade|!forceOrder@arr)$/.test(s);
+  }
+
+  function onConnect(c: Client): void {
+    const r = route(c.path);
+    if (!r) return;
+    c.state.set('combined', r.combined);
+    c.state.set('market', r.market);
+    const initial = r.stream ? [r.stream] : (c.query.get('streams') ?? '').split('/').filter((s) => s.length > 0);
+    for (const s of initial) if (validStream(r.market, s)) c.subs.add(`${r.market}|${s}`);
+    // Server pings; a client that does not pong within the deadline is dropped. Max connection lifetime.
+    let lastPong = Date.now();
+    c.ws.on('pong', () => {
+      lastPong = Date.now();
+    });
+    c.timers.push(setInterval(() => {
+      if (Date.now() - lastPong > timings.binancePongTimeoutMs) {
+        c.ws.terminate();
+        return;
+      }
+      if (!host.silent) c.ws.ping();
+    }, timings.binancePingIntervalMs));
+    c.timers.push(setTimeout(() => c.ws.close(1000, 'max connection lifetime'), timings.binanceMaxLifetimeMs));
+  }
+
+  function onMessage(c: Client, text: string): void {
+    const mk = (c.state.get('market') as Market | undefined) ?? 'fut';
+    let msg: { method?: unknown; params?: unknown; id?: unknown };
+    try {
+      msg = JSON.parse(text) as typeof msg;
+    } catch {
+      host.send(c, JSON.stringify({ error: { code: 3, msg: 'Invalid JSON' }, id: null }));
+      return;
+    }
+    const id = typeof msg.id === 'number' || typeof msg.id === 'string' ? msg.id : null;
+    const params = Array.isArray(msg.params) ? msg.params.filter((p): p is string => typeof p === 'string') : [];
+    if (msg.method === 'SUBSCRIBE' || msg.method === 'UNSUBSCRIBE') {
+      const bad = params.find((p) => !validStream(mk, p));
+      if (bad) {
+        host.send(c, JSON.stringify({ error: { code: 2, msg: `Invalid request: unknown stream ${bad}` }, id }));
+        return;
+      }
+      for (const p of params) {
+        if (msg.method === 'SUBSCRIBE') c.subs.add(`${mk}|${p}`);
+        else c.subs.delete(`${mk}|${p}`);
+      }
+      host.send(c, JSON.stringify({ result: null, id }));
+    } else if (msg.method === 'LIST_SUBSCRIPTIONS') {
+      host.send(c, JSON.stringify({ result: [...c.subs].map((s) => s.slice(s.indexOf('|') + 1)), id }));
+    } else {
+      host.send(c, JSON.stringify({ error: { code: 1, msg: 'Unknown method' }, id }));
+    }
+  }
+
+  const host = new VenueHost('binance', { wsPaths: (p) => route(p) !== null, rest, onConnect, onMessage });
+  const bound = await host.listen(port);
+  const base = `ws://127.0.0.1:${bound}`;
+
+  function malformed(kind: MalformedKind): number {
+    const good = JSON.stringify({ stream: 'btcusdt@optionTrade', data: { e: 'trade', E: Date.now(), T: Date.now(), s: 'BTC-251219-89000-C', t: 1, p: '1420.000', q: '1.54', X: 'MARKET', S: 'BUY', m: false } });
+    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '<html><body>429 Too Many Requests</body></html>' : good.replace('"p":"1420.000"', '"p":"x1420"').replace('"q":"1.54"', '"q":[]');
+    return host.sendAll(frame);
+  }
+
+  return {
+    venue: 'binance',
+    urls: { rest: `http://127.0.0.1:${bound}`, ws: { public: `${base}/public/stream`, market: `${base}/market/stream`, spot: `${base}/stream` } },
+    publish,
+    malformed,
+    disconnectAll: () => host.disconnectAll(),
+    silence: (ms) => host.silence(ms),
+    get clientCount() {
+      return host.clients.size;
+    },
+    close: () => host.close(),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The market state of one symbol as of an instant, rebuilt from the raw tables: the latest ticker per (venue,
+ * instrument) within the freshness window (LIMIT 1 BY, newest ts, id as tie-break), the latest index price
+ * per (venue, name) and perp mark per (venue, instrument) within the price window, and the options delisted at
+ * that instant. Used on start (asOf = now) and to compute a missed tick exactly as of the tick.
+ */
+import type { Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
+import type { ChainOptions } from './chain.ts';
+import { msColumn, msParam } from './sql.ts';
+import { MarketState } from './state.ts';
+
+interface TickerRow {
+  venue: Venue;
+  instrument: string;
+  ts: number;
+  strike: number;
+  expiry: number;
+  option_type: OptionType;
+  mark_iv: number | null;
+  open_interest: number | null;
+  underlying_price: number | null;
+  index_price: number | null;
+}
+
+const TICKERS = `SELECT venue, instrument, ${msColumn('ts', 'ts')}, strike, ${msColumn('expiry', 'expiry')}, option_type,
+  mark_iv, open_interest, underlying_price, index_price
+FROM option_tickers
+WHERE symbol = {symbol:String} AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')}
+ORDER BY venue, instrument, ts DESC, id DESC
+LIMIT 1 BY venue, instrument`;
+
+const INDEX = `SELECT venue, name, ${msColumn('max(ts)', 'ts')}, argMax(value, (ts, id)) AS value
+FROM index_prices
+WHERE symbol = {symbol:String} AND kind = 'index' AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')}
+GROUP BY venue, name`;
+
+const PERPS = `SELECT venue, instrument AS name, ${msColumn('max(ts)', 'ts')}, argMax(mark_price, (ts, id)) AS value
+FROM perp_stats
+WHERE symbol = {symbol:String} AND mark_price IS NOT NULL AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')}
+GROUP BY venue, name`;
+
+const INACTIVE = `SELECT venue, instrument, ${msColumn('max(ts)', 'ts')}, argMax(active, ts) AS active
+FROM instruments
+WHERE symbol = {symbol:String} AND kind = 'option' AND ts <= ${msParam('asOf')}
+GROUP BY venue, instrument
+HAVING active = false`;
+
+interface PriceRow {
+  venue: Venue;
+  name: string;
+  ts: number;
+  value: number;
+}
+
+/** Fill `state` (or a new one) with one symbol's stored state as of `asOfMs`. */
+export async function loadStateAsOf(
+  store: Store,
+  symbol: MarketSymbol,
+  asOfMs: number,
+  o: ChainOptions,
+  state: MarketState = new MarketState(),
+): Promise<MarketState> {
+  const asOf = Math.trunc(asOfMs);
+  // Sequential: the embedded store has one session.
+  const tickers = await store.query<TickerRow>(TICKERS, { symbol, from: asOf - o.tickerFreshnessMs, asOf });
+  const index = await store.query<PriceRow>(INDEX, { symbol, from: asOf - o.priceFreshnessMs, asOf });
+  const perps = await store.query<PriceRow>(PERPS, { symbol, from: asOf - o.priceFreshnessMs, asOf });
+  const inactive = await store.query<{ venue: Venue; instrument: string; ts: number }>(INACTIVE, { symbol, asOf });
+  for (const t of tickers) {
+    state.putTicker(symbol, {
+      venue: t.venue,
+      instrument: t.instrument,
+      ts: t.ts,
+      strike: t.strike,
+      expiry: t.expiry,
+      type: t.option_type,
+      markIv: t.mark_iv,
+      openInterest: t.open_interest,
+      underlyingPrice: t.underlying_price,
+      indexPrice: t.index_price,
+    });
+  }
+  for (const p of index) state.putIndex(symbol, p);
+  for (const p of perps) state.putPerp(symbol, p);
+  for (const i of inactive) state.putInstrumentStatus(symbol, i.venue, i.instrument, i.ts, false);
+  return state;
+}

@@ -1,0 +1,77 @@
+/**
+ * Point reads on the snapshot tables. Snapshot instants are found on the primary key (symbol, computed_at)
+ * reading backwards from the bound (optimize_read_in_order: LIMIT 1 stops at the first granule), and the
+ * rows of one instant are one key range; duplicates a crash might have left are removed with LIMIT 1 BY venue.
+ */
+import type { Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol } from '../../schemas/events.ts';
+import type { DealerModel } from '../analytics/types.ts';
+import type { GammaFlowPoint } from './gamma-flow.ts';
+import { fromSnapshotRecord, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
+import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
+import { msColumn, msParam } from './sql.ts';
+
+const AT_OR_BEFORE = `SELECT ${msColumn('computed_at', 't')} FROM gex_snapshots
+WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')}
+ORDER BY computed_at DESC LIMIT 1`;
+
+const LATEST = `SELECT ${msColumn('computed_at', 't')} FROM gex_snapshots
+WHERE symbol = {symbol:String}
+ORDER BY computed_at DESC LIMIT 1`;
+
+const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
+WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
+ORDER BY venue LIMIT 1 BY venue`;
+
+/** computed_at of the newest snapshot at or before `asOfMs` (never after), or null. */
+export async function snapshotTimeAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<number | null> {
+  const r = await store.query<{ t: number }>(AT_OR_BEFORE, { symbol, asOf: Math.floor(asOfMs) });
+  return r[0]?.t ?? null;
+}
+
+export async function latestSnapshotTime(store: Store, symbol: MarketSymbol): Promise<number | null> {
+  const r = await store.query<{ t: number }>(LATEST, { symbol });
+  return r[0]?.t ?? null;
+}
+
+/** Every venue row of the snapshot at exactly `computedAt` (empty when there is none). */
+export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: number): Promise<StoredSnapshotRow[]> {
+  const rows = await store.query<SnapshotRecord>(ROWS_AT, { symbol, t: Math.trunc(computedAt) });
+  return rows.map(fromSnapshotRecord);
+}
+
+const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at')}, model, positioning, spot,
+  if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev_computed_at,
+  prev_spot, pct_change, net_gex, increment, cumulative`;
+
+const LAST_FLOW = `SELECT ${GAMMA_FLOW_COLUMNS} FROM gamma_flow
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at < ${msParam('before')}
+ORDER BY computed_at DESC LIMIT 1`;
+
+/** The newest gamma-flow point of a series strictly before `beforeMs`. */
+export async function lastGammaFlowPoint(store: Store, symbol: MarketSymbol, model: DealerModel, beforeMs: number): Promise<GammaFlowPoint | null> {
+  const r = await store.query<GammaFlowPoint>(LAST_FLOW, { symbol, model, before: Math.trunc(beforeMs) });
+  return r[0] ?? null;
+}
+
+const FLOW_RANGE = `SELECT ${GAMMA_FLOW_COLUMNS} FROM gamma_flow
+WHERE symbol = {symbol:String} AND model = {model:String}
+  AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
+ORDER BY computed_at LIMIT 1 BY computed_at`;
+
+export async function gammaFlowRange(store: Store, symbol: MarketSymbol, model: DealerModel, fromMs: number, toMs: number): Promise<GammaFlowPoint[]> {
+  return store.query<GammaFlowPoint>(FLOW_RANGE, { symbol, model, from: Math.ceil(fromMs), to: Math.floor(toMs) });
+}
+
+const LAST_COMPLETE = `SELECT ${msColumn('computed_at', 't')} FROM gamma_flow
+WHERE symbol = {symbol:String}
+ORDER BY computed_at DESC LIMIT 1`;
+
+/**
+ * The last tick whose cycle completed: gamma_flow is the last table a cycle writes, so a tick with a
+ * gamma-flow row has all its rows stored.
+ */
+export async function lastCompletedTick(store: Store, symbol: MarketSymbol): Promise<number | null> {
+  const r = await store.query<{ t: number }>(LAST_COMPLETE, { symbol });
+  return r[0]?.t ?? null;
+}

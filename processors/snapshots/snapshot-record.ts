@@ -1,0 +1,120 @@
+/**
+ * gex_snapshots row ⇄ StoredSnapshotRow (the engine's VenueSnapshotRow plus heatmap cells and inventory
+ * statistics). Arrays map to Array(Float64) columns; the near-expiry blocks and expiry statistics travel as
+ * JSON strings. Float64 survives the round trip bit for bit (JSON shortest round-trip form both ways), so
+ * levels re-extracted from stored rows equal the ones computed in memory.
+ */
+import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { ExpiryStat, NearExpiryBlock, VenueSnapshotRow } from '../analytics/snapshot-row.ts';
+import type { ExpiryCells } from './expiry-cells.ts';
+import type { InventoryStats } from './inventory-stats.ts';
+import { msColumn } from './sql.ts';
+
+export type SnapshotSource = 'live' | 'store';
+
+export interface StoredSnapshotRow extends VenueSnapshotRow, ExpiryCells, InventoryStats {
+  readonly source: SnapshotSource;
+}
+
+export const SNAPSHOT_TABLE = 'gex_snapshots';
+
+/** Insertable object (column → value; times as epoch ms). */
+export function toSnapshotRecord(r: StoredSnapshotRow): Record<string, unknown> {
+  return {
+    symbol: r.symbol,
+    venue: r.venue,
+    computed_at: r.computed_at,
+    spot: r.spot,
+    perp_price: r.perp_price,
+    grid_min: r.grid_min,
+    grid_step: r.grid_step,
+    grid_points: r.grid_points,
+    has_inventory: r.has_inventory,
+    instruments_used: r.instruments_used,
+    skipped_no_iv: r.skipped_no_iv,
+    dropped_expired: r.dropped_expired,
+    t_floored: r.t_floored,
+    strikes: r.strikes,
+    call_oi: r.call_oi,
+    put_oi: r.put_oi,
+    call_gex_std: r.call_gex_std,
+    put_gex_std: r.put_gex_std,
+    call_gex_flow: r.call_gex_flow,
+    put_gex_flow: r.put_gex_flow,
+    call_gex_flow_abs: r.call_gex_flow_abs,
+    put_gex_flow_abs: r.put_gex_flow_abs,
+    profile_std: r.profile_std,
+    profile_std_slope: r.profile_std_slope,
+    profile_flow: r.profile_flow,
+    profile_flow_slope: r.profile_flow_slope,
+    near: JSON.stringify(r.near),
+    expiries: JSON.stringify(r.expiries),
+    cell_expiry: r.cell_expiry,
+    cell_strike: r.cell_strike,
+    cell_gex_std: r.cell_gex_std,
+    cell_gex_flow: r.cell_gex_flow,
+    inv_contracts: r.inv_contracts,
+    inv_net: r.inv_net,
+    inv_abs: r.inv_abs,
+    inv_unclipped_net: r.inv_unclipped_net,
+    oi_total: r.oi_total,
+    source: r.source,
+  };
+}
+
+/** SELECT list returning a row that `fromSnapshotRecord` reads. */
+export const SNAPSHOT_COLUMNS = `symbol, venue, ${msColumn('computed_at', 'computed_at')}, spot, perp_price, grid_min, grid_step, grid_points,
+  has_inventory, instruments_used, skipped_no_iv, dropped_expired, t_floored, strikes, call_oi, put_oi, call_gex_std,
+  put_gex_std, call_gex_flow, put_gex_flow, call_gex_flow_abs, put_gex_flow_abs, profile_std, profile_std_slope,
+  profile_flow, profile_flow_slope, near, expiries,
+  arrayMap(x -> toFloat64(toUnixTimestamp64Milli(x)), cell_expiry) AS cell_expiry, cell_strike, cell_gex_std, cell_gex_flow,
+  inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total, source`;
+
+export interface SnapshotRecord {
+  readonly symbol: MarketSymbol;
+  readonly venue: Venue;
+  readonly computed_at: number;
+  readonly spot: number;
+  readonly perp_price: number | null;
+  readonly grid_min: number;
+  readonly grid_step: number;
+  readonly grid_points: number;
+  readonly has_inventory: boolean;
+  readonly instruments_used: number;
+  readonly skipped_no_iv: number;
+  readonly dropped_expired: number;
+  readonly t_floored: number;
+  readonly strikes: number[];
+  readonly call_oi: number[];
+  readonly put_oi: number[];
+  readonly call_gex_std: number[];
+  readonly put_gex_std: number[];
+  readonly call_gex_flow: number[];
+  readonly put_gex_flow: number[];
+  readonly call_gex_flow_abs: number[];
+  readonly put_gex_flow_abs: number[];
+  readonly profile_std: number[];
+  readonly profile_std_slope: number[];
+  readonly profile_flow: number[];
+  readonly profile_flow_slope: number[];
+  readonly near: string;
+  readonly expiries: string;
+  readonly cell_expiry: number[];
+  readonly cell_strike: number[];
+  readonly cell_gex_std: number[];
+  readonly cell_gex_flow: number[];
+  readonly inv_contracts: number;
+  readonly inv_net: number;
+  readonly inv_abs: number;
+  readonly inv_unclipped_net: number;
+  readonly oi_total: number;
+  readonly source: SnapshotSource;
+}
+
+export function fromSnapshotRecord(r: SnapshotRecord): StoredSnapshotRow {
+  return {
+    ...r,
+    near: JSON.parse(r.near) as NearExpiryBlock[],
+    expiries: JSON.parse(r.expiries) as ExpiryStat[],
+  };
+}

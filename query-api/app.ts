@@ -1,0 +1,108 @@
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Store } from '../clickhouse/store.ts';
+import { childLogger, type Logger } from '../ops/log.ts';
+import { AccountCache } from './accounts/cache.ts';
+import { AccountsRepository } from './accounts/repository.ts';
+import type { ApiConfig } from './config.ts';
+import { createResponder } from './envelope.ts';
+import { IpLimiter, RateLimiter } from './limits/limiter.ts';
+import { RedisCounter } from './limits/redis-counter.ts';
+import { UsageRecorder } from './limits/usage.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { docsPlugin } from './plugins/docs.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { metricsPlugin } from './plugins/metrics.ts';
+import { rateLimitPlugin } from './plugins/rate-limit.ts';
+import { genRequestId, requestIdPlugin } from './plugins/request-id.ts';
+import { discoveryRoutes } from './routes/discovery/index.ts';
+import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
+
+export interface AppDeps {
+  readonly store: Store;
+  readonly config: ApiConfig;
+  /** Wall clock (ms); injectable for tests. Default Date.now. */
+  readonly clock?: () => number;
+  /** Health of the latest-snapshot cache for /v2/health. Default: healthy, nothing cached yet. */
+  readonly cacheHealth?: () => CacheHealth | Promise<CacheHealth>;
+  /** More route families (e.g. GEX), registered after the discovery family. */
+  readonly routes?: readonly RouteFamily[];
+  /** pino logger (JSON); false = silent. Default: the process logger, component "api". */
+  readonly logger?: Logger | false;
+  /** Per-request access logs at info level. Default true. */
+  readonly requestLogging?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Services of the API (accounts, limiter, ...), for the admin endpoint and tests. */
+    gex: AppContext;
+  }
+}
+
+const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
+
+/**
+ * The /v2 API: Fastify with the zod type provider; plugins for request id, metrics, error mapping, API-key
+ * auth + entitlement, rate limit + quota + headers and the generated docs; then the route families.
+ * Resolves when the app is ready (not listening: call `app.listen`).
+ */
+export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
+  const clock = deps.clock ?? Date.now;
+  const { config, store } = deps;
+  const fastify = Fastify({
+    ...(deps.logger === false ? { logger: false } : { loggerInstance: (deps.logger ?? childLogger('api')) as FastifyBaseLogger }),
+    logController: new LogController({ disableRequestLogging: deps.requestLogging === false, requestIdLogLabel: 'request_id' }),
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    trustProxy: config.trustProxy,
+  });
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const respond = createResponder(clock);
+  const repository = new AccountsRepository(store, clock);
+  const accounts = new AccountCache({ repository, keyPrefix: config.apiKeyPrefix, refreshMs: config.accountsRefreshMs, clock, log: app.log });
+  const usage = new UsageRecorder(store, clock, app.log, config.usageFlushMs);
+  let shared: RedisCounter | undefined;
+  if (config.redisUrl !== undefined) {
+    shared = new RedisCounter({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
+    if (!(await shared.connect())) app.log.warn('Redis not reachable at start; using the per-machine fallback counter until it is');
+  }
+  const limiter = new RateLimiter({ shared, usage, clock, fallbackFactor: config.rateLimitFallbackFactor, log: app.log });
+  const ipLimiter = new IpLimiter(config.healthPerIpPerMinute, clock);
+
+  const ctx: AppContext = {
+    store,
+    config,
+    clock,
+    respond,
+    accounts,
+    repository,
+    limiter,
+    cacheHealth: deps.cacheHealth ?? defaultCacheHealth,
+    historyPolicy: (request) => ({
+      historyDays: request.entitlement?.historyDays ?? 0,
+      enforced: request.account?.evaluation ?? true,
+      now: clock(),
+    }),
+  };
+  app.decorate('gex', ctx);
+  app.addHook('onClose', async () => {
+    await usage.close();
+    await limiter.close();
+  });
+
+  await app.register(requestIdPlugin);
+  await app.register(metricsPlugin);
+  await app.register(errorsPlugin, { respond });
+  await app.register(authPlugin, { accounts, config });
+  await app.register(rateLimitPlugin, { limiter, ipLimiter });
+  await app.register(docsPlugin);
+  for (const family of [discoveryRoutes, ...(deps.routes ?? [])]) {
+    await app.register(async (scope) => family(scope, ctx));
+  }
+  await app.ready();
+  return app;
+}
