@@ -5,7 +5,9 @@
  * Run: node --import tsx bench/store.ts
  */
 import { rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { toJsonCompactEachRow } from '../clickhouse/compact-rows.ts';
 import { migrate } from '../clickhouse/migrate.ts';
 import { optionTradeRow, type OptionTradeRow } from '../clickhouse/rows.ts';
 import { createStore, type Store } from '../clickhouse/store.ts';
@@ -26,19 +28,37 @@ async function countRows(store: Store): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
-async function timeBatches(store: Store, rows: readonly OptionTradeRow[], batch: number, label: string): Promise<number> {
-  await store.command('TRUNCATE TABLE option_trades');
-  const t0 = performance.now();
-  for (let i = 0; i < rows.length; i += batch) {
-    await store.insert('option_trades', rows.slice(i, i + batch), { dedupToken: `${label}:${i}` });
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  const stored = await countRows(store);
-  if (stored !== rows.length) throw new Error(`${label}: stored ${stored} rows, expected ${rows.length}`);
-  return rows.length / seconds;
+interface Rate {
+  /** Rows per wall-clock second. */
+  readonly wall: number;
+  /** Rows per second of this process's CPU time (JS + chDB threads): steadier on shared cores. */
+  readonly cpu: number;
 }
 
-const fmt = (n: number): string => `${Math.round(n).toLocaleString('en-US')} rows/s`;
+async function measure(rowCount: number, fn: () => Promise<void>): Promise<Rate> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return { wall: rowCount / wall, cpu: rowCount / ((c.user + c.system) / 1e6) };
+}
+
+async function timeBatches(store: Store, rows: readonly OptionTradeRow[], batch: number, label: string): Promise<Rate> {
+  await store.command('TRUNCATE TABLE option_trades');
+  const rate = await measure(rows.length, async () => {
+    for (let i = 0; i < rows.length; i += batch) {
+      await store.insert('option_trades', rows.slice(i, i + batch), { dedupToken: `${label}:${i}` });
+    }
+  });
+  const stored = await countRows(store);
+  if (stored !== rows.length) throw new Error(`${label}: stored ${stored} rows, expected ${rows.length}`);
+  return rate;
+}
+
+const best = (a: Rate, b: Rate): Rate => (a.wall >= b.wall ? a : b);
+const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+const fmt = (r: Rate): string => `${n(r.wall)} rows/s (${n(r.cpu)} rows per CPU-s)`;
 
 export async function runStoreBench(): Promise<void> {
   const dataPath = tempDataPath('gex-bench-store-');
@@ -47,18 +67,21 @@ export async function runStoreBench(): Promise<void> {
     await migrate(store);
     const rows = makeRows(TOTAL_ROWS);
 
-    // Baseline 1: serialising the rows to JSONEachRow (the client-side share of an insert).
-    const s0 = performance.now();
+    // Baseline 1: JSON.stringify of the same rows (JSONEachRow text), and the store's own serialiser
+    // (JSONCompactEachRow in 10k batches): the client-side share of an embedded insert.
     let bytes = 0;
-    for (const r of rows) bytes += JSON.stringify(r).length + 1;
-    const stringifyRate = rows.length / ((performance.now() - s0) / 1000);
+    const stringifyRate = await measure(rows.length, async () => {
+      for (const r of rows) bytes += JSON.stringify(r).length + 1;
+    });
+    const compactRate = await measure(rows.length, async () => {
+      for (let i = 0; i < rows.length; i += 10_000) toJsonCompactEachRow(rows.slice(i, i + 10_000));
+    });
 
     // Baseline 2: the engine writing the same number of rows itself (no client, no parsing of JSON).
     await store.command('TRUNCATE TABLE option_trades');
     const first = rows[0];
     if (first === undefined) throw new Error('no rows');
-    const e0 = performance.now();
-    await store.command(
+    const engineRate = await measure(TOTAL_ROWS, () => store.command(
       `INSERT INTO option_trades
        SELECT 'deribit', 'BTCUSDT',
               fromUnixTimestamp64Milli(toInt64({t0:Int64} + number), 'UTC'),
@@ -68,8 +91,7 @@ export async function runStoreBench(): Promise<void> {
               0.1 + (number % 37) / 10, 104.42345678901, 'buy', 0.5512, 84895.12, NULL, toString(number), number % 2 = 1
        FROM numbers({n:UInt64})`,
       { n: TOTAL_ROWS, t0: first.ts, expiry: first.expiry },
-    );
-    const engineRate = TOTAL_ROWS / ((performance.now() - e0) / 1000);
+    ));
     const [check] = await store.query<{ n: string; lo: number; hi: number }>(
       "SELECT count() AS n, toFloat64(toUnixTimestamp64Milli(min(ts))) AS lo, toFloat64(toUnixTimestamp64Milli(max(ts))) AS hi FROM option_trades",
     );
@@ -78,15 +100,19 @@ export async function runStoreBench(): Promise<void> {
     }
 
     // Best of two rounds each: the 2 shared cores are noisy.
-    const rate10k = Math.max(await timeBatches(store, rows, 10_000, 'b10k-1'), await timeBatches(store, rows, 10_000, 'b10k-2'));
-    const rate1k = Math.max(await timeBatches(store, rows, 1_000, 'b1k-1'), await timeBatches(store, rows, 1_000, 'b1k-2'));
+    const rate10k = best(await timeBatches(store, rows, 10_000, 'b10k-1'), await timeBatches(store, rows, 10_000, 'b10k-2'));
+    const rate1k = best(await timeBatches(store, rows, 1_000, 'b1k-1'), await timeBatches(store, rows, 1_000, 'b1k-2'));
+    const [load1] = loadavg();
 
+    const ratio = (a: Rate, b: Rate): string => `${(a.wall / b.wall).toFixed(3)}x`;
     const lines = [
-      `store bench (embedded chDB, option_trades, ${TOTAL_ROWS.toLocaleString('en-US')} rows, ~${Math.round(bytes / rows.length)} B/row JSON)`,
-      `  insert, 10k-row batches : ${fmt(rate10k)}  (target >= 150,000)  ${rate10k >= 150_000 ? 'OK' : 'BELOW TARGET'}`,
+      `store bench (embedded chDB, option_trades, ${n(TOTAL_ROWS)} rows, ~${Math.round(bytes / rows.length)} B/row as JSONEachRow, ` +
+        `${cpus().length} cores, load avg ${load1?.toFixed(1) ?? '?'}; best of 2 rounds)`,
+      `  insert, 10k-row batches : ${fmt(rate10k)}  target >= 150,000: ${rate10k.wall >= 150_000 ? 'OK' : 'BELOW'}`,
       `  insert,  1k-row batches : ${fmt(rate1k)}`,
-      `  baseline JSON.stringify : ${fmt(stringifyRate)}  (10k batches = ${(rate10k / stringifyRate).toFixed(3)}x of it)`,
-      `  baseline INSERT SELECT numbers() in-engine : ${fmt(engineRate)}  (10k batches = ${(rate10k / engineRate).toFixed(3)}x, 1k = ${(rate1k / engineRate).toFixed(3)}x)`,
+      `  baseline JSON.stringify (JSONEachRow)       : ${fmt(stringifyRate)}  insert@10k = ${ratio(rate10k, stringifyRate)}`,
+      `  baseline store serialiser (JSONCompactEachRow): ${fmt(compactRate)}  insert@10k = ${ratio(rate10k, compactRate)}`,
+      `  baseline INSERT … SELECT FROM numbers() in-engine: ${fmt(engineRate)}  insert@10k = ${ratio(rate10k, engineRate)}, @1k = ${ratio(rate1k, engineRate)}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -1,27 +1,24 @@
-/** Venue name -> connector spec factory (base URLs overridable, e.g. for the local sandbox). */
 import type { Venue } from '../schemas/events.ts';
-import { createBinanceConnector } from './binance/index.ts';
-import { createBybitConnector } from './bybit/index.ts';
-import { createDeribitConnector } from './deribit/index.ts';
-import { createOkxConnector } from './okx/index.ts';
 import type { VenueConnectorSpec, VenueUrls } from './types.ts';
+import { createDeribitConnector } from './deribit/index.ts';
+import { createBybitConnector } from './bybit/index.ts';
+import { createOkxConnector } from './okx/index.ts';
+import { createBinanceConnector } from './binance/index.ts';
 
-const FACTORIES = {
+/** Connector factory of every venue that has one; base URLs default to production, overridable (sandbox). */
+const FACTORIES: Partial<Record<Venue, (urls: VenueUrls) => VenueConnectorSpec>> = {
   deribit: createDeribitConnector,
   bybit: createBybitConnector,
   okx: createOkxConnector,
   binance: createBinanceConnector,
-} as const satisfies Partial<Record<Venue, (urls?: VenueUrls) => VenueConnectorSpec>>;
+};
 
-export type ConnectorVenue = keyof typeof FACTORIES;
-export const CONNECTOR_VENUES = Object.keys(FACTORIES) as readonly ConnectorVenue[];
-
-export function isConnectorVenue(v: string): v is ConnectorVenue {
-  return Object.hasOwn(FACTORIES, v);
+export function connectorVenues(): readonly Venue[] {
+  return Object.keys(FACTORIES) as Venue[];
 }
 
-/** The connector for `venue`; throws for venues without a connector here (derive, thalex, ...). */
-export function createConnector(venue: Venue | string, urls: VenueUrls = {}): VenueConnectorSpec {
-  if (!isConnectorVenue(venue)) throw new Error(`no connector for venue ${venue}`);
-  return FACTORIES[venue](urls);
+export function createConnector(venue: Venue, urls: VenueUrls = {}): VenueConnectorSpec {
+  const factory = FACTORIES[venue];
+  if (!factory) throw new Error(`no connector for venue '${venue}' (available: ${connectorVenues().join(', ')})`);
+  return factory(urls);
 }

@@ -7,7 +7,6 @@ import { z } from 'zod';
  */
 
 const positiveInt = z.coerce.number().int().positive();
-const nonNegativeInt = z.coerce.number().int().min(0);
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])

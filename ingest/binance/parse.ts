@@ -80,7 +80,9 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
   const inst = instrumentOf(name, ctx);
   if (inst === null) return;
   const size = mul(qty, inst.contractSize);
-  const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${name}:${tradeId}`, instrument: name, tradeId, side } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = `${VENUE}:${name}:${tradeId}`;
   if (inst.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       row.error = `instrument ${name} lacks strike/expiry/type`;
@@ -89,14 +91,14 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
     row.out.push({
       type: 'option_trade',
       event: {
-        ...base, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price, priceCurrency: inst.quoteCurrency, priceUsd: price,
+        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price, priceCurrency: inst.quoteCurrency, priceUsd: price,
         size, premiumUsd: mul(price, size), iv: null, indexPrice: null, underlyingPrice: null, block: str(d, 'X') === 'BLOCK',
       },
     });
     return;
   }
   const spot = ctx.connection.startsWith('spot');
-  row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { ...base, market: spot ? 'spot' : 'perp', price, size } });
+  row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, market: spot ? 'spot' : 'perp', price, size } });
 }
 
 function perp(name: string | null, ctx: ParserContext): Instrument | null {

@@ -77,7 +77,9 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
       if (isOptionName(name) || bybitLinearBase(name) !== null || /USD$|USD[A-Z]\d\d$/.test(name)) continue; // untracked
       return deadLetter(`unparseable symbol: ${name}`, topic);
     }
-    const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${name}:${id}`, instrument: name, tradeId: id } as const;
+    const symbol = inst.symbol;
+    const receivedAt = ctx.receivedAt;
+    const tid = `${VENUE}:${name}:${id}`;
     if (inst.kind === 'option') {
       if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
       if (!isUsd(inst.quoteCurrency)) return deadLetter(`unexpected option quote currency ${inst.quoteCurrency}`, topic);
@@ -87,7 +89,13 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
       out.push({
         type: 'option_trade',
         event: {
-          ...base,
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          id: tid,
+          instrument: name,
+          tradeId: id,
           strike: inst.strike,
           expiry: inst.expiry,
           optionType: inst.optionType,
@@ -105,7 +113,10 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
       });
     } else if (inst.kind === 'perp' || inst.kind === 'spot') {
       const market = spot ? 'spot' : 'perp';
-      out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { ...base, market, price, size: mul(size, inst.contractSize), side } });
+      out.push({
+        type: spot ? 'spot_trade' : 'perp_trade',
+        event: { venue: VENUE, symbol, ts, receivedAt, id: tid, instrument: name, tradeId: id, market, price, size: mul(size, inst.contractSize), side },
+      });
     }
   }
   return eventsOrUntracked(out, topic);

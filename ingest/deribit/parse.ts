@@ -65,6 +65,15 @@ function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
   return lookupInstrument(ctx, name, deribitInstrumentFromName);
 }
 
+/** Name-parsing fallback for a trade's instrument; sets `c.error` for names that are not Deribit names at all. */
+function fromName(name: string, ctx: ParserContext, c: Collect): Instrument | null {
+  if (parseDeribitName(name) === null) {
+    c.error = `unparseable instrument: ${name}`;
+    return null;
+  }
+  return instrumentOf(ctx, name);
+}
+
 function isInverse(i: Instrument): boolean {
   return !isUsd(i.settlementCurrency);
 }
@@ -92,18 +101,13 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
     c.error = 'trade missing instrument_name/trade_id/timestamp/price/amount/direction';
     return;
   }
-  const parsed = parseDeribitName(name);
-  if (parsed === null) {
-    c.error = `unparseable instrument: ${name}`;
-    return;
-  }
-  if (parsed.kind === 'combo' || parsed.kind === 'future' || parsed.kind === 'spot') return;
-  const inst = instrumentOf(ctx, name);
-  if (inst === null) return; // untracked underlying
-  const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt } as const;
+  const inst = ctx.instruments.get(name) ?? fromName(name, ctx, c);
+  if (inst === null || (inst.kind !== 'option' && inst.kind !== 'perp')) return; // untracked, future, combo
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
   const indexPrice = num(t, 'index_price');
   if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
-  if (parsed.kind === 'option') {
+  if (inst.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       c.error = `instrument ${name} lacks strike/expiry/type`;
       return;
@@ -122,7 +126,10 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
     c.out.push({
       type: 'option_trade',
       event: {
-        ...base,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
         id: `${VENUE}:${name}:${tradeId}`,
         instrument: name,
         strike: inst.strike,
@@ -147,7 +154,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
   const size = isInverse(inst) ? clean(amount / price) : amount;
   c.out.push({
     type: 'perp_trade',
-    event: { ...base, id: `${VENUE}:${name}:${tradeId}`, market: 'perp', instrument: name, price, size, side: s, tradeId },
+    event: { venue: VENUE, symbol, ts, receivedAt, id: `${VENUE}:${name}:${tradeId}`, market: 'perp', instrument: name, price, size, side: s, tradeId },
   });
   const liq = str(t, 'liquidation');
   if (liq !== null) {
@@ -158,7 +165,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
     for (const pos of sides) {
       c.out.push({
         type: 'liquidation',
-        event: { ...base, id: `${VENUE}:liq:${name}:${tradeId}:${pos}`, instrument: name, side: pos, price, size },
+        event: { venue: VENUE, symbol, ts, receivedAt, id: `${VENUE}:liq:${name}:${tradeId}:${pos}`, instrument: name, side: pos, price, size },
       });
     }
   }
@@ -176,7 +183,8 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
   const indexPrice = num(d, 'index_price');
   if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
   const mark = num(d, 'mark_price');
-  const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, instrument: name } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
   if (parsed.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       return deadLetter(`instrument ${name} lacks strike/expiry/type`, channel);
@@ -189,7 +197,11 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
       {
         type: 'option_ticker',
         event: {
-          ...base,
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          instrument: name,
           id: rowId(VENUE, 'option_ticker', name, ts),
           strike: inst.strike,
           expiry: inst.expiry,
@@ -226,7 +238,11 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
     {
       type: 'perp_stats',
       event: {
-        ...base,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        instrument: name,
         id: rowId(VENUE, 'perp_stats', name, ts),
         openInterest: oiCoins,
         openInterestUsd: oiUsd,

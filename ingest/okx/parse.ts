@@ -55,6 +55,8 @@ const HANDLERS: Readonly<Record<string, (d: Obj, ctx: ParserContext, row: Row) =
 
 /** The instrument for `instId`, or null when untracked; sets row.error when tracked but not listed. */
 function instrumentOf(instId: string, ctx: ParserContext, row: Row): Instrument | null {
+  const listed = ctx.instruments.get(instId);
+  if (listed !== undefined) return listed;
   const name = parseOkxName(instId);
   if (name === null) {
     row.error = `unparseable instId: ${instId}`;
@@ -87,7 +89,9 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
   const inst = instrumentOf(instId, ctx, row);
   if (inst === null) return;
   const size = mul(sz, inst.contractSize);
-  const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${instId}:${tradeId}`, instrument: instId, tradeId, side } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = `${VENUE}:${instId}:${tradeId}`;
   if (inst.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       row.error = `instrument ${instId} lacks strike/expiry/type`;
@@ -103,13 +107,13 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
     row.out.push({
       type: 'option_trade',
       event: {
-        ...base, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price: px, priceCurrency: inst.quoteCurrency,
+        venue: VENUE, symbol, ts, receivedAt, id, instrument: instId, tradeId, side, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price: px, priceCurrency: inst.quoteCurrency,
         priceUsd, size, premiumUsd: mul(priceUsd, size), iv: num(d, 'fillVol'), indexPrice, underlyingPrice: num(d, 'fwdPx'), block: false,
       },
     });
   } else if (inst.kind === 'perp' || inst.kind === 'spot') {
     const spot = inst.kind === 'spot';
-    row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { ...base, market: spot ? 'spot' : 'perp', price: px, size } });
+    row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: instId, tradeId, side, market: spot ? 'spot' : 'perp', price: px, size } });
   }
 }
 

@@ -1,0 +1,61 @@
+import type { CliCommand, CommandArgs } from '../command.ts';
+import type { Venue } from '../../../schemas/events.ts';
+import type { VenueUrls } from '../../../ingest/types.ts';
+import { createRuntimeContext, type RuntimeContext } from '../../runtime/context.ts';
+import { untilSignal } from '../../runtime/signals.ts';
+import { startRawWriter } from '../../../processors/raw-writer/raw-writer.ts';
+import { startIngest } from '../../../ingest/pipeline/run-ingest.ts';
+import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
+
+export type Role = 'ingest' | 'process' | 'api';
+
+/** Starts the given roles in this process on one runtime context and runs until SIGINT/SIGTERM. */
+export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean } = {}): Promise<number> {
+  const ctx = await createRuntimeContext(args.config);
+  try {
+    await startRoles(ctx, roles, opts.sandbox ?? args.config.sandbox);
+  } catch (err) {
+    ctx.log.error({ err }, 'start failed');
+    await ctx.shutdown();
+    return 1;
+  }
+  return untilSignal(ctx);
+}
+
+/** Registration order matters: shutdown runs in reverse (api, ingest, processors, sandbox, bus, store). */
+export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, sandbox: boolean): Promise<void> {
+  const { config } = ctx;
+  let urls: Partial<Record<Venue, VenueUrls>> = {};
+  if (sandbox && roles.has('ingest')) {
+    const feed = await startSandboxFeed(config);
+    ctx.onShutdown(() => feed.stop());
+    urls = feed.urls;
+  }
+  if (roles.has('process')) {
+    const writer = await startRawWriter(ctx.bus, ctx.store);
+    ctx.onShutdown(() => writer.stop());
+  }
+  if (roles.has('ingest')) {
+    // Fed by the sandbox, only the venues it serves are connected (live URLs are unreachable offline).
+    const venues = sandbox ? config.venues.filter((v) => urls[v] !== undefined) : config.venues;
+    const ingest = await startIngest({ bus: ctx.bus, venues, symbols: config.symbols, urls });
+    ctx.onShutdown(() => ingest.stop());
+  }
+}
+
+function roleCommand(name: string, roles: readonly Role[], summary: string, sandbox?: boolean): CliCommand {
+  return {
+    name,
+    usage: name,
+    summary,
+    run: (args) => runRoles(args, new Set(roles), sandbox === undefined ? {} : { sandbox }),
+  };
+}
+
+export const ROLE_COMMANDS: readonly CliCommand[] = [
+  roleCommand('all', ['ingest', 'process', 'api'], 'Every role in one process (live venues unless --sandbox).'),
+  roleCommand('ingest', ['ingest'], 'Venue connectors -> bus.'),
+  roleCommand('process', ['process'], 'Processors: raw writer, GEX snapshots -> ClickHouse.'),
+  roleCommand('api', ['api'], 'The /v2 API.'),
+  roleCommand('demo', ['ingest', 'process', 'api'], 'Offline demo: every role fed by the local sandbox market.', true),
+];

@@ -1,0 +1,84 @@
+/**
+ * Point-in-time reads for the API, from stored snapshot rows alone:
+ * - levelsAsOf: the newest snapshot at or before the instant (never after), re-aggregated for the venue subset
+ *   with the engine's levelsFromRows; the model that ran is in `levels.positioning` (flow falls back to std
+ *   for SOLUSDT/HYPEUSDT or without measured inventory). Because the rows were computed with the dealer
+ *   inventory rebuilt as of computed_at (inventory.ts) and are immutable, one instant always gives the same
+ *   numbers.
+ * - latestSnapshot: the newest rows of a symbol.
+ */
+import type { Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol } from '../../schemas/events.ts';
+import { levelsFromRows, selectRows } from '../analytics/aggregate.ts';
+import type { SnapshotMeta } from '../analytics/aggregate.ts';
+import type { LevelsData, LevelsInclude } from '../analytics/levels.ts';
+import type { DealerModel } from '../analytics/types.ts';
+import { coverageOf } from './inventory-stats.ts';
+import { metaOf } from './levels-step.ts';
+import type { StoredSnapshotRow } from './snapshot-record.ts';
+import { latestSnapshotTime, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
+
+export interface StoredSnapshot {
+  readonly meta: SnapshotMeta;
+  readonly rows: readonly StoredSnapshotRow[];
+}
+
+export interface LevelsAsOfRequest {
+  readonly symbol: MarketSymbol;
+  readonly asOfMs: number;
+  readonly model: DealerModel;
+  /** API `exchanges` filter (unknown names ignored; none known → all venues). */
+  readonly venues?: readonly string[];
+  readonly include?: LevelsInclude;
+}
+
+export interface LevelsAsOfResult {
+  readonly levels: LevelsData;
+  /** computed_at of the snapshot used, ms UTC (≤ asOfMs). */
+  readonly snapshotAt: number;
+  /** (asOf − snapshotAt) in seconds. */
+  readonly lagSeconds: number;
+  readonly spot: number;
+  readonly perpPrice: number | null;
+  /** Flow-inventory coverage Σ|inv| / ΣOI over the selected venues. */
+  readonly coverage: number | null;
+}
+
+/** Levels of one stored snapshot for a venue filter and model. */
+export function levelsOfSnapshot(
+  s: StoredSnapshot,
+  model: DealerModel,
+  venues?: readonly string[],
+  include?: LevelsInclude,
+): { levels: LevelsData; coverage: number | null } {
+  return { levels: levelsFromRows(s.meta, s.rows, model, venues, include), coverage: coverageOf(selectRows(s.rows, venues) as StoredSnapshotRow[]) };
+}
+
+/** The stored snapshot at or before `asOfMs` (never after), or null (before the first snapshot). */
+export async function snapshotAsOf(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<StoredSnapshot | null> {
+  const t = await snapshotTimeAtOrBefore(store, symbol, asOfMs);
+  if (t === null) return null;
+  const rows = await rowsAt(store, symbol, t);
+  return rows.length === 0 ? null : { meta: metaOf(symbol, t, rows), rows };
+}
+
+export async function latestSnapshot(store: Store, symbol: MarketSymbol): Promise<StoredSnapshot | null> {
+  const t = await latestSnapshotTime(store, symbol);
+  if (t === null) return null;
+  const rows = await rowsAt(store, symbol, t);
+  return rows.length === 0 ? null : { meta: metaOf(symbol, t, rows), rows };
+}
+
+export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<LevelsAsOfResult | null> {
+  const s = await snapshotAsOf(store, req.symbol, req.asOfMs);
+  if (s === null) return null;
+  const { levels, coverage } = levelsOfSnapshot(s, req.model, req.venues, req.include);
+  return {
+    levels,
+    snapshotAt: s.meta.computed_at,
+    lagSeconds: (req.asOfMs - s.meta.computed_at) / 1000,
+    spot: s.meta.spot,
+    perpPrice: s.meta.perp_price,
+    coverage,
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Step 1 of a cycle: one symbol's state at a tick → the venue rows to store (tagged result).
+ * Flow symbols (BTCUSDT, ETHUSDT) get their dealer inventory rebuilt from the stored trades as of the tick;
+ * the others run std only (their flow rows are zero and has_inventory false, so flow falls back to std).
+ */
+import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { Store } from '../../clickhouse/store.ts';
+import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
+import { buildVenueRows } from '../analytics/snapshot-row.ts';
+import type { ChainSnapshot } from '../analytics/types.ts';
+import { buildChain } from './chain.ts';
+import type { ChainOptions } from './chain.ts';
+import { expiryCellsByVenue } from './expiry-cells.ts';
+import type { ExpiryCells } from './expiry-cells.ts';
+import { inventoryAsOf } from './inventory.ts';
+import { inventoryStatsByVenue } from './inventory-stats.ts';
+import type { InventoryStats } from './inventory-stats.ts';
+import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
+import type { SymbolState } from './state.ts';
+
+export type ComputeResult =
+  | { readonly kind: 'snapshot'; readonly chain: ChainSnapshot; readonly rows: readonly StoredSnapshotRow[] }
+  | { readonly kind: 'skipped'; readonly reason: 'no_spot' | 'no_instruments' };
+
+const NO_CELLS: ExpiryCells = { cell_expiry: [], cell_strike: [], cell_gex_std: [], cell_gex_flow: [] };
+const NO_STATS: InventoryStats = { inv_contracts: 0, inv_net: 0, inv_abs: 0, inv_unclipped_net: 0, oi_total: 0 };
+
+/** Pure part: chain → rows (venue rows of the engine + heatmap cells + inventory statistics). */
+export function rowsFromChain(chain: ChainSnapshot, source: SnapshotSource): StoredSnapshotRow[] {
+  const cells = expiryCellsByVenue(chain);
+  const stats = inventoryStatsByVenue(chain);
+  return buildVenueRows(chain).map((r) => ({
+    ...r,
+    ...(cells.get(r.venue as Venue) ?? NO_CELLS),
+    ...(stats.get(r.venue as Venue) ?? NO_STATS),
+    source,
+  }));
+}
+
+export async function computeSnapshot(
+  store: Store,
+  symbol: MarketSymbol,
+  tick: number,
+  state: SymbolState,
+  opts: ChainOptions,
+  source: SnapshotSource,
+): Promise<ComputeResult> {
+  const probe = buildChain(symbol, state, tick, opts);
+  if (probe.kind !== 'chain') return { kind: 'skipped', reason: probe.kind };
+  const inventory = FLOW_SYMBOLS.includes(symbol) ? await inventoryAsOf(store, symbol, tick) : new Map<string, number>();
+  const r = inventory.size === 0 ? probe : buildChain(symbol, state, tick, opts, inventory);
+  if (r.kind !== 'chain') return { kind: 'skipped', reason: r.kind };
+  return { kind: 'snapshot', chain: r.chain, rows: rowsFromChain(r.chain, source) };
+}

@@ -1,0 +1,56 @@
+import type { Store } from '../clickhouse/store.ts';
+import type { Logger } from '../ops/log.ts';
+import { startAdminServer, type AdminServer } from './admin/server.ts';
+import { tokenFile } from './admin/token.ts';
+import { buildApp, type AppDeps } from './app.ts';
+import type { ApiConfig } from './config.ts';
+import type { ApiInstance } from './types.ts';
+
+export interface StartApiOptions extends Omit<AppDeps, 'store' | 'config'> {
+  readonly store: Store;
+  readonly config: ApiConfig;
+  /** HOST / PORT of the shared settings. */
+  readonly host: string;
+  readonly port: number;
+  /** DATA_DIR: the admin token file goes there. */
+  readonly dataDir: string;
+  readonly logger?: Logger | false;
+}
+
+export interface RunningApi {
+  readonly app: ApiInstance;
+  readonly admin: AdminServer;
+  /** Bound address of the /v2 API. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The `api` role: /v2 on HOST:PORT and the loopback admin endpoint on 127.0.0.1:ADMIN_PORT. */
+export async function startApi(opts: StartApiOptions): Promise<RunningApi> {
+  const app = await buildApp(opts);
+  const url = await app.listen({ host: opts.host, port: opts.port });
+  let admin: AdminServer;
+  try {
+    admin = await startAdminServer({
+      repository: app.gex.repository,
+      keyPrefix: opts.config.apiKeyPrefix,
+      changed: () => app.gex.accounts.refresh(),
+      port: opts.config.adminPort,
+      tokenFile: tokenFile(opts.dataDir),
+      log: app.log,
+    });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  app.log.info({ url, adminPort: admin.port }, 'api listening');
+  return {
+    app,
+    admin,
+    url,
+    async close() {
+      await admin.close();
+      await app.close();
+    },
+  };
+}
