@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npx gex <command>`: runs the TypeScript CLI through tsx (no build step).
-import { register } from 'node:module';
-import { pathToFileURL } from 'node:url';
-register('tsx/esm', pathToFileURL('./'));
+import { register } from 'tsx/esm/api';
+
+register();
 await import(new URL('../ops/cli/main.ts', import.meta.url).href);

@@ -14,6 +14,7 @@ import { storeMetrics } from './metrics.ts';
 import { isPlainIdentifier, paramsMismatch, type QueryParams } from './params.ts';
 
 export type { QueryParams } from './params.ts';
+export { StoreError, StoreQueryError, StoreUnavailableError } from './errors.ts';
 export type StoreKind = 'server' | 'embedded';
 
 export interface StoreOptions {

@@ -4,7 +4,8 @@
  * get_instruments, Bybit instruments-info, OKX public/instruments, Binance exchangeInfo) seed the instrument
  * registry and are echoed as `instrument` events; without them the venue's name-parsing fallback is used.
  */
-import { SYMBOLS } from '../schemas/events.ts';
+import { SYMBOLS, VENUES } from '../schemas/events.ts';
+import type { Venue } from '../schemas/events.ts';
 import { createParserContext, registerInstruments } from './context.ts';
 import { createConnector } from './registry.ts';
 import type { VenueUrls } from './types.ts';
@@ -31,7 +32,8 @@ export async function parseFrames(
   writeError: (line: string) => void,
   opts: ParseFramesOptions = {},
 ): Promise<ParseFramesSummary> {
-  const spec = createConnector(venue, opts.urls ?? {});
+  if (!(VENUES as readonly string[]).includes(venue)) throw new Error(`no connector for venue '${venue}'`);
+  const spec = createConnector(venue as Venue, opts.urls ?? {});
   const ctx = createParserContext({ venue: spec.venue, connection: opts.connection ?? 'public' });
   const listings = spec.instrumentRequests(SYMBOLS);
   const now = opts.now ?? Date.now;

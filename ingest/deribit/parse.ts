@@ -101,7 +101,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
     c.error = 'trade missing instrument_name/trade_id/timestamp/price/amount/direction';
     return;
   }
-  const inst = ctx.instruments.get(name) ?? fromName(name, ctx, c);
+  const inst = ctx.instruments.get(name) ?? ctx.nameCache.get(name) ?? fromName(name, ctx, c);
   if (inst === null || (inst.kind !== 'option' && inst.kind !== 'perp')) return; // untracked, future, combo
   const symbol = inst.symbol;
   const receivedAt = ctx.receivedAt;

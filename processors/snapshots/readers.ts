@@ -5,7 +5,8 @@
  */
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
-import { maxPainByExpiry, selectRows, sumVenueRows } from '../analytics/aggregate.ts';
+import { selectRows, sumVenueRows } from '../analytics/aggregate.ts';
+import { maxPainByExpiry } from '../analytics/levels.ts';
 import { resolveModel } from '../analytics/dealer.ts';
 import type { MaxPain } from '../analytics/max-pain.ts';
 import type { DealerModel } from '../analytics/types.ts';

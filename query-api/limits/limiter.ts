@@ -58,13 +58,14 @@ export class RateLimiter {
     let burstLimit = ent.burstPerMinute;
     let fallback = false;
     const shared = this.opts.shared;
-    if (shared !== undefined && now >= this.sharedDownUntil) {
+    // The retry timer runs on the monotonic clock: it is an operational back-off, not a rate window.
+    if (shared !== undefined && performance.now() >= this.sharedDownUntil) {
       try {
         result = await this.seeded(shared, { ...base, burstLimit });
         if (this.fallbackActive) this.opts.log.info('rate-limit store is back; leaving the fallback counter');
         this.fallbackActive = false;
       } catch (err) {
-        this.sharedDownUntil = now + (this.opts.retrySharedAfterMs ?? 1000);
+        this.sharedDownUntil = performance.now() + (this.opts.retrySharedAfterMs ?? 1000);
         if (!this.fallbackActive) this.opts.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate-limit store failed; using the stricter per-machine counter');
         this.fallbackActive = true;
       }

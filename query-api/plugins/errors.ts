@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { StoreUnavailableError } from '../../clickhouse/errors.ts';
+import { StoreError, StoreUnavailableError } from '../../clickhouse/errors.ts';
 import type { Responder } from '../envelope.ts';
 import { ApiError, validationError, type ParamError } from '../errors.ts';
 
@@ -29,7 +29,10 @@ function paramErrors(request: FastifyRequest, err: FastifyError): ParamError[] {
 }
 
 function isStoreUnavailable(err: unknown): boolean {
-  return err instanceof StoreUnavailableError || (err instanceof Error && err.name === 'StoreUnavailableError');
+  if (err instanceof StoreUnavailableError || (err instanceof Error && err.name === 'StoreUnavailableError')) return true;
+  // A closed embedded connection is reported as a StoreQueryError by clickhouse/errors.ts; it is an
+  // unavailable store for the client all the same.
+  return err instanceof StoreError && /connection is closed/i.test(err.message);
 }
 
 /** Maps anything thrown to an ApiError; never exposes internals. */
