@@ -1,7 +1,8 @@
 /**
- * Embedded-store insert benchmark: batched JSONEachRow inserts of option_trades rows into chDB through
- * clickhouse/store.ts, against two baselines measured in the same run (serialising the same rows, and
- * the engine writing the same row count from numbers() with no client in the way).
+ * Embedded-store insert benchmark: batched inserts of option_trades rows into chDB through
+ * clickhouse/store.ts (JSONCompactEachRow raw insert, a dedup token per batch), against baselines measured in
+ * the same run: serialising the same rows, and the engine writing the same row count from numbers() with no
+ * client in the way. Reports wall-clock rows/s and rows per CPU-second (steadier on shared cores).
  * Run: node --import tsx bench/store.ts
  */
 import { rmSync } from 'node:fs';

@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     accounts,
     repository,
     limiter,
+    usage,
     cacheHealth: deps.cacheHealth ?? defaultCacheHealth,
     historyPolicy: (request) => ({
       historyDays: request.entitlement?.historyDays ?? 0,

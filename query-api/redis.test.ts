@@ -54,13 +54,15 @@ describe('rate limits in Redis', () => {
 
   test('Redis down: stricter per-machine counter with X-RateLimit-Fallback; back to normal when it returns', async () => {
     clock.advance(60_000); // a fresh minute
+    await a.gex.usage.flush();
+    await b.gex.usage.flush();
     await redis.stop();
     const first = await get(a);
     assert.equal(first.statusCode, 200);
     assert.equal(first.headers['x-ratelimit-fallback'], 'true');
     assert.equal(first.headers['x-ratelimit-limit'], '30');
     assert.equal(first.headers['x-ratelimit-remaining'], '29');
-    // The month count continues from what this process knows (60 + 1 used so far).
+    // The month count continues from usage_events (60 flushed) + this request.
     assert.equal(first.headers['x-quota-remaining'], String(100_000 - 61));
     for (let i = 2; i <= 30; i++) {
       const res = await get(a);

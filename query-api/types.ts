@@ -9,6 +9,7 @@ import type { ApiConfig } from './config.ts';
 import type { Responder } from './envelope.ts';
 import type { HistoryPolicy } from './history/clamp.ts';
 import type { LimitDecision, RateLimiter } from './limits/limiter.ts';
+import type { UsageRecorder } from './limits/usage.ts';
 
 export type ApiInstance = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly accounts: AccountCache;
   readonly repository: AccountsRepository;
   readonly limiter: RateLimiter;
+  /** Metered usage (usage_events). */
+  readonly usage: UsageRecorder;
   readonly cacheHealth: () => CacheHealth | Promise<CacheHealth>;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;

@@ -63,3 +63,23 @@ test('gex levels names every problem of an invalid chain file', () => {
   assert.equal(gex(['levels']).code, 2);
   assert.equal(gex(['levels', '--chain', file, '--model', 'naive']).code, 2);
 });
+
+test('gex parse: frames on stdin -> normalized JSON lines on stdout, dead-letter reasons on stderr', () => {
+  // Recorded Deribit option trade (crypto-crawler-rs tests, see ingest/fixtures/README.md), then a truncated frame.
+  const frame =
+    '{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.option.any.raw","data":[{"trade_seq":1706,"trade_id":"137488100","timestamp":1616321732986,"tick_direction":0,"price":0.007,"mark_price":0.00670817,"iv":78.44,"instrument_name":"BTC-26MAR21-62000-C","index_price":56151.63,"direction":"buy","amount":0.1}]}}';
+  const r = gex(['parse', '--venue', 'deribit'], `${frame}\n{"jsonrpc":"2.0","method":"subscr\n`);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 1);
+  const e = JSON.parse(lines[0] as string) as { type: string; event: Record<string, unknown> };
+  assert.equal(e.type, 'option_trade');
+  assert.equal(e.event['symbol'], 'BTCUSDT');
+  assert.equal(e.event['iv'], 0.7844);
+  assert.equal(e.event['size'], 0.1);
+  assert.equal(e.event['side'], 'buy');
+  assert.ok(Math.abs((e.event['premiumUsd'] as number) - 0.007 * 56151.63 * 0.1) < 1e-9);
+  assert.match(r.stderr, /line 2: malformed json/);
+  assert.match(r.stderr, /"deadLetters":1/);
+  assert.equal(gex(['parse', '--venue', 'nasdaq'], '').code, 2);
+});

@@ -13,9 +13,9 @@ import { MarketState } from './state.ts';
 interface TickerRow {
   venue: Venue;
   instrument: string;
-  ts: number;
+  ts_ms: number;
   strike: number;
-  expiry: number;
+  expiry_ms: number;
   option_type: OptionType;
   mark_iv: number | null;
   open_interest: number | null;
@@ -23,24 +23,25 @@ interface TickerRow {
   index_price: number | null;
 }
 
-const TICKERS = `SELECT venue, instrument, ${msColumn('ts', 'ts')}, strike, ${msColumn('expiry', 'expiry')}, option_type,
+// Converted columns are aliased *_ms: an alias equal to a column name would replace it in WHERE / ORDER BY.
+const TICKERS = `SELECT venue, instrument, ${msColumn('ts', 'ts_ms')}, strike, ${msColumn('expiry', 'expiry_ms')}, option_type,
   mark_iv, open_interest, underlying_price, index_price
 FROM option_tickers
 WHERE symbol = {symbol:String} AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')}
 ORDER BY venue, instrument, ts DESC, id DESC
 LIMIT 1 BY venue, instrument`;
 
-const INDEX = `SELECT venue, name, ${msColumn('max(ts)', 'ts')}, argMax(value, (ts, id)) AS value
+const INDEX = `SELECT venue, name, ${msColumn('max(ts)', 'ts_ms')}, argMax(value, (ts, id)) AS value
 FROM index_prices
 WHERE symbol = {symbol:String} AND kind = 'index' AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')}
 GROUP BY venue, name`;
 
-const PERPS = `SELECT venue, instrument AS name, ${msColumn('max(ts)', 'ts')}, argMax(mark_price, (ts, id)) AS value
+const PERPS = `SELECT venue, instrument AS name, ${msColumn('max(ts)', 'ts_ms')}, argMax(mark_price, (ts, id)) AS value
 FROM perp_stats
 WHERE symbol = {symbol:String} AND mark_price IS NOT NULL AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')}
 GROUP BY venue, name`;
 
-const INACTIVE = `SELECT venue, instrument, ${msColumn('max(ts)', 'ts')}, argMax(active, ts) AS active
+const INACTIVE = `SELECT venue, instrument, ${msColumn('max(ts)', 'ts_ms')}, argMax(active, ts) AS active
 FROM instruments
 WHERE symbol = {symbol:String} AND kind = 'option' AND ts <= ${msParam('asOf')}
 GROUP BY venue, instrument
@@ -49,7 +50,7 @@ HAVING active = false`;
 interface PriceRow {
   venue: Venue;
   name: string;
-  ts: number;
+  ts_ms: number;
   value: number;
 }
 
@@ -66,14 +67,14 @@ export async function loadStateAsOf(
   const tickers = await store.query<TickerRow>(TICKERS, { symbol, from: asOf - o.tickerFreshnessMs, asOf });
   const index = await store.query<PriceRow>(INDEX, { symbol, from: asOf - o.priceFreshnessMs, asOf });
   const perps = await store.query<PriceRow>(PERPS, { symbol, from: asOf - o.priceFreshnessMs, asOf });
-  const inactive = await store.query<{ venue: Venue; instrument: string; ts: number }>(INACTIVE, { symbol, asOf });
+  const inactive = await store.query<{ venue: Venue; instrument: string; ts_ms: number }>(INACTIVE, { symbol, asOf });
   for (const t of tickers) {
     state.putTicker(symbol, {
       venue: t.venue,
       instrument: t.instrument,
-      ts: t.ts,
+      ts: t.ts_ms,
       strike: t.strike,
-      expiry: t.expiry,
+      expiry: t.expiry_ms,
       type: t.option_type,
       markIv: t.mark_iv,
       openInterest: t.open_interest,
@@ -81,8 +82,8 @@ export async function loadStateAsOf(
       indexPrice: t.index_price,
     });
   }
-  for (const p of index) state.putIndex(symbol, p);
-  for (const p of perps) state.putPerp(symbol, p);
-  for (const i of inactive) state.putInstrumentStatus(symbol, i.venue, i.instrument, i.ts, false);
+  for (const p of index) state.putIndex(symbol, { venue: p.venue, name: p.name, ts: p.ts_ms, value: p.value });
+  for (const p of perps) state.putPerp(symbol, { venue: p.venue, name: p.name, ts: p.ts_ms, value: p.value });
+  for (const i of inactive) state.putInstrumentStatus(symbol, i.venue, i.instrument, i.ts_ms, false);
   return state;
 }

@@ -40,9 +40,15 @@ export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: num
   return rows.map(fromSnapshotRecord);
 }
 
-const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at')}, model, positioning, spot,
-  if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev_computed_at,
+const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,
+  if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev_computed_at_ms,
   prev_spot, pct_change, net_gex, increment, cumulative`;
+
+type GammaFlowRecord = Omit<GammaFlowPoint, 'computed_at' | 'prev_computed_at'> & { computed_at_ms: number; prev_computed_at_ms: number | null };
+
+function fromFlowRecord({ computed_at_ms, prev_computed_at_ms, ...r }: GammaFlowRecord): GammaFlowPoint {
+  return { ...r, computed_at: computed_at_ms, prev_computed_at: prev_computed_at_ms };
+}
 
 const LAST_FLOW = `SELECT ${GAMMA_FLOW_COLUMNS} FROM gamma_flow
 WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at < ${msParam('before')}
@@ -50,8 +56,8 @@ ORDER BY computed_at DESC LIMIT 1`;
 
 /** The newest gamma-flow point of a series strictly before `beforeMs`. */
 export async function lastGammaFlowPoint(store: Store, symbol: MarketSymbol, model: DealerModel, beforeMs: number): Promise<GammaFlowPoint | null> {
-  const r = await store.query<GammaFlowPoint>(LAST_FLOW, { symbol, model, before: Math.trunc(beforeMs) });
-  return r[0] ?? null;
+  const r = await store.query<GammaFlowRecord>(LAST_FLOW, { symbol, model, before: Math.trunc(beforeMs) });
+  return r[0] === undefined ? null : fromFlowRecord(r[0]);
 }
 
 const FLOW_RANGE = `SELECT ${GAMMA_FLOW_COLUMNS} FROM gamma_flow
@@ -60,7 +66,8 @@ WHERE symbol = {symbol:String} AND model = {model:String}
 ORDER BY computed_at LIMIT 1 BY computed_at`;
 
 export async function gammaFlowRange(store: Store, symbol: MarketSymbol, model: DealerModel, fromMs: number, toMs: number): Promise<GammaFlowPoint[]> {
-  return store.query<GammaFlowPoint>(FLOW_RANGE, { symbol, model, from: Math.ceil(fromMs), to: Math.floor(toMs) });
+  const rows = await store.query<GammaFlowRecord>(FLOW_RANGE, { symbol, model, from: Math.ceil(fromMs), to: Math.floor(toMs) });
+  return rows.map(fromFlowRecord);
 }
 
 const LAST_COMPLETE = `SELECT ${msColumn('computed_at', 't')} FROM gamma_flow

@@ -62,18 +62,21 @@ export function toSnapshotRecord(r: StoredSnapshotRow): Record<string, unknown> 
   };
 }
 
-/** SELECT list returning a row that `fromSnapshotRecord` reads. */
-export const SNAPSHOT_COLUMNS = `symbol, venue, ${msColumn('computed_at', 'computed_at')}, spot, perp_price, grid_min, grid_step, grid_points,
+/**
+ * SELECT list returning a row that `fromSnapshotRecord` reads. Converted columns get a new alias: an alias
+ * equal to a column name would replace the column in WHERE / ORDER BY.
+ */
+export const SNAPSHOT_COLUMNS = `symbol, venue, ${msColumn('computed_at', 'computed_at_ms')}, spot, perp_price, grid_min, grid_step, grid_points,
   has_inventory, instruments_used, skipped_no_iv, dropped_expired, t_floored, strikes, call_oi, put_oi, call_gex_std,
   put_gex_std, call_gex_flow, put_gex_flow, call_gex_flow_abs, put_gex_flow_abs, profile_std, profile_std_slope,
   profile_flow, profile_flow_slope, near, expiries,
-  arrayMap(x -> toFloat64(toUnixTimestamp64Milli(x)), cell_expiry) AS cell_expiry, cell_strike, cell_gex_std, cell_gex_flow,
+  arrayMap(x -> toFloat64(toUnixTimestamp64Milli(x)), cell_expiry) AS cell_expiry_ms, cell_strike, cell_gex_std, cell_gex_flow,
   inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total, source`;
 
 export interface SnapshotRecord {
   readonly symbol: MarketSymbol;
   readonly venue: Venue;
-  readonly computed_at: number;
+  readonly computed_at_ms: number;
   readonly spot: number;
   readonly perp_price: number | null;
   readonly grid_min: number;
@@ -99,7 +102,7 @@ export interface SnapshotRecord {
   readonly profile_flow_slope: number[];
   readonly near: string;
   readonly expiries: string;
-  readonly cell_expiry: number[];
+  readonly cell_expiry_ms: number[];
   readonly cell_strike: number[];
   readonly cell_gex_std: number[];
   readonly cell_gex_flow: number[];
@@ -111,9 +114,12 @@ export interface SnapshotRecord {
   readonly source: SnapshotSource;
 }
 
-export function fromSnapshotRecord(r: SnapshotRecord): StoredSnapshotRow {
+export function fromSnapshotRecord(rec: SnapshotRecord): StoredSnapshotRow {
+  const { computed_at_ms, cell_expiry_ms, ...r } = rec;
   return {
     ...r,
+    computed_at: computed_at_ms,
+    cell_expiry: cell_expiry_ms,
     near: JSON.parse(r.near) as NearExpiryBlock[],
     expiries: JSON.parse(r.expiries) as ExpiryStat[],
   };

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command.ts';
 import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
+import { parseCommand } from './parse.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, levelsCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand];
