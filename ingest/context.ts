@@ -24,14 +24,29 @@ export function createParserContext(opts: ContextOptions): ParserContext {
   };
 }
 
-/** Puts every Instrument event of `list` into the registry; returns how many were added. */
+/** Registry key of a spot pair whose name is also a derivative's (Bybit spot `BTCUSDT` vs the linear perp). */
+export function spotKey(name: string): string {
+  return `spot:${name}`;
+}
+
+/**
+ * Puts every Instrument event of `list` into the registry; returns how many were added. Where a venue gives a
+ * spot pair and a derivative the same name (Bybit `BTCUSDT`), the derivative owns the name, whatever the order
+ * the listings arrive in, and the spot pair is kept under `spotKey(name)`: parsers tell spot from perp trades by
+ * the connection, and `connections()` still sees both listings.
+ */
 export function registerInstruments(ctx: ParserContext, list: readonly MarketEvent[]): number {
   let n = 0;
   for (const e of list) {
-    if (e.type === 'instrument') {
-      ctx.instruments.set(e.event.instrument, e.event);
-      n++;
+    if (e.type !== 'instrument') continue;
+    const inst = e.event;
+    const held = ctx.instruments.get(inst.instrument);
+    if (inst.kind === 'spot' && held !== undefined && held.kind !== 'spot') ctx.instruments.set(spotKey(inst.instrument), inst);
+    else {
+      if (inst.kind !== 'spot' && held !== undefined && held.kind === 'spot') ctx.instruments.set(spotKey(inst.instrument), held);
+      ctx.instruments.set(inst.instrument, inst);
     }
+    n++;
   }
   return n;
 }

@@ -40,6 +40,8 @@ declare module 'fastify' {
   }
 }
 
+const plainSerializerCompiler = () => (data: unknown): string => JSON.stringify(data);
+
 const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
 
 /**
@@ -59,7 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  // Responses are validated against their zod schemas when RESPONSE_VALIDATION is on (tests and CI); in
+  // production the handlers' output is serialized as is (response schemas carry no transforms).
+  app.setSerializerCompiler(config.responseValidation ? serializerCompiler : plainSerializerCompiler);
 
   const respond = createResponder(clock);
   const repository = new AccountsRepository(store, clock);

@@ -36,6 +36,7 @@ export const API_SETTINGS = {
   discoveryCacheMs: { env: 'DISCOVERY_CACHE_MS', flag: 'discovery-cache-ms', schema: positiveInt, default: '10000', description: 'Cache lifetime of the store-derived discovery data (/v2/symbols, /v2/status, /v2/expiries, data_coverage).' },
   healthPerIpPerMinute: { env: 'HEALTH_RATE_LIMIT', flag: 'health-rate-limit', schema: positiveInt, default: '60', description: 'Requests per minute per client IP on /v2/health.' },
   trustProxy: { env: 'TRUST_PROXY', flag: 'trust-proxy', schema: bool, default: 'false', description: 'Take the client IP from X-Forwarded-For (behind a load balancer).' },
+  responseValidation: { env: 'RESPONSE_VALIDATION', flag: 'response-validation', schema: bool, default: 'false', description: 'Validate every response against its zod schema (on in tests and CI; costs CPU per response).' },
   publicBaseUrl: { env: 'PUBLIC_BASE_URL', flag: 'public-base-url', schema: z.string().max(512), default: '', description: 'Absolute base URL used in links (docs_url, openapi_url). Empty: relative links.' },
   quotaStarter: { env: 'QUOTA_STARTER', flag: 'quota-starter', schema: limit, default: '10000', description: 'Monthly request quota of level starter (or "unlimited").' },
   quotaStandard: { env: 'QUOTA_STANDARD', flag: 'quota-standard', schema: limit, default: '100000', description: 'Monthly request quota of level standard.' },

@@ -61,7 +61,8 @@ export function parseBybitInstruments(body: string, url: string, receivedAt: num
         symbol,
         ts: num(item, 'launchTime') ?? receivedAt,
         receivedAt,
-        id: `${VENUE}:instrument:${name}`,
+        // spot BTCUSDT and the linear perp BTCUSDT share the name; keep their ids apart
+        id: kind === 'spot' ? `${VENUE}:instrument:spot:${name}` : `${VENUE}:instrument:${name}`,
         instrument: name,
         kind,
         strike: parsed?.strike ?? null,

@@ -38,6 +38,12 @@ export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult 
 
 function control(msg: Obj): ParseResult {
   const op = str(msg, 'op');
+  // Option connections answer subscribe without `op`: {success, ret_msg, conn_id, req_id, data:{successTopics, failTopics}, type:"COMMAND_RESP"}
+  if (op === null && str(msg, 'type') === 'COMMAND_RESP') {
+    const data = isObj(msg['data']) ? msg['data'] : null;
+    const failed = data !== null && Array.isArray(data['failTopics']) ? data['failTopics'].length : 0;
+    return msg['success'] === false || failed > 0 ? ignored('venue_error', `${str(msg, 'ret_msg') ?? ''} failTopics: ${JSON.stringify(data?.['failTopics'] ?? [])}`) : ignored('ack', 'subscribe');
+  }
   if (op === 'pong' || (op === 'ping' && str(msg, 'ret_msg') === 'pong')) return ignored('pong');
   if (op === 'subscribe' || op === 'unsubscribe') {
     return msg['success'] === false ? ignored('venue_error', str(msg, 'ret_msg') ?? op) : ignored('ack', op);

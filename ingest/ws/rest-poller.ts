@@ -87,6 +87,13 @@ export class RestPoller {
   readonly #queue: PQueue;
   readonly #log: Logger;
   readonly #stop = new AbortController();
+  /**
+   * One controller per `request` call, aborted by `close()`. Queued and in-flight requests listen on their own
+   * signal (p-queue, the retry sleep and the attempt each add one listener and remove it after use) instead of all
+   * on `#stop`, which would pile one listener per queued request on a single signal (MaxListenersExceededWarning
+   * when a venue queues more than 10 listing requests at start-up).
+   */
+  readonly #active = new Set<AbortController>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #fetch: typeof fetch;
 
@@ -112,18 +119,24 @@ export class RestPoller {
     const retries = this.#o.retries ?? 3;
     const backoff = this.#o.backoff ?? DEFAULT_BACKOFF;
     let last: unknown = null;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (this.#stop.signal.aborted) throw new RestError('poller closed', url, null);
-      try {
-        return await this.#queue.add(() => this.#attempt(url, init), { signal: this.#stop.signal });
-      } catch (err) {
-        if (!(err instanceof RetryableError)) throw err instanceof RestError ? err : new RestError(String(err), url, null, { cause: err });
-        last = err;
-        if (attempt === retries) break;
-        const wait = Math.max(err.retryAfterMs ?? 0, backoffDelay(attempt, backoff, this.#o.random));
-        this.#log.warn({ url, attempt, waitMs: wait, err: err.message }, 'REST attempt failed; retrying');
-        await sleep(wait, this.#stop.signal);
+    const stop = new AbortController();
+    this.#active.add(stop);
+    try {
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (this.#stop.signal.aborted) throw new RestError('poller closed', url, null);
+        try {
+          return await this.#queue.add(() => this.#attempt(url, init, stop.signal), { signal: stop.signal });
+        } catch (err) {
+          if (!(err instanceof RetryableError)) throw err instanceof RestError ? err : new RestError(String(err), url, null, { cause: err });
+          last = err;
+          if (attempt === retries) break;
+          const wait = Math.max(err.retryAfterMs ?? 0, backoffDelay(attempt, backoff, this.#o.random));
+          this.#log.warn({ url, attempt, waitMs: wait, err: err.message }, 'REST attempt failed; retrying');
+          await sleep(wait, stop.signal);
+        }
       }
+    } finally {
+      this.#active.delete(stop);
     }
     const status = last instanceof RetryableError ? last.status : null;
     throw new RestError(`gave up after ${retries + 1} attempts: ${String((last as Error | null)?.message)}`, url, status, { cause: last });
@@ -135,11 +148,11 @@ export class RestPoller {
     return JSON.parse(res.body) as unknown;
   }
 
-  async #attempt(url: string, init: RestRequest): Promise<RestResponse> {
+  async #attempt(url: string, init: RestRequest, stop: AbortSignal): Promise<RestResponse> {
     const venue = this.#o.venue;
     const ctl = new AbortController();
     const onStop = (): void => ctl.abort();
-    this.#stop.signal.addEventListener('abort', onStop, { once: true });
+    stop.addEventListener('abort', onStop, { once: true });
     const timer = setTimeout(() => ctl.abort(new Error('timeout')), this.#o.timeoutMs ?? 10_000);
     const end = restRequestSeconds.startTimer({ venue });
     try {
@@ -169,7 +182,7 @@ export class RestPoller {
     } finally {
       end();
       clearTimeout(timer);
-      this.#stop.signal.removeEventListener('abort', onStop);
+      stop.removeEventListener('abort', onStop);
     }
   }
 
@@ -210,6 +223,8 @@ export class RestPoller {
   /** Cancel schedules, drop queued requests, abort in-flight ones. */
   async close(): Promise<void> {
     this.#stop.abort();
+    for (const c of this.#active) c.abort();
+    this.#active.clear();
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.#queue.clear();

@@ -61,6 +61,8 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
   const cfg = snapshotConfig(opts.config);
   const clock = opts.clock ?? systemClock;
   const abort = new AbortController();
+  // The commit gate has its own signal: on stop the in-flight batch may still become durable and commit.
+  const gateAbort = new AbortController();
   const state = new MarketState();
   const chainOpts = { tickerFreshnessMs: cfg.tickerFreshnessMs, priceFreshnessMs: cfg.priceFreshnessMs };
   const ctx: CycleContext = { store, bus, state, chain: chainOpts };
@@ -88,7 +90,7 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
       }
       const last = batch.messages[batch.messages.length - 1];
       if (cfg.durableGroupId !== null && last !== undefined) {
-        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, abort.signal);
+        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, gateAbort.signal);
       }
     },
   });
@@ -167,8 +169,10 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
     ready,
     async stop(): Promise<void> {
       abort.abort();
-      await consumer.stop();
       await loop.catch((err: unknown) => log.error({ err }, 'snapshot loop failed'));
+      const giveUp = setTimeout(() => gateAbort.abort(), 2_000);
+      await consumer.stop();
+      clearTimeout(giveUp);
     },
   };
 }

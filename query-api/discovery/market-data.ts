@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { StoreUnavailableError } from '../../clickhouse/errors.ts';
+import { isStoreUnavailable } from '../store-errors.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { RAW_TABLES, type RawTable } from './categories.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -99,7 +99,7 @@ export class MarketData {
     try {
       return await this.store.query<T>(sql, params);
     } catch (err) {
-      if (err instanceof StoreUnavailableError) throw err;
+      if (isStoreUnavailable(err)) throw err;
       this.log.warn({ what, err: err instanceof Error ? err.message : String(err) }, 'discovery query failed; reporting no data');
       return [];
     }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { StoreError, StoreUnavailableError } from '../../clickhouse/errors.ts';
+import { isStoreUnavailable } from '../store-errors.ts';
 import type { Responder } from '../envelope.ts';
 import { ApiError, validationError, type ParamError } from '../errors.ts';
 
@@ -26,13 +26,6 @@ function paramErrors(request: FastifyRequest, err: FastifyError): ParamError[] {
     byName.set(name, list);
   }
   return [...byName].map(([name, messages]) => ({ name, location, message: messages.join('; '), received: received(request, location, name) }));
-}
-
-function isStoreUnavailable(err: unknown): boolean {
-  if (err instanceof StoreUnavailableError || (err instanceof Error && err.name === 'StoreUnavailableError')) return true;
-  // A closed embedded connection is reported as a StoreQueryError by clickhouse/errors.ts; it is an
-  // unavailable store for the client all the same.
-  return err instanceof StoreError && /connection is closed/i.test(err.message);
 }
 
 /** Maps anything thrown to an ApiError; never exposes internals. */

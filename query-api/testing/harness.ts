@@ -46,7 +46,7 @@ export async function userWithKey(
 }
 
 export async function testApp(store: Store, overrides: Partial<ApiConfig> = {}, deps: Partial<AppDeps> = {}): Promise<ApiInstance> {
-  return buildApp({ store, config: apiConfig(overrides), logger: false, ...deps });
+  return buildApp({ store, config: apiConfig({ responseValidation: true, ...overrides }), logger: false, ...deps });
 }
 
 export async function freePort(): Promise<number> {

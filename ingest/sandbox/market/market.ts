@@ -132,6 +132,8 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
       let name: string | null = null;
       if (b.venue === 'deribit' && b.chains.some((c) => c.spec.symbol === u.symbol)) name = base === 'SOL' ? 'sol_usdc' : `${base.toLowerCase()}_usd`;
       if (b.venue === 'okx') name = `${base}-USD`;
+      // Binance `!index@arr`: the options' underlying index per underlying that has options.
+      if (b.venue === 'binance' && b.chains.some((c) => c.spec.symbol === u.symbol)) name = u.symbol;
       if (!name) continue;
       const ev: IndexPrice = { venue: b.venue, symbol: u.symbol, ts: now, receivedAt: now, id: `${b.venue}:index:${name}:${now}`, kind: 'index', name, value: indexPrice(u) };
       out.push({ type: 'index', event: ev });

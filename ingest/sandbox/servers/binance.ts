@@ -8,7 +8,7 @@ import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts'
  * Binance: futures/options streams on /public/stream and /market/stream (combined, {stream,data}) or
  * /public/ws/<stream>, /market/ws/<stream> (raw), spot on /stream and /ws/<stream>; `?streams=a/b` and
  * {"method":"SUBSCRIBE"}. Streams: <und>@optionTrade, <und>@optionMarkPrice, <und>@optionOpenInterest@<YYMMDD>,
- * <sym>@aggTrade, <sym>@markPrice[@1s], <sym>@forceOrder, spot <sym>@trade. REST: /eapi/v1/exchangeInfo,
+ * <sym>@aggTrade, <sym>@markPrice[@1s], <sym>@forceOrder, !index@arr, spot <sym>@trade. REST: /eapi/v1/exchangeInfo,
  * /fapi/v1/exchangeInfo, /fapi/v1/openInterest, /api/v3/exchangeInfo. Server pings; no pong or max lifetime -> close.
  */
 const spec = VENUE_SPECS.binance;
@@ -45,6 +45,7 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
 
   function publish(events: readonly MarketEvent[]): void {
     const sent: MarketEvent[] = [];
+    const indexItems: unknown[] = [];
     for (const e of events) {
       if (e.type === 'option_trade') {
         const t = e.event;
@@ -65,6 +66,9 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
         const data = { e: 'forceOrder', E: l.ts, o: { s: l.instrument, S: l.side === 'long' ? 'SELL' : 'BUY', o: 'LIMIT', f: 'IOC', q: str(l.size), p: str(l.price), ap: str(l.price), X: 'FILLED', l: str(l.size), z: str(l.size), T: l.ts } };
         const n = emit('fut', `${lower(l.instrument)}@forceOrder`, data) + emit('fut', '!forceOrder@arr', data);
         if (n > 0) sent.push(e);
+      } else if (e.type === 'index') {
+        const i = e.event;
+        indexItems.push({ e: 'index', E: i.ts, s: i.name, p: str(i.value, 8) });
       } else if (e.type === 'perp_stats') {
         const s = e.event;
         const data = { e: 'markPriceUpdate', E: s.ts, s: s.instrument, p: str(s.markPrice ?? 0), P: str(s.markPrice ?? 0), i: str(s.indexPrice ?? 0), r: str(s.fundingRate ?? 0, 8), T: s.nextFundingTime ?? 0 };
@@ -72,6 +76,8 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
         emit('fut', `${lower(s.instrument)}@markPrice`, data);
       }
     }
+    // `!index@arr`: one array of every underlying's index per update.
+    if (indexItems.length > 0) emit('fut', '!index@arr', indexItems);
     const tickers = events.filter((e) => e.type === 'option_ticker');
     for (const [u, list] of groupBy(tickers, (e) => (e.type === 'option_ticker' ? und(e.event.symbol) : null))) {
       emit('fut', `${u}@optionMarkPrice`, list.map((e) => {
@@ -150,7 +156,7 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
   // --- WS protocol ---
   function validStream(mk: Market, s: string): boolean {
     if (mk === 'spot') return /^[a-z0-9]+@trade$/.test(s);
-    return /^([a-z0-9]+@(optionTrade|optionMarkPrice|aggTrade|markPrice(@1s)?|forceOrder)|[a-z0-9]+@optionOpenInterest@\d{6}|[a-z]+-\d{6}-[\d.]+-[cp]@optionTrade|!forceOrder@arr)$/.test(s);
+    return /^([a-z0-9]+@(optionTrade|optionMarkPrice|aggTrade|markPrice(@1s)?|forceOrder)|[a-z0-9]+@optionOpenInterest@\d{6}|[a-z]+-\d{6}-[\d.]+-[cp]@optionTrade|!forceOrder@arr|!index@arr)$/.test(s);
   }
 
   function onConnect(c: Client): void {

@@ -4,7 +4,7 @@ import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts'
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
- * OKX v5 public WebSocket (/ws/v5/public) and REST /api/v5/public/instruments.
+ * OKX v5 public WebSocket (/ws/v5/public) and REST /api/v5/public/instruments, /api/v5/public/open-interest.
  * Channels: option-trades (instFamily), opt-summary (instFamily), open-interest / mark-price / trades /
  * funding-rate (instId), index-tickers (BTC-USD), liquidation-orders (instType SWAP). Text 'ping' -> 'pong';
  * no subscription within okxNoSubscriptionMs -> disconnect. Sizes on the wire are contracts.
@@ -148,6 +148,36 @@ export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise
     return { status: 200, body: { code: '0', msg: '', data } };
   }
 
+  /** `/api/v5/public/open-interest?instType=OPTION&instFamily=BTC-USD` (or SWAP, optional instId): oi contracts, oiCcy coins. */
+  function openInterestRest(q: URLSearchParams): RestReply {
+    const instType = q.get('instType');
+    const fam = q.get('instFamily') ?? q.get('uly');
+    const instId = q.get('instId');
+    const err = (code: string, msg: string): RestReply => ({ status: 200, body: { code, msg, data: [] } });
+    const ts = String(market.now);
+    if (instType === 'OPTION') {
+      if (!fam && !instId) return err('51000', 'Parameter instFamily error');
+      const data = market
+        .chains('okx')
+        .filter((c) => !fam || family(c.spec.symbol) === fam)
+        .flatMap((c) => c.contracts.map((k) => ({ k, c })))
+        .filter(({ k }) => !instId || k.instrument === instId)
+        .map(({ k, c }) => {
+          const oiUsd = k.oi * market.index(c.spec.symbol);
+          return { instType: 'OPTION', instId: k.instrument, oi: contracts(k.oi, c.spec.contractSize), oiCcy: str(k.oi), oiUsd: str(oiUsd, 2), ts };
+        });
+      return { status: 200, body: { code: '0', msg: '', data } };
+    }
+    if (instType === 'SWAP') {
+      const data = market
+        .perps('okx')
+        .filter((p) => (!instId || p.spec.instrument === instId) && (!fam || p.spec.instrument.startsWith(`${fam}-`)))
+        .map((p) => ({ instType: 'SWAP', instId: p.spec.instrument, oi: contracts(p.oi, p.spec.contractSize), oiCcy: str(p.oi), oiUsd: str(p.oi * market.index(p.spec.symbol), 2), ts }));
+      return { status: 200, body: { code: '0', msg: '', data } };
+    }
+    return err('51000', 'Parameter instType error');
+  }
+
   // --- WS protocol ---
   function selector(a: Arg): string | null {
     const ch = a.channel;
@@ -204,7 +234,7 @@ export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise
 
   const host = new VenueHost('okx', {
     wsPaths: (p) => p === '/ws/v5/public',
-    rest: (path, q) => (path === '/api/v5/public/instruments' ? instrumentsRest(q) : null),
+    rest: (path, q) => (path === '/api/v5/public/instruments' ? instrumentsRest(q) : path === '/api/v5/public/open-interest' ? openInterestRest(q) : null),
     onConnect: (c) => {
       c.timers.push(setTimeout(() => {
         if (c.subs.size === 0) c.ws.close(4004, 'No data received in 30s.');

@@ -1,0 +1,127 @@
+/**
+ * API overhead benchmark. In one run:
+ *   1. max throughput of a cached /v2 route with auth + rate limit + envelope (enterprise key: unlimited),
+ *   2. max throughput of a bare Fastify route returning a payload of the same size,
+ *   3. latency of the /v2 route at a fixed 2,000 req/s.
+ * The servers run in this process; autocannon runs in a child node process (so the load generator does not
+ * share the event loop). Targets: req/s ratio >= 0.6, p99 at 2,000 req/s < 10 ms.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { migrate } from '../clickhouse/migrate.ts';
+import { createStore } from '../clickhouse/store.ts';
+import { AccountsRepository } from '../query-api/accounts/repository.ts';
+import { buildApp } from '../query-api/app.ts';
+import { apiConfig } from '../query-api/config.ts';
+
+const ROUTE = '/v2/meta';
+const SELF = fileURLToPath(import.meta.url);
+
+interface LoadJob {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly connections: number;
+  readonly durationSec: number;
+  readonly overallRate?: number;
+}
+
+interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly total: number;
+}
+
+/** Child side: run autocannon and print the summary as one JSON line. */
+async function childMain(job: LoadJob): Promise<void> {
+  const { default: autocannon } = await import('autocannon');
+  const r = await autocannon({
+    url: job.url,
+    headers: job.headers,
+    connections: job.connections,
+    duration: job.durationSec,
+    ...(job.overallRate !== undefined ? { overallRate: job.overallRate } : {}),
+  });
+  const out: LoadResult = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+function runLoad(job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--load', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || line === '') reject(new Error(`load child exited ${code}: ${out}`));
+      else resolve(JSON.parse(line) as LoadResult);
+    });
+  });
+}
+
+export async function runApiBench(): Promise<void> {
+  const dataPath = mkdtempSync(join(tmpdir(), 'gex-bench-api-'));
+  const store = await createStore({ dataPath });
+  await migrate(store);
+  const repo = new AccountsRepository(store);
+  await repo.upsertUser({ userId: 'bench', plan: 'enterprise', status: 'active', evaluation: false });
+  const { key } = await repo.createKey('bench', 'gex');
+  const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000 }), logger: false, requestLogging: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${ROUTE}`;
+
+  // Warm the caches and take the payload size for the bare route.
+  const warm = await fetch(apiUrl, { headers: { 'x-api-key': key } });
+  const sample = await warm.text();
+  if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status} ${sample}`);
+  const payload = JSON.parse(sample) as Record<string, unknown>;
+  const bare = Fastify({ logger: false });
+  bare.get('/bare', async () => payload);
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`;
+
+  try {
+    const headers = { 'x-api-key': key };
+    const api = await runLoad({ url: apiUrl, headers, connections: 50, durationSec: 8 });
+    const base = await runLoad({ url: bareUrl, headers: {}, connections: 50, durationSec: 8 });
+    const fixed = await runLoad({ url: apiUrl, headers, connections: 50, durationSec: 10, overallRate: 2000 });
+    const ratio = api.rps / base.rps;
+    const report = {
+      route: ROUTE,
+      payload_bytes: Buffer.byteLength(sample),
+      api_rps: Math.round(api.rps),
+      bare_rps: Math.round(base.rps),
+      ratio: Math.round(ratio * 1000) / 1000,
+      ratio_target: 0.6,
+      fixed_rate: 2000,
+      fixed_rate_achieved_rps: Math.round(fixed.rps),
+      fixed_rate_p50_ms: fixed.p50,
+      fixed_rate_p99_ms: fixed.p99,
+      p99_target_ms: 10,
+      non2xx: api.non2xx + fixed.non2xx,
+      errors: api.errors + base.errors + fixed.errors,
+      pass: ratio >= 0.6 && fixed.p99 < 10 && api.non2xx + fixed.non2xx === 0,
+    };
+    process.stdout.write(`api bench: ${JSON.stringify(report)}\n`);
+  } finally {
+    await bare.close();
+    await app.close();
+    await store.close();
+    rmSync(dataPath, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === SELF) {
+  const i = process.argv.indexOf('--load');
+  const job = process.argv[i + 1];
+  if (i > 0 && job !== undefined) await childMain(JSON.parse(job) as LoadJob);
+  else await runApiBench();
+}
