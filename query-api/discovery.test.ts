@@ -145,6 +145,17 @@ describe('discovery routes', () => {
     for (const k of ['envelope', 'links']) assert.ok(data[k], k);
   });
 
+  test('/v2/meta hot path (pre-serialized, no response validation) returns the same document', async () => {
+    const fast = await testApp(t.store, { responseValidation: false }, { clock: testClock(NOW) });
+    const a = (await get('/v2/meta')).json<{ data: unknown }>();
+    const res = await fast.inject({ url: '/v2/meta', headers: { 'x-api-key': key } });
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    const b = assertOk(res);
+    assert.deepEqual(b.data, a.data);
+    assert.deepEqual(Object.keys(b.meta), ['version', 'timestamp', 'request_id', 'rate_limit']);
+    await fast.close();
+  });
+
   test('/v2/endpoints: generated from the route schemas', async () => {
     const { data } = assertOk<{ count: number; endpoints: { path: string; methods: string[]; tag: string; summary: string; auth: boolean; parameters: Record<string, unknown>[] }[] }>(await get('/v2/endpoints'));
     const paths = data.endpoints.map((e) => e.path);
@@ -242,7 +253,7 @@ describe('discovery routes', () => {
     const res = await app.inject({ url: '/v2/openapi.json' });
     assert.equal(res.statusCode, 200);
     const doc = res.json<{ openapi: string; info: { version: string }; paths: Record<string, { get: { security?: unknown[]; responses: Record<string, unknown> } }>; components: { securitySchemes: unknown } }>();
-    const result = await new Validator().validate(structuredClone(doc) as unknown as object);
+    const result = await new Validator().validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '2.0.0');

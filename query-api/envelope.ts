@@ -15,8 +15,19 @@ export interface SuccessEnvelope<T> {
   readonly meta: Meta;
 }
 
+/** A `data` value already serialized to JSON (e.g. a cached snapshot), spliced into the envelope as is. */
+export interface JsonData {
+  readonly json: string;
+}
+
 export interface Responder {
   ok<T>(request: FastifyRequest, data: T, meta?: MetaFields): SuccessEnvelope<T>;
+  /**
+   * Same envelope around pre-serialized data: no re-serialization of the (large, cached) payload. Send the
+   * result with `reply.type('application/json; charset=utf-8')`. With RESPONSE_VALIDATION on, the caller
+   * should send `ok(request, JSON.parse(data.json))` instead so the schema is checked.
+   */
+  okJson(request: FastifyRequest, data: JsonData, meta?: MetaFields): string;
   error(request: FastifyRequest | undefined, code: ErrorCode, message: string, details?: Readonly<Record<string, unknown>>): ErrorEnvelope;
 }
 
@@ -35,6 +46,10 @@ export function createResponder(clock: () => number): Responder {
           ...meta,
         },
       };
+    },
+    okJson(request: FastifyRequest, data: JsonData, meta: MetaFields = {}): string {
+      const env = this.ok(request, null, meta);
+      return `{"success":true,"data":${data.json},"meta":${JSON.stringify(env.meta)}}`;
     },
     error(request, code, message, details) {
       return {

@@ -6,8 +6,8 @@
 
 -- One row per (symbol, venue, computed_at): everything levelsFromRows needs to re-extract the levels of any
 -- venue subset under either model from stored rows alone (processors/analytics/snapshot-row.ts).
--- Rows are wide (arrays of ~200 strikes and four 201-point profiles), so granules are small: an as_of lookup
--- reads one granule, not 8192 rows.
+-- Rows are wide (arrays of ~200 strikes and four 201-point profiles, ~75 KB of JSON per venue), so granules
+-- are small: a lookup of one instant decompresses 32 rows, not 8192.
 CREATE TABLE IF NOT EXISTS gex_snapshots
 (
     symbol             LowCardinality(String),
@@ -58,9 +58,11 @@ CREATE TABLE IF NOT EXISTS gex_snapshots
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(computed_at)
 ORDER BY (symbol, computed_at, venue)
-SETTINGS non_replicated_deduplication_window = 1000, index_granularity = 128;
+SETTINGS non_replicated_deduplication_window = 1000, index_granularity = 32;
 
--- Aggregate (all venues) levels per (symbol, computed_at, requested model), for data engineers.
+-- Aggregate (all venues) levels per (symbol, computed_at, requested model), for data engineers, and the
+-- as_of index: a completed cycle has its two rows here, and an all-venue as_of read is one lookup of `payload`
+-- (~20 KB, hence the small granules).
 -- `positioning` is the model that actually ran (flow falls back to std for SOL/HYPE or without inventory).
 CREATE TABLE IF NOT EXISTS gex_levels
 (
@@ -90,7 +92,7 @@ CREATE TABLE IF NOT EXISTS gex_levels
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(computed_at)
 ORDER BY (symbol, computed_at, model)
-SETTINGS non_replicated_deduplication_window = 1000;
+SETTINGS non_replicated_deduplication_window = 1000, index_granularity = 32;
 
 -- Gamma flow per (symbol, model, computed_at): pct_change = (spot / prev_spot − 1) × 100 vs the previous
 -- stored snapshot (0 for the first), increment = pct_change × net_gex (net GEX of this snapshot, USD per 1%),

@@ -3,7 +3,9 @@ import type { Bus } from '../../ops/bus/types.ts';
 import type { VenueUrls } from '../types.ts';
 import { createConnector } from '../registry.ts';
 import { EventPublisher } from './event-publisher.ts';
-import { startVenue, type RunningVenue } from './venue-runner.ts';
+import { startVenue, type RunningVenue, type VenueRunnerOptions } from './venue-runner.ts';
+import type { SocketEvent } from '../ws/resilient-socket.ts';
+import type { PublisherOptions } from './event-publisher.ts';
 import { childLogger } from '../../ops/log.ts';
 
 export interface IngestOptions {
@@ -13,6 +15,12 @@ export interface IngestOptions {
   /** Base-URL overrides per venue (the sandbox market's localhost URLs); production defaults otherwise. */
   readonly urls?: Partial<Record<Venue, VenueUrls>>;
   readonly instrumentRefreshMs?: number;
+  /** Socket silence that forces a reconnect (tests shrink it). See VenueRunnerOptions.staleMs. */
+  readonly staleMs?: number;
+  readonly reconnectBackoff?: VenueRunnerOptions['reconnectBackoff'];
+  readonly publisher?: Partial<PublisherOptions>;
+  /** Observer of every socket's lifecycle events, by venue and connection id. */
+  readonly onSocketEvent?: (venue: Venue, connection: string, event: SocketEvent) => void;
 }
 
 export interface RunningIngest {
@@ -25,7 +33,7 @@ export interface RunningIngest {
 /** The ingest role: one connector per configured venue, all publishing through one batching publisher. */
 export async function startIngest(opts: IngestOptions): Promise<RunningIngest> {
   const log = childLogger('ingest');
-  const publisher = new EventPublisher(opts.bus);
+  const publisher = new EventPublisher(opts.bus, opts.publisher);
   const started = await Promise.allSettled(
     opts.venues.map((venue) =>
       startVenue({
@@ -33,6 +41,9 @@ export async function startIngest(opts: IngestOptions): Promise<RunningIngest> {
         symbols: opts.symbols,
         publisher,
         instrumentRefreshMs: opts.instrumentRefreshMs,
+        staleMs: opts.staleMs,
+        reconnectBackoff: opts.reconnectBackoff,
+        ...(opts.onSocketEvent ? { onSocketEvent: (conn: string, e: SocketEvent) => opts.onSocketEvent?.(venue, conn, e) } : {}),
       }),
     ),
   );

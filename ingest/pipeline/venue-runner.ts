@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
 import type { ConnectionPlan, ParserContext, RestRequest, VenueConnectorSpec } from '../types.ts';
 import { createParserContext, registerInstruments } from '../context.ts';
-import { ResilientSocket, type HeartbeatRule as SocketHeartbeat } from '../ws/resilient-socket.ts';
+import { ResilientSocket, type HeartbeatRule as SocketHeartbeat, type SocketEvent } from '../ws/resilient-socket.ts';
+import type { BackoffOptions } from '../ws/backoff.ts';
 import { RestPoller } from '../ws/rest-poller.ts';
 import { observeVenueLag } from '../ws/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
@@ -14,8 +15,15 @@ export interface VenueRunnerOptions {
   readonly publisher: EventPublisher;
   /** Re-read the instrument listings this often; new listings re-plan the subscriptions. Default 10 min. */
   readonly instrumentRefreshMs?: number;
-  /** Silence on a socket for this long reconnects it. Default 60 s. */
+  /**
+   * Silence on a socket for this long reconnects it. Default 60 s; on sockets whose venue heartbeat has its own
+   * timeout (Deribit test_request) the shorter of the two applies.
+   */
   readonly staleMs?: number;
+  /** Reconnect backoff of every socket (default ws/backoff.ts DEFAULT_BACKOFF). */
+  readonly reconnectBackoff?: BackoffOptions;
+  /** Observer of every socket's lifecycle events (connecting, open, close, stale, ...), e.g. for tests. */
+  readonly onSocketEvent?: (connection: string, event: SocketEvent) => void;
   /** REST rate limit: request starts per second. Default 5. */
   readonly restPerSecond?: number;
 }
@@ -46,8 +54,9 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   const stopPollers: (() => void)[] = [];
   let stopped = false;
 
-  const deadLetter = (channel: string, reason: string, raw: string, encoding: 'utf8' | 'base64', receivedAt: number): void => {
-    const id = createHash('sha1').update(`${venue}\n${receivedAt}\n${raw}`).digest('hex');
+  const deadLetter = (connection: string, channel: string, reason: string, raw: string, encoding: 'utf8' | 'base64', receivedAt: number): void => {
+    // The connection is part of the id: one frame received on two connections in the same ms is two dead letters.
+    const id = createHash('sha1').update(`${venue}\n${connection}\n${receivedAt}\n${raw}`).digest('hex');
     void publisher.deadLetter({ venue, channel, reason, raw, encoding, receivedAt, id });
   };
 
@@ -65,7 +74,7 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
       restCtx.receivedAt = res.receivedAt;
       const parsed = req.parse(res.body, restCtx);
       if (!parsed.ok) {
-        deadLetter(req.id, parsed.reason, res.body.slice(0, 65_536), 'utf8', res.receivedAt);
+        deadLetter('rest', req.id, parsed.reason, res.body.slice(0, 65_536), 'utf8', res.receivedAt);
         return;
       }
       registerInstruments(restCtx, parsed.events);
@@ -89,7 +98,9 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
       venue,
       name: plan.id,
       heartbeat,
-      staleMs: hb.kind === 'server_test_request' ? hb.timeoutMs : (opts.staleMs ?? 60_000),
+      staleMs: hb.kind === 'server_test_request' ? Math.min(hb.timeoutMs, opts.staleMs ?? hb.timeoutMs) : (opts.staleMs ?? 60_000),
+      ...(opts.reconnectBackoff ? { backoff: opts.reconnectBackoff } : {}),
+      ...(opts.onSocketEvent ? { onEvent: (e: SocketEvent) => opts.onSocketEvent?.(plan.id, e) } : {}),
       maxLifetimeMs: hb.kind === 'protocol_ping' ? hb.maxConnectionMs : undefined,
       onOpen: () => [...setup, ...plan.subscribeFrames],
       onFrame: (frame, receivedAt) => {
@@ -102,7 +113,7 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
           if (r.control.reply) socket.send(r.control.reply);
         } else {
           const raw = binary ? frame.toString('base64') : text;
-          deadLetter(r.channel || plan.id, r.reason, raw, binary ? 'base64' : 'utf8', receivedAt);
+          deadLetter(plan.id, r.channel || plan.id, r.reason, raw, binary ? 'base64' : 'utf8', receivedAt);
         }
       },
     });

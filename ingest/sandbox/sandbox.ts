@@ -35,6 +35,8 @@ export interface SandboxFaults {
   silence(venue: SandboxVenue, ms: number): void;
   /** Publish n option trades at once. */
   burst(venue: SandboxVenue, n: number, symbol?: MarketSymbol): readonly MarketEvent[];
+  /** Publish n liquidations at once (see SandboxMarket.burstLiquidations). */
+  liquidations(venue: SandboxVenue, n: number): readonly MarketEvent[];
 }
 
 export interface Sandbox {
@@ -124,6 +126,11 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
       malformed: (venue, kind = 'truncated') => server(venue).malformed(kind),
       silence: (venue, ms) => server(venue).silence(ms),
       burst: emitTrades,
+      liquidations: (venue, n) => {
+        const ev = market.burstLiquidations(venue, n);
+        server(venue).publish(ev);
+        return ev;
+      },
     },
     async stop() {
       if (timer) clearInterval(timer);

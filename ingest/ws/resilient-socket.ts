@@ -218,9 +218,17 @@ export class ResilientSocket {
     const staleMs = o.staleMs ?? 60_000;
     if (staleMs > 0) {
       const every = Math.max(10, Math.min(1000, Math.floor(staleMs / 4)));
+      let lastCheck = Date.now();
       c.timers.push(
         setInterval(() => {
-          const silent = Date.now() - c.lastFrameAt;
+          const now = Date.now();
+          const late = now - lastCheck - every;
+          lastCheck = now;
+          // A check that runs late means the event loop itself was stalled (GC, a long synchronous task, CPU
+          // starvation): frames may be waiting unread in the socket, and timers run before I/O polling. Judge
+          // staleness at the next check, after they were read, instead of killing a live feed and losing them.
+          if (late > Math.max(every, 100)) return;
+          const silent = now - c.lastFrameAt;
           if (silent <= staleMs || c.retired || c.ws.readyState !== WebSocket.OPEN) return;
           this.#log.warn({ silentMs: silent }, 'stale feed; reconnecting');
           staleReconnectsTotal.inc({ venue: o.venue });

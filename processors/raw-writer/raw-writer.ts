@@ -41,7 +41,10 @@ const log = childLogger('raw-writer');
  * is collapsed by the ReplacingMergeTree on the stable event id. The returned promise resolves only after the
  * rows are in ClickHouse: the bus commits the offsets only then.
  */
-export async function writeRawBatch(store: Store, groupId: string, batch: ConsumedBatch): Promise<void> {
+/** Observer of rows once ClickHouse accepted them (`storedAt` = local time after the INSERT returned). */
+export type StoredHook = (table: RawTable, rows: readonly RawRow[], storedAt: number) => void;
+
+export async function writeRawBatch(store: Store, groupId: string, batch: ConsumedBatch, onStored?: StoredHook): Promise<void> {
   const byTable = new Map<RawTable, RawRow[]>();
   for (const m of batch.messages) {
     const r = decodeStep(m);
@@ -59,6 +62,7 @@ export async function writeRawBatch(store: Store, groupId: string, batch: Consum
   for (const [table, rows] of byTable) {
     await store.insert(table, rows, { dedupToken: `${groupId}:${batch.topic}:${batch.partition}:${first}-${last}:${table}` });
     rowsWritten.inc({ table }, rows.length);
+    onStored?.(table, rows, Date.now());
   }
 }
 
@@ -66,7 +70,7 @@ export async function writeRawBatch(store: Store, groupId: string, batch: Consum
 export async function startRawWriter(
   bus: Bus,
   store: Store,
-  opts: { groupId?: string; maxBatchSize?: number } = {},
+  opts: { groupId?: string; maxBatchSize?: number; onStored?: StoredHook } = {},
 ): Promise<BusConsumer> {
   const groupId = opts.groupId ?? 'raw-writer';
   let stopping = false;
@@ -80,7 +84,7 @@ export async function startRawWriter(
     eachBatch: async (batch) => {
       for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
         try {
-          return await writeRawBatch(store, groupId, batch);
+          return await writeRawBatch(store, groupId, batch, opts.onStored);
         } catch (err) {
           if (stopping) throw err;
           log.warn({ err: (err as Error).message, topic: batch.topic, partition: batch.partition, retryInMs: delay }, 'raw insert failed, retrying');

@@ -8,6 +8,7 @@
  * - latestSnapshot: the newest rows of a symbol.
  */
 import type { Store } from '../../clickhouse/store.ts';
+import { VENUES } from '../../schemas/events.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { levelsFromRows, selectRows } from '../analytics/aggregate.ts';
 import type { SnapshotMeta } from '../analytics/aggregate.ts';
@@ -16,7 +17,7 @@ import type { DealerModel } from '../analytics/types.ts';
 import { coverageOf } from './inventory-stats.ts';
 import { metaOf } from './levels-step.ts';
 import type { StoredSnapshotRow } from './snapshot-record.ts';
-import { latestSnapshotTime, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
+import { latestSnapshotTime, levelsRowAtOrBefore, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
 
 export interface StoredSnapshot {
   readonly meta: SnapshotMeta;
@@ -69,7 +70,43 @@ export async function latestSnapshot(store: Store, symbol: MarketSymbol): Promis
   return rows.length === 0 ? null : { meta: metaOf(symbol, t, rows), rows };
 }
 
+/** True when the filter selects every venue (no filter, or no known venue name in it). */
+export function selectsAllVenues(venues?: readonly string[]): boolean {
+  return !(venues ?? []).some((v) => (VENUES as readonly string[]).includes(v.trim().toLowerCase()));
+}
+
+const INCLUDE_KEYS = [
+  ['ranked', 'ranked'],
+  ['max_pain', 'max_pain'],
+  ['expected_move', 'expected_move'],
+  ['zones', 'gamma_flip_zones'],
+  ['spot', 'spot'],
+] as const;
+
+/** Keep only the requested optional blocks of a full (ALL_INCLUDES) levels document. */
+export function restrictIncludes(full: LevelsData, include: LevelsInclude = []): LevelsData {
+  const out: Record<string, unknown> = { ...full };
+  for (const [inc, key] of INCLUDE_KEYS) if (!include.includes(inc)) delete out[key];
+  return out as unknown as LevelsData;
+}
+
+/**
+ * All venues (the common case): one query on gex_levels, whose payload was extracted from the same rows with
+ * every block. A venue subset: the rows of that instant, re-aggregated.
+ */
 export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<LevelsAsOfResult | null> {
+  if (selectsAllVenues(req.venues)) {
+    const row = await levelsRowAtOrBefore(store, req.symbol, req.model, req.asOfMs);
+    if (row === null) return null;
+    return {
+      levels: restrictIncludes(JSON.parse(row.payload) as LevelsData, req.include),
+      snapshotAt: row.t,
+      lagSeconds: (req.asOfMs - row.t) / 1000,
+      spot: row.spot,
+      perpPrice: row.perp_price,
+      coverage: row.coverage,
+    };
+  }
   const s = await snapshotAsOf(store, req.symbol, req.asOfMs);
   if (s === null) return null;
   const { levels, coverage } = levelsOfSnapshot(s, req.model, req.venues, req.include);

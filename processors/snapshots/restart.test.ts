@@ -93,14 +93,17 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
         if (i > 0) assert.equal(row.t - (ticks[i - 1]?.t ?? 0), INTERVAL, `gap before ${new Date(row.t).toISOString()}`);
         assert.deepEqual(row.venues, ['deribit', 'okx']);
       }
-      const printed = new Set([...stored(a), ...stored(b)].map((l) => Number(l.split(' ')[2])));
-      for (const t of ticks) assert.ok(printed.has(t.t) || t.t > Math.max(...printed) - INTERVAL * 100, 'every stored tick was reported by a child');
+      // Every tick a child reported as stored is in the table (A's last reported cycles survived the kill).
+      const inTable = new Set(ticks.map((t) => t.t));
+      for (const l of [...stored(a), ...stored(b)]) assert.ok(inTable.has(Number(l.split(' ')[2])), l);
 
       // 3. Flow inventories: every stored row equals a from-scratch recomputation from the stored trades
       //    (deduplicated by id here, independently of the FINAL the processor uses).
-      const trades = await store.query<{ id: string; instrument: string; ts: number; size: number; side: TakerSide }>(
-        "SELECT id, instrument, toFloat64(toUnixTimestamp64Milli(ts)) AS ts_ms, size, side FROM option_trades WHERE symbol = 'BTCUSDT'",
-      ).then((rows) => rows.map((r) => ({ ...r, ts: (r as unknown as { ts_ms: number }).ts_ms })));
+      const trades = (
+        await store.query<{ id: string; instrument: string; ts_ms: number; size: number; side: TakerSide }>(
+          "SELECT id, instrument, toFloat64(toUnixTimestamp64Milli(ts)) AS ts_ms, size, side FROM option_trades WHERE symbol = 'BTCUSDT'",
+        )
+      ).map((r) => ({ id: r.id, instrument: r.instrument, ts: r.ts_ms, size: r.size, side: r.side }));
       const unique = [...new Map(trades.map((t) => [t.id, t])).values()];
       assert.ok(unique.length > 20);
       const deribit = GEN_INSTRUMENTS.filter((i) => i.venue === 'deribit');

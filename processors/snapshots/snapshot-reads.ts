@@ -11,11 +11,21 @@ import { fromSnapshotRecord, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
 import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
 import { msColumn, msParam } from './sql.ts';
 
-const AT_OR_BEFORE = `SELECT ${msColumn('computed_at', 't')} FROM gex_snapshots
+/**
+ * Instants are looked up in gex_levels (narrow key, written once a cycle's rows are all stored), first within
+ * LOOKBACK_MS before the instant (prunes every other part and partition), then unbounded.
+ */
+export const LOOKBACK_MS = 3_600_000;
+
+const AT_OR_BEFORE_RECENT = `SELECT ${msColumn('computed_at', 't')} FROM gex_levels
+WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')} AND computed_at > ${msParam('from')}
+ORDER BY computed_at DESC LIMIT 1`;
+
+const AT_OR_BEFORE = `SELECT ${msColumn('computed_at', 't')} FROM gex_levels
 WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')}
 ORDER BY computed_at DESC LIMIT 1`;
 
-const LATEST = `SELECT ${msColumn('computed_at', 't')} FROM gex_snapshots
+const LATEST = `SELECT ${msColumn('computed_at', 't')} FROM gex_levels
 WHERE symbol = {symbol:String}
 ORDER BY computed_at DESC LIMIT 1`;
 
@@ -23,10 +33,40 @@ const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
 ORDER BY venue LIMIT 1 BY venue`;
 
-/** computed_at of the newest snapshot at or before `asOfMs` (never after), or null. */
+/** computed_at of the newest completed snapshot at or before `asOfMs` (never after), or null. */
 export async function snapshotTimeAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<number | null> {
-  const r = await store.query<{ t: number }>(AT_OR_BEFORE, { symbol, asOf: Math.floor(asOfMs) });
+  const asOf = Math.floor(asOfMs);
+  const recent = await store.query<{ t: number }>(AT_OR_BEFORE_RECENT, { symbol, asOf, from: asOf - LOOKBACK_MS });
+  if (recent[0] !== undefined) return recent[0].t;
+  const r = await store.query<{ t: number }>(AT_OR_BEFORE, { symbol, asOf });
   return r[0]?.t ?? null;
+}
+
+export interface StoredLevelsRow {
+  readonly t: number;
+  readonly positioning: DealerModel;
+  readonly spot: number;
+  readonly perp_price: number | null;
+  readonly coverage: number | null;
+  /** LevelsData JSON with every optional block, all venues. */
+  readonly payload: string;
+}
+
+const LEVELS_COLUMNS = `${msColumn('computed_at', 't')}, positioning, spot, perp_price, coverage, payload`;
+const LEVELS_RECENT = `SELECT ${LEVELS_COLUMNS} FROM gex_levels
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at <= ${msParam('asOf')} AND computed_at > ${msParam('from')}
+ORDER BY computed_at DESC LIMIT 1`;
+const LEVELS_ANY = `SELECT ${LEVELS_COLUMNS} FROM gex_levels
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at <= ${msParam('asOf')}
+ORDER BY computed_at DESC LIMIT 1`;
+
+/** The all-venue levels row of the newest completed snapshot at or before `asOfMs` (one query in the common case). */
+export async function levelsRowAtOrBefore(store: Store, symbol: MarketSymbol, model: DealerModel, asOfMs: number): Promise<StoredLevelsRow | null> {
+  const asOf = Math.floor(asOfMs);
+  const recent = await store.query<StoredLevelsRow>(LEVELS_RECENT, { symbol, model, asOf, from: asOf - LOOKBACK_MS });
+  if (recent[0] !== undefined) return recent[0];
+  const r = await store.query<StoredLevelsRow>(LEVELS_ANY, { symbol, model, asOf });
+  return r[0] ?? null;
 }
 
 export async function latestSnapshotTime(store: Store, symbol: MarketSymbol): Promise<number | null> {

@@ -35,6 +35,11 @@ export interface SandboxMarket {
   step(dtMs: number): readonly MarketEvent[];
   /** Exactly n option trades on the venue at the current instant (spread over its chains, or one symbol's). */
   burst(venue: SandboxVenue, n: number, symbol?: MarketSymbol): readonly MarketEvent[];
+  /**
+   * Exactly n liquidations on the venue's perps now, round-robin over the perps, a long on each then a short on
+   * each (Deribit: each also prints as a perp trade flagged `liquidation`).
+   */
+  burstLiquidations(venue: SandboxVenue, n: number): readonly MarketEvent[];
   /** Current listing of the venue (options, perps, spot). */
   instruments(venue: SandboxVenue): readonly Instrument[];
   spot(symbol: MarketSymbol): number;
@@ -228,6 +233,21 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
         const chain = chains[i++ % chains.length];
         const t = chain?.trade(now, b.ids, flow);
         if (t) out.push({ type: 'option_trade', event: t });
+      }
+      ledger.recordEvents(out);
+      return out;
+    },
+    burstLiquidations(venue, n) {
+      const b = byVenue(venue);
+      if (b.perps.length === 0) throw new Error(`no perp on ${venue}`);
+      const out: MarketEvent[] = [];
+      for (let i = 0; i < n; i++) {
+        const perp = b.perps[i % b.perps.length];
+        if (!perp) break;
+        const side = Math.floor(i / b.perps.length) % 2 === 0 ? 'long' : 'short';
+        const { trade, liquidation } = perp.liquidation(now, b.ids, flow, side);
+        if (b.venue === 'deribit') out.push({ type: 'perp_trade', event: trade });
+        out.push({ type: 'liquidation', event: liquidation });
       }
       ledger.recordEvents(out);
       return out;

@@ -24,7 +24,6 @@ function route(path: string): { market: Market; combined: boolean; stream: strin
 
 export async function startBinanceServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  let aggId = 5_000_000;
   const lower = (s: string): string => s.toLowerCase();
   const und = (s: MarketSymbol): string => lower(s);
 
@@ -54,8 +53,8 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
         if (n > 0) sent.push(e);
       } else if (e.type === 'perp_trade') {
         const t = e.event;
-        const a = ++aggId;
-        const data = { e: 'aggTrade', E: t.ts, a, s: t.instrument, p: str(t.price), q: str(t.size), nq: str(t.size), f: Number(t.tradeId), l: Number(t.tradeId), T: t.ts, m: t.side === 'sell' };
+        // One fill per aggregate in the model, so the aggregate id `a` (what the connector keys on) is the ledger's trade id.
+        const data = { e: 'aggTrade', E: t.ts, a: Number(t.tradeId), s: t.instrument, p: str(t.price), q: str(t.size), nq: str(t.size), f: Number(t.tradeId), l: Number(t.tradeId), T: t.ts, m: t.side === 'sell' };
         if (emit('fut', `${lower(t.instrument)}@aggTrade`, data) > 0) sent.push(e);
       } else if (e.type === 'spot_trade') {
         const t = e.event;

@@ -3,6 +3,8 @@ import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
 import { parseCommand } from './parse.ts';
+import { keysCommand } from './keys.ts';
+import { usersCommand } from './users.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, usersCommand, keysCommand];

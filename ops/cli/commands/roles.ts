@@ -6,14 +6,17 @@ import { untilSignal } from '../../runtime/signals.ts';
 import { startRawWriter } from '../../../processors/raw-writer/raw-writer.ts';
 import { startIngest } from '../../../ingest/pipeline/run-ingest.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
+import { startApi, type RunningApi } from '../../../query-api/server.ts';
+import { pickApiConfig } from '../../../query-api/config.ts';
 
 export type Role = 'ingest' | 'process' | 'api';
 
 /** Starts the given roles in this process on one runtime context and runs until SIGINT/SIGTERM. */
-export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean } = {}): Promise<number> {
+export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean; demoKey?: boolean } = {}): Promise<number> {
   const ctx = await createRuntimeContext(args.config);
   try {
-    await startRoles(ctx, roles, opts.sandbox ?? args.config.sandbox);
+    const started = await startRoles(ctx, roles, opts.sandbox ?? args.config.sandbox);
+    if (opts.demoKey && started.api) await printDemoKey(started.api);
   } catch (err) {
     ctx.log.error({ err }, 'start failed');
     await ctx.shutdown();
@@ -23,7 +26,7 @@ export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts
 }
 
 /** Registration order matters: shutdown runs in reverse (api, ingest, processors, sandbox, bus, store). */
-export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, sandbox: boolean): Promise<void> {
+export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, sandbox: boolean): Promise<{ api: RunningApi | null }> {
   const { config } = ctx;
   let urls: Partial<Record<Venue, VenueUrls>> = {};
   if (sandbox && roles.has('ingest')) {
@@ -41,14 +44,40 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
     const ingest = await startIngest({ bus: ctx.bus, venues, symbols: config.symbols, urls });
     ctx.onShutdown(() => ingest.stop());
   }
+  let api: RunningApi | null = null;
+  if (roles.has('api')) {
+    const running = await startApi({
+      store: ctx.store,
+      config: pickApiConfig(config),
+      host: config.host,
+      port: config.port,
+      dataDir: config.dataDir,
+    });
+    api = running;
+    ctx.onShutdown(() => running.close());
+  }
+  return { api };
 }
 
-function roleCommand(name: string, roles: readonly Role[], summary: string, sandbox?: boolean): CliCommand {
+/** The demo's ready-to-use key: user `demo` on the pro level (bundle_monthly), active; printed on stdout. */
+async function printDemoKey(api: RunningApi): Promise<void> {
+  const repo = api.app.gex.repository;
+  await repo.upsertUser({ userId: 'demo', plan: 'bundle_monthly', status: 'active', evaluation: false });
+  const key = await repo.createKey('demo', api.app.gex.config.apiKeyPrefix);
+  await api.app.gex.accounts.refresh();
+  process.stdout.write(
+    `\nGEX demo is running: ${api.url}/v2  (docs: ${api.url}/v2/docs)\n` +
+      `API key (user demo, plan bundle_monthly = pro): ${key.key}\n` +
+      `  curl -H 'X-API-Key: ${key.key}' '${api.url}/v2/meta'\n\n`,
+  );
+}
+
+function roleCommand(name: string, roles: readonly Role[], summary: string, demo = false): CliCommand {
   return {
     name,
     usage: name,
     summary,
-    run: (args) => runRoles(args, new Set(roles), sandbox === undefined ? {} : { sandbox }),
+    run: (args) => runRoles(args, new Set(roles), demo ? { sandbox: true, demoKey: true } : {}),
   };
 }
 

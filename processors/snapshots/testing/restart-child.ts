@@ -47,6 +47,16 @@ for (let ts = lastTs + STEP_MS; ts <= Date.now(); ts += STEP_MS) {
 }
 process.stdout.write(`replayed ${replayed}\n`);
 
+const timer = setInterval(() => {
+  const now = Date.now();
+  if (now - lastTs >= STEP_MS) {
+    lastTs = now;
+    void publishStep(now);
+  }
+}, STEP_MS / 4);
+// The feed runs for a moment before the processor starts (it then rebuilds from stored tickers of every venue).
+await new Promise((r) => setTimeout(r, 1_000));
+
 let live = 0;
 let stopping = false;
 const processor = await startSnapshotProcessor(bus, store, {
@@ -66,13 +76,6 @@ const processor = await startSnapshotProcessor(bus, store, {
   },
 });
 
-const timer = setInterval(() => {
-  const now = Date.now();
-  if (now - lastTs >= STEP_MS) {
-    lastTs = now;
-    void publishStep(now);
-  }
-}, STEP_MS / 4);
 
 async function shutdown(): Promise<void> {
   clearInterval(timer);
