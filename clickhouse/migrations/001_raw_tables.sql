@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS instruments
     active              Bool
 )
 ENGINE = ReplacingMergeTree(ts)
-ORDER BY (symbol, venue, instrument)
+ORDER BY (symbol, venue, kind, instrument)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS option_trades

@@ -1,0 +1,182 @@
+/**
+ * End-to-end ingest throughput and latency: sandbox market (manual clock, option-trade bursts on all four venues)
+ * -> WebSocket -> the real connectors (startIngest) -> bus -> raw writer -> ClickHouse (embedded chDB), on the
+ * in-process bus and, when KAFKA_BROKERS or KAFKA_TEST_BROKERS is set, on Kafka. Latency = the raw writer's
+ * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
+ * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
+ * sockets, no parsers) and stored by the same raw writer.
+ */
+import { pathToFileURL } from 'node:url';
+import type { Bus } from '../ops/bus/types.ts';
+import type { MarketEvent, Venue } from '../schemas/events.ts';
+import type { VenueUrls } from '../ingest/types.ts';
+import { MemoryBus } from '../ops/bus/memory-bus.ts';
+import { KafkaBus } from '../ops/bus/kafka-bus.ts';
+import { ensureProductTopics } from '../ops/runtime/topics.ts';
+import { migrate } from '../clickhouse/migrate.ts';
+import { openTempStore } from '../clickhouse/testing/temp-store.ts';
+import { RAW_TABLES } from '../clickhouse/rows.ts';
+import { startRawWriter, type StoredHook } from '../processors/raw-writer/raw-writer.ts';
+import { startIngest } from '../ingest/pipeline/run-ingest.ts';
+import { EventPublisher } from '../ingest/pipeline/event-publisher.ts';
+import { startSandbox } from '../ingest/sandbox/sandbox.ts';
+import { createSandboxMarket } from '../ingest/sandbox/market/market.ts';
+import { connectorUrlsFor } from '../ingest/sandbox/connector-urls.ts';
+import { SANDBOX_VENUES } from '../ingest/sandbox/market/venues.ts';
+
+const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
+const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
+const BURST = 2_000;
+
+interface Result {
+  readonly events: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** Counts stored option-trade rows and their receive -> stored latencies. */
+class StoredProbe {
+  count = 0;
+  /** Rows received before this are ignored (a shared Kafka topic may hold earlier runs). */
+  since = Date.now();
+  readonly latencies: number[] = [];
+  readonly hook: StoredHook = (table, rows, storedAt) => {
+    if (table !== RAW_TABLES.option_trade) return;
+    for (const r of rows) {
+      if (!('received_at' in r) || typeof r.received_at !== 'number' || r.received_at < this.since) continue;
+      this.count++;
+      this.latencies.push(storedAt - r.received_at);
+    }
+  };
+  reset(): void {
+    this.count = 0;
+    this.latencies.length = 0;
+    this.since = Date.now();
+  }
+  percentile(q: number): number {
+    const s = [...this.latencies].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('bench timed out waiting for rows to be stored');
+    await sleep(5);
+  }
+}
+
+async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: StoredProbe) => Promise<T>): Promise<T> {
+  const { store, dispose } = await openTempStore();
+  const bus = makeBus();
+  const probe = new StoredProbe();
+  try {
+    await migrate(store);
+    await ensureProductTopics(bus, 6);
+    const writer = await startRawWriter(bus, store, { groupId: `bench-e2e-${Date.now()}`, maxBatchSize: 20_000, onStored: probe.hook });
+    try {
+      return await run(bus, probe);
+    } finally {
+      await writer.stop();
+    }
+  } finally {
+    await bus.close();
+    await dispose();
+  }
+}
+
+/** Sandbox bursts over real sockets through the real connectors. */
+async function endToEnd(makeBus: () => Bus): Promise<Result> {
+  return withPipeline(makeBus, async (bus, probe) => {
+    const sb = await startSandbox({ seed: 99, symbols: SYMBOLS, speed: 0, model: { tickerIntervalMs: 3_600_000 } });
+    const urls: Partial<Record<Venue, VenueUrls>> = {};
+    for (const v of SANDBOX_VENUES) {
+      const u = sb.urls[v];
+      if (u) urls[v] = connectorUrlsFor(v, u);
+    }
+    const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!ingest.venues.every((v) => v.connections().open === v.connections().planned)) {
+        if (Date.now() > deadline) throw new Error('sandbox connections did not open');
+        await sleep(50);
+      }
+      await sleep(500);
+      probe.reset();
+      const delivered0 = SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
+      const t0 = performance.now();
+      for (let sent = 0; sent < TOTAL; ) {
+        for (const v of SANDBOX_VENUES) {
+          sb.emitTrades(v, BURST);
+          sent += BURST;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      const delivered = SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0) - delivered0;
+      await until(() => probe.count >= delivered, 300_000);
+      const seconds = (performance.now() - t0) / 1000;
+      return { events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99) };
+    } finally {
+      await ingest.stop();
+      await sb.stop();
+    }
+  });
+}
+
+/** The same volume of option trades published straight to the bus and stored: no sockets, no parsers. */
+async function baseline(makeBus: () => Bus): Promise<Result> {
+  const market = createSandboxMarket({ seed: 99, startMs: Date.now(), symbols: SYMBOLS });
+  const events: MarketEvent[] = [];
+  while (events.length < TOTAL) for (const v of SANDBOX_VENUES) events.push(...market.burst(v, BURST));
+  return withPipeline(makeBus, async (bus, probe) => {
+    const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
+    probe.reset();
+    const t0 = performance.now();
+    for (let i = 0; i < events.length; i += BURST) {
+      const now = Date.now();
+      const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
+      const wait = publisher.add(chunk);
+      if (wait) await wait;
+      await new Promise((r) => setImmediate(r));
+    }
+    await publisher.flush();
+    await until(() => probe.count >= events.length, 300_000);
+    const seconds = (performance.now() - t0) / 1000;
+    await publisher.close();
+    return { events: events.length, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99) };
+  });
+}
+
+function line(label: string, r: Result, base?: Result): string {
+  const rate = r.events / r.seconds;
+  const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
+  return `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}`;
+}
+
+export async function runIngestE2eBench(): Promise<void> {
+  process.stdout.write(`\n== ingest e2e: sandbox -> WS -> connectors -> bus -> raw writer -> ClickHouse (${TOTAL} option trades; targets >= 50k ev/s, p99 < 2 s)\n`);
+  const buses: { name: string; make: () => Bus }[] = [{ name: 'memory', make: () => new MemoryBus({ clientId: 'bench-e2e' }) }];
+  const brokers = (process.env['KAFKA_BROKERS'] ?? process.env['KAFKA_TEST_BROKERS'] ?? '').split(',').filter((b) => b.length > 0);
+  if (brokers.length > 0) buses.push({ name: 'kafka', make: () => new KafkaBus({ brokers, clientId: `bench-e2e-${Date.now()}`, maxWaitTimeInMs: 20 }) });
+  else process.stdout.write('(Kafka skipped: set KAFKA_BROKERS or KAFKA_TEST_BROKERS)\n');
+  for (const b of buses) {
+    const base = await baseline(b.make);
+    process.stdout.write(`${line(`${b.name}: baseline publish -> store`, base)}\n`);
+    const e2e = await endToEnd(b.make);
+    process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store`, e2e, base)}\n`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runIngestE2eBench().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
