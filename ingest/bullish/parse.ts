@@ -78,16 +78,18 @@ function trades(data: Obj, ctx: ParserContext, out: MarketEvent[]): string | nul
     }
     const buy = sd === 'BUY' ? isTaker : !isTaker;
     const size = mul(qty, inst.contractSize);
-    const base = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${name}:${tradeId}`, instrument: name, tradeId, side: buy ? 'buy' : 'sell', price, size } as const;
+    const side = buy ? 'buy' : 'sell';
+    const [symbol, receivedAt, id] = [inst.symbol, ctx.receivedAt, `${VENUE}:${name}:${tradeId}`];
+    // explicit literals, no object spread (slow on Node 20)
     if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
       out.push({
         type: 'option_trade',
         event: {
-          ...base, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, priceCurrency: inst.quoteCurrency, priceUsd: price, premiumUsd: mul(price, size),
-          iv: null, indexPrice: ctx.indexPrices.get(inst.symbol) ?? null, underlyingPrice: null, block: false,
+          venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
+          priceCurrency: inst.quoteCurrency, priceUsd: price, premiumUsd: mul(price, size), iv: null, indexPrice: ctx.indexPrices.get(symbol) ?? null, underlyingPrice: null, block: false,
         },
       });
-    } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { ...base, market: 'perp' } });
+    } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, size, market: 'perp' } });
   }
   return null;
 }

@@ -68,16 +68,18 @@ function trades(m: Obj, ctx: ParserContext, out: Out): string | null {
   const side = r === 't' ? 'buy' : 'sell';
   const tradeId = hash32(`${sy}|${t}|${p}|${s}|${r}`);
   const size = mul(s, inst.contractSize);
-  const base = { venue: ctx.venue, symbol: inst.symbol, ts: usToMs(t), receivedAt: ctx.receivedAt, id: `${ctx.venue}:${sy}:${t}:${tradeId}`, instrument: sy, tradeId: `${t}:${tradeId}`, side, price: p, size } as const;
+  const venue = ctx.venue;
+  const [symbol, ts, receivedAt, id, tid] = [inst.symbol, usToMs(t), ctx.receivedAt, `${venue}:${sy}:${t}:${tradeId}`, `${t}:${tradeId}`];
+  // explicit literals, no object spread (slow on Node 20)
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     out.push({
       type: 'option_trade',
       event: {
-        ...base, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, priceCurrency: 'USD', priceUsd: p, premiumUsd: mul(p, size),
-        iv: null, indexPrice: null, underlyingPrice: null, block: false,
+        venue, symbol, ts, receivedAt, id, instrument: sy, tradeId: tid, side, price: p, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
+        priceCurrency: 'USD', priceUsd: p, premiumUsd: mul(p, size), iv: null, indexPrice: null, underlyingPrice: null, block: false,
       },
     });
-  } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { ...base, market: 'perp' } });
+  } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { venue, symbol, ts, receivedAt, id, instrument: sy, tradeId: tid, side, price: p, size, market: 'perp' } });
   return null;
 }
 

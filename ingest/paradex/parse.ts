@@ -94,17 +94,18 @@ function trade(t: TradeIn, ctx: ParserContext, out: MarketEvent[]): void {
   if (t.type === 'UNWIND_TRANSFER' || t.type === 'SETTLE_MARKET') return;
   const inst = lookupInstrument(ctx, t.market, paradexInstrumentFromName);
   if (inst === null) return;
-  const base = { venue: VENUE, symbol: inst.symbol, ts: t.ts, receivedAt: ctx.receivedAt, id: `${VENUE}:${t.market}:${t.id}`, instrument: t.market, tradeId: t.id, side: t.side, price: t.price, size: t.size } as const;
+  const [symbol, ts, receivedAt, id, instrument, tradeId, side, price, size] = [inst.symbol, t.ts, ctx.receivedAt, `${VENUE}:${t.market}:${t.id}`, t.market, t.id, t.side, t.price, t.size];
+  // explicit literals, no object spread (slow on Node 20)
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     out.push({
       type: 'option_trade',
       event: {
-        ...base, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, priceCurrency: inst.quoteCurrency, priceUsd: t.price, premiumUsd: mul(t.price, t.size),
-        iv: null, indexPrice: null, underlyingPrice: null, block: t.type === 'BLOCK_TRADE',
+        venue: VENUE, symbol, ts, receivedAt, id, instrument, tradeId, side, price, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
+        priceCurrency: inst.quoteCurrency, priceUsd: price, premiumUsd: mul(price, size), iv: null, indexPrice: null, underlyingPrice: null, block: t.type === 'BLOCK_TRADE',
       },
     });
   } else if (inst.kind === 'perp') {
-    out.push({ type: 'perp_trade', event: { ...base, market: 'perp' } });
+    out.push({ type: 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument, tradeId, side, price, size, market: 'perp' } });
     if (t.type === 'LIQUIDATION') {
       // the taker of a liquidation fill is the liquidation order: a SELL closes a long position
       const side = t.side === 'sell' ? 'long' : 'short';
