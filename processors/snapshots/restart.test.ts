@@ -25,12 +25,14 @@ const INTERVAL = 1_000;
 interface Run {
   readonly child: ChildProcess;
   readonly lines: string[];
+  /** Last stderr lines (warn+ logs), for failure messages. */
+  readonly errors: string[];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 function start(dataPath: string, stopAfter: number): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataPath, String(INTERVAL), String(stopAfter)], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'warn' },
   });
   const lines: string[] = [];
@@ -41,14 +43,24 @@ function start(dataPath: string, stopAfter: number): Run {
     buf = parts.pop() ?? '';
     lines.push(...parts);
   });
+  const errors: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => {
+    errors.push(...d.toString('utf8').split('\n').filter((l) => l !== ''));
+    errors.splice(0, Math.max(0, errors.length - 20));
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return { child, lines, exited };
+  return { child, lines, errors, exited };
 }
 
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+const report = (r: Run): string => `stdout:\n${r.lines.join('\n')}\nstderr:\n${r.errors.join('\n')}`;
+
+async function until(check: () => boolean, timeoutMs: number, r: Run): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
+    if (Date.now() > end) {
+      r.child.kill('SIGKILL');
+      throw new Error(`timed out\n${report(r)}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -59,17 +71,20 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
   const dataPath = tempDataPath('gex-restart-');
   try {
     const a = start(dataPath, 0);
-    await until(() => stored(a).length >= 3, 40_000);
+    await until(() => stored(a).length >= 3, 40_000, a);
     await new Promise((r) => setTimeout(r, INTERVAL / 2 + 37)); // kill between ticks, likely mid-cycle or mid-batch
     a.child.kill('SIGKILL');
     assert.equal((await a.exited).signal, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 1_200)); // at least one tick passes with no process
 
     const b = start(dataPath, 3);
+    let bDone = false;
+    void b.exited.then(() => (bDone = true));
+    await until(() => bDone, 45_000, b);
     const bExit = await b.exited;
-    assert.equal(bExit.code, 0, b.lines.join('\n'));
+    assert.equal(bExit.code, 0, report(b));
     const caughtUp = stored(b).filter((l) => l.endsWith(' store') || l.endsWith(' resumed'));
-    assert.ok(caughtUp.length >= 1, `the restart computed the ticks missed while down:\n${b.lines.join('\n')}`);
+    assert.ok(caughtUp.length >= 1, `the restart computed the ticks missed while down:\n${report(b)}`);
 
     const store = await createStore({ dataPath });
     try {
@@ -90,8 +105,8 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
       assert.ok(ticks.length >= 7, `ticks stored: ${ticks.length}`);
       for (const [i, row] of ticks.entries()) {
         assert.equal(row.t % INTERVAL, 0, 'aligned');
-        if (i > 0) assert.equal(row.t - (ticks[i - 1]?.t ?? 0), INTERVAL, `gap before ${new Date(row.t).toISOString()}`);
-        assert.deepEqual(row.venues, ['deribit', 'okx']);
+        if (i > 0) assert.equal(row.t - (ticks[i - 1]?.t ?? 0), INTERVAL, `gap before ${new Date(row.t).toISOString()}\nA ${report(a)}\nB ${report(b)}`);
+        assert.deepEqual(row.venues, ['deribit', 'okx'], `${new Date(row.t).toISOString()}\nA ${report(a)}\nB ${report(b)}`);
       }
       // Every tick a child reported as stored is in the table (A's last reported cycles survived the kill).
       const inTable = new Set(ticks.map((t) => t.t));

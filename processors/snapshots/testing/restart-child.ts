@@ -4,7 +4,7 @@
  *   node --import tsx restart-child.ts <dataPath> <intervalMs> <stopAfterLiveCycles|0>
  * On start it re-publishes the steps after the last stored trade (what a durable feed would still hold), then
  * publishes a step every STEP_MS with the current time. Prints one line per cycle: `cycle <kind> <tick> <detail>`.
- * With stopAfter > 0 it shuts down gracefully after that many live cycles and exits 0; otherwise it runs until
+ * With stopAfter > 0 it shuts down gracefully after that many cycles of the live loop and exits 0; otherwise it runs until
  * killed.
  */
 import { migrate } from '../../../clickhouse/migrate.ts';
@@ -57,6 +57,8 @@ const timer = setInterval(() => {
 // The feed runs for a moment before the processor starts (it then rebuilds from stored tickers of every venue).
 await new Promise((r) => setTimeout(r, 1_000));
 
+// Count cycles of the live loop (ticks after the start; a late tick is computed from the store, still counted).
+const startedAt = Date.now();
 let live = 0;
 let stopping = false;
 const processor = await startSnapshotProcessor(bus, store, {
@@ -69,7 +71,7 @@ const processor = await startSnapshotProcessor(bus, store, {
   },
   onCycle: (r) => {
     process.stdout.write(`cycle ${r.kind} ${r.computedAt} ${r.kind === 'stored' ? r.source : r.reason}\n`);
-    if (r.kind === 'stored' && r.source === 'live' && ++live >= stopAfter && stopAfter > 0 && !stopping) {
+    if (r.kind === 'stored' && r.computedAt > startedAt && ++live >= stopAfter && stopAfter > 0 && !stopping) {
       stopping = true;
       void shutdown();
     }
