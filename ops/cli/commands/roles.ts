@@ -4,6 +4,7 @@ import type { VenueUrls } from '../../../ingest/types.ts';
 import { createRuntimeContext, type RuntimeContext } from '../../runtime/context.ts';
 import { untilSignal } from '../../runtime/signals.ts';
 import { startRawWriter } from '../../../processors/raw-writer/raw-writer.ts';
+import { startSnapshotProcessor } from '../../../processors/snapshots/processor.ts';
 import { startIngest } from '../../../ingest/pipeline/run-ingest.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
 import { startApi, type RunningApi } from '../../../query-api/server.ts';
@@ -37,6 +38,10 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   if (roles.has('process')) {
     const writer = await startRawWriter(ctx.bus, ctx.store);
     ctx.onShutdown(() => writer.stop());
+    const snapshots = await startSnapshotProcessor(ctx.bus, ctx.store, {
+      config: { snapshotIntervalMs: config.snapshotIntervalMs, symbols: config.symbols },
+    });
+    ctx.onShutdown(() => snapshots.stop());
   }
   if (roles.has('ingest')) {
     // Fed by the sandbox, only the venues it serves are connected (live URLs are unreachable offline).
