@@ -1,20 +1,11 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
+import type { BusConsumer, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
-import type { BusMetrics } from './bus-metrics.ts';
-import type { Logger } from '../log.ts';
+import type { ConsumerCommonOptions } from './consumer-options.ts';
 
-export interface KafkaConsumerOptions {
+export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
   readonly consumer: Consumer;
   readonly groupId: string;
-  readonly topics: readonly string[];
-  readonly maxBatchSize: number;
-  readonly retryBackoffMs: number;
-  readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
-  readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
-  readonly metrics: BusMetrics;
-  readonly log: Logger;
-  readonly onClosed: (consumer: KafkaBusConsumer) => void;
 }
 
 const ABORTED = Symbol('aborted');

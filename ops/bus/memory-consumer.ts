@@ -1,22 +1,12 @@
-import type { BusConsumer, ConsumedBatch } from './types.ts';
+import type { BusConsumer } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
+import type { ConsumerCommonOptions } from './consumer-options.ts';
 import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
 import type { TopicPartition } from './assignment.ts';
-import type { BusMetrics } from './bus-metrics.ts';
-import type { Logger } from '../log.ts';
 
-export interface MemoryConsumerOptions {
+export interface MemoryConsumerOptions extends ConsumerCommonOptions<MemoryConsumer> {
   readonly memberId: string;
   readonly group: MemoryGroup;
-  readonly topics: readonly string[];
-  readonly maxBatchSize: number;
-  readonly retryBackoffMs: number;
-  readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
-  readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
-  readonly metrics: BusMetrics;
-  readonly log: Logger;
-  /** Called once the member has left its group. */
-  readonly onClosed: (consumer: MemoryConsumer) => void;
 }
 
 type State = 'running' | 'stopping' | 'stopped';
