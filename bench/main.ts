@@ -3,7 +3,7 @@
  * against a baseline measured in the same run. Benchmarks are not tests: they never fail on a target, they report.
  *
  * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
- * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load).
+ * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year).
  */
 type Suite = () => Promise<void>;
 
@@ -12,6 +12,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   gex: [async () => (await import('./gex.ts')).runGexBench, async () => (await import('./gex-asof.ts')).runGexAsOfBench],
   ingest: [async () => (await import('./ingest-parsers.ts')).runParserBench, async () => (await import('./ingest-e2e.ts')).runIngestE2eBench],
   api: [async () => (await import('./api.ts')).runApiBench],
+  market: [async () => (await import('./market.ts')).runMarketBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {

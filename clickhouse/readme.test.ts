@@ -11,7 +11,8 @@ test('README example queries run against the migrated schema', async () => {
   const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
   const sql = [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
   const statements = splitSqlStatements(sql);
-  assert.equal(statements.length, 3);
+  // The first example is checked for its exact answer; every other example must at least run.
+  assert.ok(statements.length >= 3, `expected the README's example queries, found ${statements.length}`);
   const { store, dispose } = await openTempStore();
   try {
     await migrate(store);

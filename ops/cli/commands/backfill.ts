@@ -6,6 +6,7 @@ import { StoreError, type Store } from '../../../clickhouse/store.ts';
 import { createProgress } from '../../../processors/backfill/progress.ts';
 import { rebuildMarketMinutes } from '../../../processors/backfill/rebuild.ts';
 import { runBackfill } from '../../../processors/backfill/run-backfill.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '../../../ingest/sandbox/market/venues.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -65,13 +66,16 @@ export const backfillCommand: CliCommand = {
         return 0;
       }
       process.stderr.write(
-        `backfill: ${days} day(s) of ${config.symbols.join(',')} (${model} model${model === 'fast' ? `, ${tpm} trades/min per venue book` : ''}, seed ${config.sandboxSeed}) into ${store.kind === 'embedded' ? resolve(config.dataDir, 'clickhouse') : config.clickhouseUrl}\n`,
+        `backfill: ${days} day(s) of ${config.symbols.join(',')} on ${config.venues.join(',')} (${model} model${model === 'fast' ? `, ${tpm} trades/min per venue book` : ''}, seed ${config.sandboxSeed}) into ${store.kind === 'embedded' ? resolve(config.dataDir, 'clickhouse') : config.clickhouseUrl}\n`,
       );
+      // The venues the product connects to (VENUES / --venues) that the sandbox simulates.
+      const venues = config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v));
       const progress = createProgress();
       let last = { doneMs: 0, totalMs: toMs - fromMs, published: 0, stored: 0, atMs: fromMs };
       const r = await runBackfill({
         store,
         symbols: config.symbols,
+        venues,
         fromMs,
         toMs,
         model: model === 'full' ? 'full' : 'fast',

@@ -5,6 +5,7 @@ import { levelsCommand } from './levels.ts';
 import { parseCommand } from './parse.ts';
 import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
+import { backfillCommand } from './backfill.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, usersCommand, keysCommand];

@@ -1,0 +1,53 @@
+import type { Store } from '../../clickhouse/store.ts';
+
+/**
+ * Recomputes the 1-minute market states of [fromMs, toMs) from the raw tables read with FINAL (each event
+ * once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized views' own
+ * aggregation. Repairs sums after a redelivery in a different batch, and fills the states for raw rows
+ * stored before migration 020. Whole minutes only; run it on closed minutes (not while the raw writer
+ * is still writing into the range).
+ */
+const TRADES = (table: string, market: string) => `INSERT INTO market_trades_1m
+SELECT symbol, '${market}' AS market, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket,
+  argMinState(price, (ts, cityHash64(venue, id))), argMaxState(price, (ts, cityHash64(venue, id))),
+  max(price), min(price), sum(size), sum(price * size), sumIf(size, side = 'buy'), sumIf(price * size, side = 'buy'),
+  sumIf(size, side = 'sell'), sumIf(price * size, side = 'sell'), toUInt64(count()), max(ts), groupUniqArray(toString(venue))
+FROM ${table} FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
+SETTINGS insert_deduplicate = 0`;
+
+const RAW_RANGE = "ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')";
+const STATE_RANGE = "bucket >= toDateTime({from_s:UInt32}, 'UTC') AND bucket < toDateTime({to_s:UInt32}, 'UTC')";
+
+const STATEMENTS: readonly { readonly target: string; readonly insert: string }[] = [
+  { target: 'market_trades_1m', insert: TRADES('perp_trades', 'perp') },
+  { target: '', insert: TRADES('spot_trades', 'spot') },
+  {
+    target: 'market_perp_stats_1m',
+    insert: `INSERT INTO market_perp_stats_1m
+SELECT symbol, venue, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, argMaxState(open_interest, ts), argMaxState(open_interest_usd, ts),
+  argMinState(funding_rate, ts), argMaxState(funding_rate, ts), avgState(funding_rate), max(ts)
+FROM perp_stats FINAL WHERE ${RAW_RANGE} GROUP BY symbol, venue, bucket
+SETTINGS insert_deduplicate = 0`,
+  },
+  {
+    target: 'market_liquidations_1m',
+    insert: `INSERT INTO market_liquidations_1m
+SELECT symbol, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, sumIf(size, side = 'long'), sumIf(price * size, side = 'long'),
+  toUInt64(countIf(side = 'long')), sumIf(size, side = 'short'), sumIf(price * size, side = 'short'), toUInt64(countIf(side = 'short')),
+  max(ts), groupUniqArray(toString(venue))
+FROM liquidations FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
+SETTINGS insert_deduplicate = 0`,
+  },
+];
+
+export async function rebuildMarketMinutes(store: Store, fromMs: number, toMs: number): Promise<void> {
+  const from = Math.floor(fromMs / 60_000) * 60_000;
+  const to = Math.ceil(toMs / 60_000) * 60_000;
+  for (const s of STATEMENTS) {
+    if (s.target !== '') {
+      // Table names are constants of this file (not parameters).
+      await store.command(`DELETE FROM ${s.target} WHERE ${STATE_RANGE}`, { from_s: from / 1000, to_s: to / 1000 });
+    }
+    await store.command(s.insert, { from, to });
+  }
+}

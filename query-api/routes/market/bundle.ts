@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+import { timestamps } from '../../market/grid.ts';
+import { bundleUnits, parseSeries, readBundle } from '../../market/bundle.ts';
+import { marketMeta } from '../../market/meta.ts';
+import { SERIES } from '../../market/series.ts';
+import { responses } from '../../schemas/envelope.ts';
+import type { ApiInstance, AppContext } from '../../types.ts';
+import { TAG } from './candles.ts';
+import { bundleData, bundleQuery } from './schemas.ts';
+import { servedWindow } from './window.ts';
+
+/** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
+export async function bundleRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+  app.get('/v2/market/bundle', {
+    schema: {
+      tags: [TAG],
+      summary: 'Market series bundle',
+      description: `Any of ${SERIES.join(', ')} (default all six) on one \`timestamps\` axis (epoch ms), each as column arrays aligned with it; a bucket a series lacks is null (never carried forward); a series that cannot be served is null with the reason in meta.extra.errors. One quota unit per series.`,
+      querystring: bundleQuery,
+      response: responses(bundleData, { auth: true }),
+    },
+    config: { quotaUnits: bundleUnits },
+    handler: async (request) => {
+      const q = request.query;
+      const w = servedWindow(ctx, request, q);
+      const names = parseSeries(q.series) ?? [...SERIES];
+      const { series, errors } = await readBundle(ctx.store, w.grid, q.symbol, names);
+      const data: Record<string, unknown> = { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid) };
+      for (const [name, s] of series) data[name] = s === null ? null : s.columns;
+      return ctx.respond.ok(
+        request,
+        // Columns are built from the same field lists as the schema (market/series.ts); validated in tests.
+        data as z.output<typeof bundleData>,
+        marketMeta({
+          now: w.now,
+          symbol: q.symbol,
+          grid: w.grid,
+          hours: w.hours,
+          series,
+          extra: {
+            series: names,
+            aligned: true,
+            quota_units_charged: names.length,
+            ...(Object.keys(errors).length > 0 ? { errors } : {}),
+            ...w.history.extra,
+          },
+          historyDepthEnforced: w.history.history_depth_enforced,
+        }),
+      );
+    },
+  });
+}

@@ -1,0 +1,9 @@
+import type { RouteFamily } from '../../types.ts';
+import { bundleRoute } from './bundle.ts';
+import { candlesRoute } from './candles.ts';
+import { openInterestRoute } from './open-interest.ts';
+
+/** The market data family: /v2/market/candles, /v2/market/open-interest, /v2/market/bundle. */
+export const marketRoutes: RouteFamily = async (app, ctx) => {
+  for (const route of [candlesRoute, openInterestRoute, bundleRoute]) await route(app, ctx);
+};

@@ -1,0 +1,40 @@
+import { timestamps } from '../../market/grid.ts';
+import { marketMeta } from '../../market/meta.ts';
+import { readOpenInterest } from '../../market/series.ts';
+import { responses } from '../../schemas/envelope.ts';
+import type { ApiInstance, AppContext } from '../../types.ts';
+import { TAG } from './candles.ts';
+import { marketQuery, openInterestData } from './schemas.ts';
+import { servedWindow } from './window.ts';
+
+/** GET /v2/market/open-interest: aggregate perpetual open interest on the candles' interval grid. */
+export async function openInterestRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+  app.get('/v2/market/open-interest', {
+    schema: {
+      tags: [TAG],
+      summary: 'Aggregate perpetual open interest',
+      description:
+        "Per bucket, the sum over venues of each venue's last published perpetual open interest in the bucket (coins and USD); a venue that published nothing in the bucket does not contribute; a bucket without any is null.",
+      querystring: marketQuery,
+      response: responses(openInterestData, { auth: true }),
+    },
+    handler: async (request) => {
+      const q = request.query;
+      const w = servedWindow(ctx, request, q);
+      const oi = await readOpenInterest(ctx.store, w.grid, q.symbol);
+      return ctx.respond.ok(
+        request,
+        { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid), ...oi.columns },
+        marketMeta({
+          now: w.now,
+          symbol: q.symbol,
+          grid: w.grid,
+          hours: w.hours,
+          series: new Map([['open_interest', oi]]),
+          extra: { ...w.history.extra },
+          historyDepthEnforced: w.history.history_depth_enforced,
+        }),
+      );
+    },
+  });
+}
