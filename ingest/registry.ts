@@ -4,6 +4,11 @@ import { createDeribitConnector } from './deribit/index.ts';
 import { createBybitConnector } from './bybit/index.ts';
 import { createOkxConnector } from './okx/index.ts';
 import { createBinanceConnector } from './binance/index.ts';
+import { createDeriveConnector } from './derive/index.ts';
+import { createThalexConnector } from './thalex/index.ts';
+import { createDeltaConnector } from './delta/index.ts';
+import { createBullishConnector } from './bullish/index.ts';
+import { createParadexConnector } from './paradex/index.ts';
 
 /** Connector factory of every venue that has one; base URLs default to production, overridable (sandbox). */
 const FACTORIES: Partial<Record<Venue, (urls: VenueUrls) => VenueConnectorSpec>> = {
@@ -11,6 +16,12 @@ const FACTORIES: Partial<Record<Venue, (urls: VenueUrls) => VenueConnectorSpec>>
   bybit: createBybitConnector,
   okx: createOkxConnector,
   binance: createBinanceConnector,
+  derive: createDeriveConnector,
+  thalex: createThalexConnector,
+  delta_india: (urls) => createDeltaConnector('delta_india', urls),
+  delta: (urls) => createDeltaConnector('delta', urls),
+  bullish: createBullishConnector,
+  paradex: createParadexConnector,
 };
 
 export function connectorVenues(): readonly Venue[] {

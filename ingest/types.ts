@@ -79,7 +79,12 @@ export type HeartbeatRule =
    */
   | { readonly kind: 'server_test_request'; readonly setup: string; readonly timeoutMs: number }
   /** The server sends protocol-level ping frames; answer with protocol pongs (the ws library does). */
-  | { readonly kind: 'protocol_ping'; readonly serverPingEveryMs: number; readonly maxConnectionMs: number };
+  | { readonly kind: 'protocol_ping'; readonly serverPingEveryMs: number; readonly maxConnectionMs: number }
+  /**
+   * The CLIENT sends a WebSocket protocol ping every `intervalMs` (Thalex); a ping still unanswered at the next
+   * beat drops the connection (it then reconnects).
+   */
+  | { readonly kind: 'client_protocol_ping'; readonly intervalMs: number };
 
 /** One WebSocket connection to open: where, what to send after open, and how to keep it alive. */
 export interface ConnectionPlan {
@@ -93,14 +98,24 @@ export interface ConnectionPlan {
 
 /** Result of parsing one REST response body. */
 export type RestParseResult =
-  | { readonly ok: true; readonly events: readonly MarketEvent[]; readonly nextUrl: string | null }
+  | {
+      readonly ok: true;
+      readonly events: readonly MarketEvent[];
+      readonly nextUrl: string | null;
+      /** Request body of the next page of a paginated POST listing (same method and headers); default: unchanged. */
+      readonly nextBody?: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /** A REST request whose response becomes events (instrument listings, open-interest polls). */
 export interface RestRequest {
   readonly id: string;
   readonly url: string;
-  /** Pure: body text + context -> events; `nextUrl` for paginated listings (fetch it and parse again). */
+  /** HTTP method; default GET. POST listings (Derive v3) carry a JSON `body`. */
+  readonly method?: 'GET' | 'POST';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Pure: body text + context -> events; `nextUrl` (and `nextBody`) for paginated listings (fetch and parse again). */
   readonly parse: (body: string, ctx: ParserContext) => RestParseResult;
 }
 
@@ -123,6 +138,11 @@ export interface VenueConnectorSpec {
   pollers(symbols: readonly MarketSymbol[], instruments: readonly Instrument[]): readonly RestPoller[];
   /** Pure frame parser. Never throws. */
   parse(frame: string, ctx: ParserContext): ParseResult;
+  /**
+   * Pure parser of BINARY frames (Paradex SBE). Never throws. Without it, binary frames are decoded as UTF-8
+   * and handed to `parse`. Dead letters of binary frames keep the raw bytes base64-encoded.
+   */
+  parseBinary?(frame: Uint8Array, ctx: ParserContext): ParseResult;
   /** Name-parsing fallback: an Instrument from the venue name alone, or null if the name does not say enough. */
   instrumentFromName(name: string, receivedAt: number): Instrument | null;
 }

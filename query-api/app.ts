@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
+import type { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
 import { childLogger, type Logger } from '../ops/log.ts';
 import { AccountCache } from './accounts/cache.ts';
 import { AccountsRepository } from './accounts/repository.ts';
@@ -16,6 +17,7 @@ import { metricsPlugin } from './plugins/metrics.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { genRequestId, requestIdPlugin } from './plugins/request-id.ts';
 import { discoveryRoutes } from './routes/discovery/index.ts';
+import { gexRoutes } from './routes/gex/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 
 export interface AppDeps {
@@ -23,7 +25,12 @@ export interface AppDeps {
   readonly config: ApiConfig;
   /** Wall clock (ms); injectable for tests. Default Date.now. */
   readonly clock?: () => number;
-  /** Health of the latest-snapshot cache for /v2/health. Default: healthy, nothing cached yet. */
+  /**
+   * Latest GEX snapshots in memory (created and started by the caller). When given, the GEX routes
+   * (/v2/gex/*, /v2/multi/gex/levels) are registered and /v2/health reports the cache from it.
+   */
+  readonly snapshots?: SnapshotCache;
+  /** Health of the latest-snapshot cache for /v2/health. Default: from `snapshots`, else healthy (nothing cached). */
   readonly cacheHealth?: () => CacheHealth | Promise<CacheHealth>;
   /** More route families (e.g. GEX), registered after the discovery family. */
   readonly routes?: readonly RouteFamily[];
@@ -43,6 +50,7 @@ declare module 'fastify' {
 const plainSerializerCompiler = () => (data: unknown): string => JSON.stringify(data);
 
 const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
+const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): CacheHealth => cache.health(clock());
 
 /**
  * The /v2 API: Fastify with the zod type provider; plugins for request id, metrics, error mapping, API-key
@@ -86,7 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     repository,
     limiter,
     usage,
-    cacheHealth: deps.cacheHealth ?? defaultCacheHealth,
+    cacheHealth: deps.cacheHealth ?? (deps.snapshots !== undefined ? snapshotsHealth(deps.snapshots, clock) : defaultCacheHealth),
+    snapshots: deps.snapshots ?? null,
     historyPolicy: (request) => ({
       historyDays: request.entitlement?.historyDays ?? 0,
       enforced: request.account?.evaluation ?? true,
@@ -105,7 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(authPlugin, { accounts, config });
   await app.register(rateLimitPlugin, { limiter, ipLimiter });
   await app.register(docsPlugin);
-  for (const family of [discoveryRoutes, ...(deps.routes ?? [])]) {
+  const families = [discoveryRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }
   await app.ready();

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
+import type { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
 import type { Account, AccountCache } from './accounts/cache.ts';
 import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
@@ -32,6 +33,8 @@ export interface AppContext {
   /** Metered usage (usage_events). */
   readonly usage: UsageRecorder;
   readonly cacheHealth: () => CacheHealth | Promise<CacheHealth>;
+  /** Latest GEX snapshot per symbol in memory (null when the app runs without the GEX routes). */
+  readonly snapshots: SnapshotCache | null;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;
 }

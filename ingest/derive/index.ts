@@ -15,7 +15,7 @@ const CHANNELS_PER_FRAME = 100;
 const TICKER_INTERVAL_MS = 1000;
 const HEARTBEAT: HeartbeatRule = { kind: 'protocol_ping', serverPingEveryMs: 30_000, maxConnectionMs: 24 * 3600_000 };
 
-/** A POST listing: `url` also carries the fields as a query string (GET-only runners), `body` is the v3 POST body. */
+/** A POST listing: `body` is the v3 POST body (the runner POSTs it); `url` mirrors its fields in the query string. */
 export interface DerivePostRequest extends RestRequest {
   readonly method: 'POST';
   readonly headers: Readonly<Record<string, string>>;

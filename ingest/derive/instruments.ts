@@ -12,7 +12,7 @@ export const DERIVE_PAGE_SIZE = 1000;
 
 const KINDS: Readonly<Record<string, InstrumentKind>> = { option: 'option', perp: 'perp', erc20: 'spot' };
 
-/** The listing URL of one (type, currency, page): query string for GET, the same fields as the POST body. */
+/** The listing URL of one (type, currency, page): the POST body's fields mirrored in the query string. */
 export function deriveListingUrl(rest: string, type: string, currency: string, page: number): string {
   return `${rest}/public/get_all_instruments?instrument_type=${type}&currency=${currency}&expired=false&page=${page}&page_size=${DERIVE_PAGE_SIZE}`;
 }
@@ -70,7 +70,10 @@ export function parseDeriveInstruments(body: string, receivedAt: number, url: st
   }
   const pagination = obj(result, 'pagination');
   const pages = pagination === null ? null : num(pagination, 'num_pages');
-  const page = Number(/[?&]page=(\d+)/.exec(url)?.[1] ?? '1');
-  const nextUrl = pages !== null && page < pages ? url.replace(/([?&]page=)\d+/, `$1${page + 1}`) : null;
-  return { ok: true, events: out, nextUrl };
+  const query = new URL(url).searchParams;
+  const page = Number(query.get('page') ?? '1');
+  if (pages === null || page >= pages) return { ok: true, events: out, nextUrl: null };
+  // The POST body is what the venue reads; the URL mirrors it so each page has its own URL.
+  const nextBody = deriveListingBody(query.get('instrument_type') ?? '', query.get('currency') ?? '', page + 1);
+  return { ok: true, events: out, nextUrl: url.replace(/([?&]page=)\d+/, `$1${page + 1}`), nextBody };
 }

@@ -46,6 +46,7 @@ describe('derive names and listings', () => {
     assert.equal(list[1]?.strike, 80000.5);
     assert.equal(list[2]?.active, false);
     assert.equal(r.nextUrl, URL1.replace('page=1&', 'page=2&'));
+    assert.deepEqual(JSON.parse(r.nextBody ?? ''), { instrument_type: 'option', currency: 'BTC', expired: false, page: 2, page_size: 1000 });
     const empty = parseDeriveInstruments(fixtureText('derive/instruments_empty.json'), RECEIVED_AT, URL1);
     assert.deepEqual(empty, { ok: true, events: [], nextUrl: null });
     assert.deepEqual(parseDeriveInstruments('{"id":1,"error":{"code":-32602,"message":"Invalid params"}}', 1, URL1), { ok: false, reason: 'venue error: -32602 Invalid params' });

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
-import type { ConnectionPlan, ParserContext, RestRequest, VenueConnectorSpec } from '../types.ts';
+import type { ConnectionPlan, HeartbeatRule, ParseResult, ParserContext, RestRequest, VenueConnectorSpec } from '../types.ts';
 import { createParserContext, registerInstruments } from '../context.ts';
 import { ResilientSocket, type HeartbeatRule as SocketHeartbeat, type SocketEvent } from '../ws/resilient-socket.ts';
 import type { BackoffOptions } from '../ws/backoff.ts';
-import { RestPoller } from '../ws/rest-poller.ts';
+import { RestPoller, type RestRequest as RestInit } from '../ws/rest-poller.ts';
 import { observeVenueLag } from '../ws/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { childLogger } from '../../ops/log.ts';
@@ -35,6 +35,24 @@ export interface RunningVenue {
   /** Open sockets / planned sockets. */
   connections(): { open: number; planned: number };
   stop(): Promise<void>;
+}
+
+/** The socket-level heartbeat of a connector rule (server-driven rules need none on the client side). */
+export function socketHeartbeat(hb: HeartbeatRule): SocketHeartbeat | undefined {
+  switch (hb.kind) {
+    case 'app_ping':
+      return { kind: 'app', payload: hb.payload, intervalMs: hb.intervalMs };
+    case 'client_protocol_ping':
+      return { kind: 'protocol', intervalMs: hb.intervalMs };
+    default:
+      return undefined;
+  }
+}
+
+/** The fetch options of a listing / poll request (GET without a body unless the spec says otherwise). */
+function requestInit(method: RestRequest['method'], headers: RestRequest['headers'], body: string | undefined): RestInit {
+  if (method === undefined && headers === undefined && body === undefined) return {};
+  return { method: method ?? 'GET', ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) };
 }
 
 /**
@@ -69,8 +87,9 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   /** Runs one REST request (following pagination) and publishes what it yields. */
   const runRequest = async (req: RestRequest): Promise<void> => {
     let url: string | null = req.url;
+    let body = req.body;
     for (let page = 0; url !== null && page < 1000; page++) {
-      const res = await rest.request(url);
+      const res = await rest.request(url, requestInit(req.method, req.headers, body));
       restCtx.receivedAt = res.receivedAt;
       const parsed = req.parse(res.body, restCtx);
       if (!parsed.ok) {
@@ -80,6 +99,7 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
       registerInstruments(restCtx, parsed.events);
       publish(parsed.events, res.receivedAt);
       url = parsed.nextUrl;
+      if (parsed.nextBody !== undefined) body = parsed.nextBody;
     }
   };
 
@@ -91,7 +111,7 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   const openSocket = (plan: ConnectionPlan): ResilientSocket => {
     const ctx: ParserContext = createParserContext({ venue, connection: plan.id, instruments, indexPrices });
     const hb = plan.heartbeat;
-    const heartbeat: SocketHeartbeat | undefined = hb.kind === 'app_ping' ? { kind: 'app', payload: hb.payload, intervalMs: hb.intervalMs } : undefined;
+    const heartbeat = socketHeartbeat(hb);
     const setup = hb.kind === 'server_test_request' ? [hb.setup] : [];
     const socket: ResilientSocket = new ResilientSocket({
       url: plan.url,
@@ -104,17 +124,17 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
       maxLifetimeMs: hb.kind === 'protocol_ping' ? hb.maxConnectionMs : undefined,
       onOpen: () => [...setup, ...plan.subscribeFrames],
       onFrame: (frame, receivedAt) => {
-        const binary = typeof frame !== 'string';
-        const text = binary ? frame.toString('utf8') : frame;
         ctx.receivedAt = receivedAt;
-        const r = spec.parse(text, ctx);
+        const binary = typeof frame !== 'string';
+        let r: ParseResult;
+        if (!binary) r = spec.parse(frame, ctx);
+        else if (spec.parseBinary) r = spec.parseBinary(frame, ctx);
+        else r = spec.parse(frame.toString('utf8'), ctx);
         if (r.outcome === 'events') publish(r.events, receivedAt);
         else if (r.outcome === 'ignored') {
           if (r.control.reply) socket.send(r.control.reply);
-        } else {
-          const raw = binary ? frame.toString('base64') : text;
-          deadLetter(plan.id, r.channel || plan.id, r.reason, raw, binary ? 'base64' : 'utf8', receivedAt);
-        }
+        } else if (binary) deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);
+        else deadLetter(plan.id, r.channel || plan.id, r.reason, frame, 'utf8', receivedAt);
       },
     });
     return socket.start();

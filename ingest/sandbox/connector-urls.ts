@@ -21,5 +21,16 @@ export function connectorUrlsFor(venue: SandboxVenue, s: SandboxUrls): Connector
       return { public: ws('public'), rest: s.rest };
     case 'binance':
       return { public: ws('public'), market: ws('market'), spot: ws('spot'), eapi: s.rest, fapi: s.rest };
+    case 'derive':
+      return { ws: ws('main'), rest: `${s.rest}/v3` };
+    case 'thalex':
+      return { ws: ws('main'), rest: `${s.rest}/api/v2` };
+    case 'delta_india':
+    case 'delta':
+      return { ws: ws('main'), rest: s.rest };
+    case 'bullish':
+      return { ws: ws('host'), rest: s.rest };
+    case 'paradex':
+      return { ws: `${ws('main')}?sbeSchemaId=1&sbeSchemaVersion=1`, rest: `${s.rest}/v1` };
   }
 }

@@ -7,6 +7,11 @@ import { startBinanceServer } from './servers/binance.ts';
 import { startBybitServer } from './servers/bybit.ts';
 import { startDeribitServer } from './servers/deribit.ts';
 import { startOkxServer } from './servers/okx.ts';
+import { startDeriveServer } from './servers/derive.ts';
+import { startThalexServer } from './servers/thalex.ts';
+import { startDeltaServer } from './servers/delta.ts';
+import { startBullishServer } from './servers/bullish.ts';
+import { startParadexServer } from './servers/paradex.ts';
 import { REAL_TIMINGS, type MalformedKind, type ProtocolTimings, type VenueServer, type VenueServerContext, type VenueUrls } from './servers/types.ts';
 
 export interface StartSandboxOptions {
@@ -70,7 +75,19 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     ...(opts.symbols ? { symbols: opts.symbols } : {}),
   });
   const ctx: VenueServerContext = { market, delivered: new TradeLedger(), timings: { ...REAL_TIMINGS, ...opts.timings } };
-  const starters = { deribit: startDeribitServer, bybit: startBybitServer, okx: startOkxServer, binance: startBinanceServer } as const;
+  const starters: Readonly<Record<SandboxVenue, (ctx: VenueServerContext, port: number) => Promise<VenueServer>>> = {
+    deribit: startDeribitServer,
+    bybit: startBybitServer,
+    okx: startOkxServer,
+    binance: startBinanceServer,
+    derive: startDeriveServer,
+    thalex: startThalexServer,
+    // Delta India and Delta (global): the same protocol on two hosts.
+    delta_india: (c, p) => startDeltaServer('delta_india', c, p),
+    delta: (c, p) => startDeltaServer('delta', c, p),
+    bullish: startBullishServer,
+    paradex: startParadexServer,
+  };
   const servers: Partial<Record<SandboxVenue, VenueServer>> = {};
   const urls: Partial<Record<SandboxVenue, VenueUrls>> = {};
   for (const [i, v] of venues.entries()) {

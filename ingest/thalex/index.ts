@@ -1,6 +1,6 @@
 /**
  * Thalex connector spec: one socket (`wss://thalex.com/ws/api/v2`), `public/subscribe` with channel lists
- * (no `jsonrpc` field, as the official client), keep-alive by WebSocket protocol pings.
+ * (no `jsonrpc` field, as the official client), keep-alive by client WebSocket protocol pings every 5 s.
  */
 import { chunk, guard, restGuard } from '../parse-helpers.ts';
 import type { HeartbeatRule, VenueConnectorSpec, VenueUrls } from '../types.ts';
@@ -10,11 +10,8 @@ import { parseThalexFrame } from './parse.ts';
 export const THALEX_URLS: VenueUrls = { ws: 'wss://thalex.com/ws/api/v2', rest: 'https://thalex.com/api/v2' };
 
 const CHANNELS_PER_FRAME = 100;
-/**
- * Thalex expects CLIENT protocol pings (official client: every 5 s). The framework's rules have no client-ping
- * kind yet (see ingest/README.md, Thalex section); until then the socket is kept alive by the stream itself.
- */
-const HEARTBEAT: HeartbeatRule = { kind: 'protocol_ping', serverPingEveryMs: 5_000, maxConnectionMs: 24 * 3600_000 };
+/** Thalex expects CLIENT protocol pings (official client and go-thalex: every 5 s). */
+const HEARTBEAT: HeartbeatRule = { kind: 'client_protocol_ping', intervalMs: 5_000 };
 
 export function createThalexConnector(overrides: VenueUrls = {}): VenueConnectorSpec {
   const urls: VenueUrls = { ...THALEX_URLS, ...overrides };

@@ -51,7 +51,7 @@ export const SETTINGS = {
   port: { env: 'PORT', flag: 'port', schema: port, default: '8080', description: 'Port of the /v2 API.' },
   metricsPort: { env: 'METRICS_PORT', flag: 'metrics-port', schema: port, default: '9464', description: 'Port of the Prometheus /metrics endpoint (0 = any free port).' },
   symbols: { env: 'SYMBOLS', flag: 'symbols', schema: csv(SYMBOLS), default: SYMBOLS.join(','), description: 'Symbols to ingest and compute.' },
-  venues: { env: 'VENUES', flag: 'venues', schema: csv(VENUES), default: 'deribit,bybit,okx,binance', description: 'Venues to connect to.' },
+  venues: { env: 'VENUES', flag: 'venues', schema: csv(VENUES), default: 'deribit,bybit,okx,binance,derive,thalex,delta_india,delta,bullish,paradex', description: 'Venues to connect to.' },
   snapshotIntervalMs: { env: 'SNAPSHOT_INTERVAL_MS', flag: 'snapshot-interval-ms', schema: positiveInt, default: '30000', description: 'Analytics snapshot cadence, aligned to the wall clock.' },
   sandbox: { env: 'SANDBOX', flag: 'sandbox', schema: bool, default: 'false', description: 'Feed the connectors from the local sandbox market instead of live venues.' },
   sandboxSeed: { env: 'SANDBOX_SEED', flag: 'sandbox-seed', schema: z.coerce.number().int(), default: '42', description: 'Seed of the sandbox market (same seed, same market).' },

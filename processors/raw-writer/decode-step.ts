@@ -19,7 +19,8 @@ export function decodeStep(m: ConsumedMessage): DecodeResult {
     if (m.topic === TOPICS.dead_letter) {
       return { kind: 'row', table: RAW_TABLES.dead_letter, row: deadLetterRow(avroCodec().decodeAs<DeadLetter>('dead_letter', m.value)) };
     }
-    return { kind: 'row', ...toRawRow(decodeMarketEvent(m.topic, m.value)) };
+    const r = toRawRow(decodeMarketEvent(m.topic, m.value));
+    return { kind: 'row', table: r.table, row: r.row };
   } catch (err) {
     const reason = `undecodable bus message: ${(err as Error).message}`;
     const letter: DeadLetter = {

@@ -9,15 +9,17 @@
  */
 import type { Store } from '../../clickhouse/store.ts';
 import { VENUES } from '../../schemas/events.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import { levelsFromRows, selectRows } from '../analytics/aggregate.ts';
 import type { SnapshotMeta } from '../analytics/aggregate.ts';
 import type { LevelsData, LevelsInclude } from '../analytics/levels.ts';
 import type { DealerModel } from '../analytics/types.ts';
+import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { coverageOf } from './inventory-stats.ts';
 import { metaOf } from './levels-step.ts';
-import type { StoredSnapshotRow } from './snapshot-record.ts';
-import { latestSnapshotTime, levelsRowAtOrBefore, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
+import type { LevelRow, StoredSnapshotRow } from './snapshot-record.ts';
+import { latestSnapshotTime, levelRowsAtOrBefore, levelsRowAtOrBefore, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
+import type { LevelRowsAt } from './snapshot-reads.ts';
 
 export interface StoredSnapshot {
   readonly meta: SnapshotMeta;
@@ -70,6 +72,24 @@ export async function latestSnapshot(store: Store, symbol: MarketSymbol): Promis
   return rows.length === 0 ? null : { meta: metaOf(symbol, t, rows), rows };
 }
 
+/** The known venue names of a filter (trimmed, lower-cased, canonical order). */
+export function selectedVenues(venues?: readonly string[]): Venue[] {
+  const named = new Set((venues ?? []).map((v) => v.trim().toLowerCase()));
+  return VENUES.filter((v) => named.has(v));
+}
+
+/**
+ * The rows a venue-filtered read needs: flow columns only when flow can run (BTC/ETH), std columns only for
+ * std; a flow read whose selected venues carry no measured inventory falls back to std and reads those.
+ */
+async function venueLevelRows(store: Store, req: LevelsAsOfRequest, known: readonly Venue[]): Promise<LevelRowsAt | null> {
+  const expiries = (req.include ?? []).includes('expected_move');
+  const flow = req.model === 'flow' && FLOW_SYMBOLS.includes(req.symbol);
+  const r = await levelRowsAtOrBefore(store, req.symbol, req.asOfMs, known, { std: !flow, flow, expiries });
+  if (r === null || !flow || r.rows.some((row) => row.has_inventory)) return r;
+  return levelRowsAtOrBefore(store, req.symbol, r.t, known, { std: true, flow: false, expiries });
+}
+
 /** True when the filter selects every venue (no filter, or no known venue name in it). */
 export function selectsAllVenues(venues?: readonly string[]): boolean {
   return !(venues ?? []).some((v) => (VENUES as readonly string[]).includes(v.trim().toLowerCase()));
@@ -107,15 +127,17 @@ export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<
       coverage: row.coverage,
     };
   }
-  const s = await snapshotAsOf(store, req.symbol, req.asOfMs);
-  if (s === null) return null;
-  const { levels, coverage } = levelsOfSnapshot(s, req.model, req.venues, req.include);
+  // A venue subset: one query returning only the selected venues' level columns (no heatmap cells).
+  const known = selectedVenues(req.venues);
+  const r = await venueLevelRows(store, req, known);
+  if (r === null) return null;
+  const meta: SnapshotMeta = { symbol: req.symbol, computed_at: r.t, spot: r.spot, perp_price: r.perp_price };
   return {
-    levels,
-    snapshotAt: s.meta.computed_at,
-    lagSeconds: (req.asOfMs - s.meta.computed_at) / 1000,
-    spot: s.meta.spot,
-    perpPrice: s.meta.perp_price,
-    coverage,
+    levels: levelsFromRows(meta, r.rows, req.model, known, req.include),
+    snapshotAt: r.t,
+    lagSeconds: (req.asOfMs - r.t) / 1000,
+    spot: r.spot,
+    perpPrice: r.perp_price,
+    coverage: coverageOf(selectRows(r.rows, known) as LevelRow[]),
   };
 }

@@ -26,6 +26,15 @@ export interface SnapshotCacheOptions {
   readonly pollMs?: number;
   /** Subscribe to analytics.snapshots.v1 on this bus (a private consumer group, latest only). */
   readonly bus?: Bus;
+  /** Snapshot cadence; health() is ok while the newest snapshot is younger than 2 intervals. Default 30 s. */
+  readonly intervalMs?: number;
+}
+
+/** Health of the cache for /v2/health: ok when some symbol has a snapshot younger than ~2 intervals. */
+export interface SnapshotCacheHealth {
+  readonly ok: boolean;
+  /** Age of the newest cached snapshot (any symbol), seconds; null when nothing is cached. */
+  readonly age_seconds: number | null;
 }
 
 export class SnapshotCache {
@@ -44,6 +53,20 @@ export class SnapshotCache {
 
   get(symbol: MarketSymbol): StoredSnapshot | null {
     return this.latest.get(symbol) ?? null;
+  }
+
+  /** computed_at of the newest cached snapshot over all symbols (ms), or null. */
+  newestAt(): number | null {
+    let newest: number | null = null;
+    for (const s of this.latest.values()) if (newest === null || s.meta.computed_at > newest) newest = s.meta.computed_at;
+    return newest;
+  }
+
+  health(now: number = Date.now()): SnapshotCacheHealth {
+    const newest = this.newestAt();
+    if (newest === null) return { ok: false, age_seconds: null };
+    const age = Math.max(0, now - newest);
+    return { ok: age <= 2 * (this.options.intervalMs ?? 30_000), age_seconds: Math.round(age / 100) / 10 };
   }
 
   /** Levels of the cached snapshot for a venue filter and model (null before the first snapshot). */

@@ -5,6 +5,7 @@
  * levels re-extracted from stored rows equal the ones computed in memory.
  */
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import { GRID_MIN, GRID_POINTS, GRID_STEP } from '../analytics/profile.ts';
 import type { ExpiryStat, NearExpiryBlock, VenueSnapshotRow } from '../analytics/snapshot-row.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import type { InventoryStats } from './inventory-stats.ts';
@@ -122,5 +123,87 @@ export function fromSnapshotRecord(rec: SnapshotRecord): StoredSnapshotRow {
     cell_expiry: cell_expiry_ms,
     near: JSON.parse(r.near) as NearExpiryBlock[],
     expiries: JSON.parse(r.expiries) as ExpiryStat[],
+  };
+}
+
+/** Which heavy column groups a levels read needs (columns not needed are not read at all). */
+export interface LevelColumnsNeed {
+  readonly std: boolean;
+  readonly flow: boolean;
+  /** Per-expiry statistics (expected move). */
+  readonly expiries: boolean;
+}
+
+const STD_ARRAYS = ['call_gex_std', 'put_gex_std', 'profile_std', 'profile_std_slope'] as const;
+const FLOW_ARRAYS = ['call_gex_flow', 'put_gex_flow', 'call_gex_flow_abs', 'put_gex_flow_abs', 'profile_flow', 'profile_flow_slope'] as const;
+
+/**
+ * The levels subset of a row (no heatmap cells, no source) for a venue-filtered point-in-time read: plain
+ * column names only. A point read on gex_snapshots costs about 0.5 ms per column stream and the analysis of
+ * every SELECT expression costs as much again, so column groups a read does not need are not selected at all
+ * (fromLevelRowRecord fills them with empty arrays: the engine reads a missing entry as 0).
+ */
+export function levelRowColumns(need: LevelColumnsNeed): string {
+  return [
+    'venue, toUnixTimestamp64Milli(computed_at) AS t, spot, perp_price, has_inventory',
+    'instruments_used, skipped_no_iv, dropped_expired, t_floored, inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total',
+    'strikes, call_oi, put_oi, near',
+    ...(need.std ? STD_ARRAYS : []),
+    ...(need.flow ? FLOW_ARRAYS : []),
+    ...(need.expiries ? ['expiries'] : []),
+  ].join(', ');
+}
+
+type LevelArrays = 'strikes' | 'call_oi' | 'put_oi' | (typeof STD_ARRAYS)[number] | (typeof FLOW_ARRAYS)[number];
+
+export type LevelRowRecord = Pick<
+  SnapshotRecord,
+  | 'venue' | 'spot' | 'perp_price' | 'has_inventory' | 'instruments_used' | 'skipped_no_iv' | 'dropped_expired' | 't_floored'
+  | 'inv_contracts' | 'inv_net' | 'inv_abs' | 'inv_unclipped_net' | 'oi_total' | 'near'
+> &
+  Partial<Pick<SnapshotRecord, LevelArrays | 'expiries'>> & {
+    /** computed_at, epoch ms (Int64: a JSON string). */
+    readonly t: string | number;
+  };
+
+export type LevelRow = VenueSnapshotRow & InventoryStats;
+
+const NONE: readonly number[] = [];
+
+export function fromLevelRowRecord(symbol: MarketSymbol, r: LevelRowRecord): LevelRow {
+  return {
+    symbol,
+    venue: r.venue,
+    computed_at: Number(r.t),
+    spot: r.spot,
+    perp_price: r.perp_price,
+    grid_min: GRID_MIN,
+    grid_step: GRID_STEP,
+    grid_points: GRID_POINTS,
+    has_inventory: r.has_inventory,
+    instruments_used: r.instruments_used,
+    skipped_no_iv: r.skipped_no_iv,
+    dropped_expired: r.dropped_expired,
+    t_floored: r.t_floored,
+    strikes: r.strikes ?? NONE,
+    call_oi: r.call_oi ?? NONE,
+    put_oi: r.put_oi ?? NONE,
+    call_gex_std: r.call_gex_std ?? NONE,
+    put_gex_std: r.put_gex_std ?? NONE,
+    call_gex_flow: r.call_gex_flow ?? NONE,
+    put_gex_flow: r.put_gex_flow ?? NONE,
+    call_gex_flow_abs: r.call_gex_flow_abs ?? NONE,
+    put_gex_flow_abs: r.put_gex_flow_abs ?? NONE,
+    profile_std: r.profile_std ?? NONE,
+    profile_std_slope: r.profile_std_slope ?? NONE,
+    profile_flow: r.profile_flow ?? NONE,
+    profile_flow_slope: r.profile_flow_slope ?? NONE,
+    near: JSON.parse(r.near) as NearExpiryBlock[],
+    expiries: r.expiries === undefined ? [] : (JSON.parse(r.expiries) as ExpiryStat[]),
+    inv_contracts: r.inv_contracts,
+    inv_net: r.inv_net,
+    inv_abs: r.inv_abs,
+    inv_unclipped_net: r.inv_unclipped_net,
+    oi_total: r.oi_total,
   };
 }

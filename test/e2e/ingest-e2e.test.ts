@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { MemoryBus } from '../../ops/bus/memory-bus.ts';
 import { assertScenario, runIngestScenario } from './ingest-scenario.ts';
 
-test('sandbox -> real connectors -> in-process bus -> raw writer -> chDB: nothing lost or doubled under faults', { timeout: 90_000 }, async () => {
+test('sandbox -> real connectors -> in-process bus -> raw writer -> chDB: nothing lost or doubled under faults', { timeout: 150_000 }, async () => {
   const r = await runIngestScenario(() => new MemoryBus({ clientId: 'e2e' }));
   console.log(JSON.stringify({ seconds: r.seconds, malformedSent: r.malformedSent, closes: r.closes, stales: r.stales, counts: r.counts }));
   assertScenario(r);

@@ -10,7 +10,7 @@ import type { VenueUrls } from '../../ingest/types.ts';
 import type { SocketEvent } from '../../ingest/ws/resilient-socket.ts';
 import type { LedgerKind } from '../../ingest/sandbox/market/ledger.ts';
 import type { MalformedKind } from '../../ingest/sandbox/servers/types.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
+import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
 import { startSandbox, type Sandbox } from '../../ingest/sandbox/sandbox.ts';
 import { connectorUrlsFor } from '../../ingest/sandbox/connector-urls.ts';
 import { startIngest, type RunningIngest } from '../../ingest/pipeline/run-ingest.ts';
@@ -22,8 +22,16 @@ import { compareWithLedger, countsByVenue, pendingMessages, storedDeadLetters, w
 
 export const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'];
 const KINDS: readonly LedgerKind[] = ['option_trade', 'perp_trade', 'spot_trade', 'liquidation'];
-/** One malformed frame per venue, a different kind each (sent to every connection of the venue). */
-const MALFORMED: Readonly<Record<SandboxVenue, MalformedKind>> = { deribit: 'truncated', bybit: 'not_json', okx: 'bad_field', binance: 'truncated' };
+/**
+ * One malformed frame per venue, a different kind each (sent to every connection of the venue). Paradex 'truncated'
+ * is a cut SBE binary frame: its dead letter keeps the bytes base64-encoded.
+ */
+const MALFORMED: Readonly<Record<SandboxVenue, MalformedKind>> = {
+  deribit: 'truncated', bybit: 'not_json', okx: 'bad_field', binance: 'truncated',
+  derive: 'not_json', thalex: 'bad_field', delta_india: 'truncated', delta: 'bad_field', bullish: 'bad_field', paradex: 'truncated',
+};
+/** Venues that publish liquidations (the others have no public feed, so the model generates none there). */
+const LIQUIDATING: readonly SandboxVenue[] = SANDBOX_VENUES.filter((v) => VENUE_SPECS[v].liquidations !== 'none');
 const STALE_MS = 1000;
 // Longer than the stale detection (<= 1.25 x STALE_MS after the last frame), shorter than the time a socket reopened
 // during the silence takes to go stale itself: no socket is killed while frames are on the wire.
@@ -83,6 +91,8 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
       speed: 0,
       // Fewer option tickers than the real 5 s cadence keep the run light; trades are what is compared.
       model: { tickerIntervalMs: 20_000 },
+      // Bullish's trade socket carries only the venue's sparse trades: its heartbeats keep it within STALE_MS.
+      timings: { bullishHeartbeatMs: 300 },
     });
     const urls: Partial<Record<Venue, VenueUrls>> = {};
     for (const v of venues) {
@@ -109,7 +119,7 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
     const sandbox = sb;
     for (const v of venues) {
       sandbox.emitTrades(v, OPTION_BURST);
-      sandbox.faults.liquidations(v, 8);
+      if (LIQUIDATING.includes(v)) sandbox.faults.liquidations(v, 8);
     }
     await sleep(500);
     const malformedSent: Record<string, number> = {};
@@ -126,7 +136,7 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
     await sleep(300); // subscriptions processed by the servers
     clock.run();
     await sleep(1500);
-    for (const v of venues) sandbox.faults.liquidations(v, 8);
+    for (const v of LIQUIDATING) sandbox.faults.liquidations(v, 8);
     await sleep(500);
 
     // Silence longer than the stale timeout: the connectors must notice and reconnect by themselves.
@@ -185,7 +195,9 @@ export function assertScenario(r: ScenarioResult): void {
     assert.equal(d.stored, d.expected, `${key}: stored vs delivered`);
   }
   for (const v of SANDBOX_VENUES) {
-    for (const k of ['option_trade', 'perp_trade', 'liquidation'] as const) assert.ok(r.diffs[`${v}/${k}`], `${v}/${k} was compared`);
+    for (const k of ['option_trade', 'perp_trade'] as const) assert.ok(r.diffs[`${v}/${k}`], `${v}/${k} was compared`);
+    if (LIQUIDATING.includes(v)) assert.ok(r.diffs[`${v}/liquidation`], `${v}/liquidation was compared`);
+    else assert.equal(r.diffs[`${v}/liquidation`], undefined, `${v} publishes no liquidations`);
     const letters = r.deadLetters.filter((d) => d.venue === v);
     assert.equal(letters.length, r.malformedSent[v], `${v}: one dead letter per malformed frame sent (${JSON.stringify(letters.map((l) => l.reason))})`);
     assert.ok((r.malformedSent[v] ?? 0) > 0, `${v}: malformed frame delivered`);
@@ -193,7 +205,12 @@ export function assertScenario(r: ScenarioResult): void {
     assert.ok((r.closes[v] ?? 0) >= 2, `${v}: reconnected after the disconnect and the silence`);
     assert.ok((r.stales[v] ?? 0) >= 1, `${v}: stale timeout fired`);
   }
-  for (const t of ['option_trades', 'option_tickers', 'perp_trades', 'perp_stats', 'liquidations', 'instruments']) {
+  for (const t of ['option_trades', 'option_tickers', 'perp_trades', 'perp_stats', 'instruments']) {
     for (const v of SANDBOX_VENUES) assert.ok((r.counts[t]?.[v] ?? 0) > 0, `${t}: rows from ${v}`);
   }
+  // Index rows from every venue with an index feed (Bybit and Paradex carry the index inside their tickers only).
+  for (const v of SANDBOX_VENUES.filter((x) => x !== 'bybit' && x !== 'paradex')) assert.ok((r.counts['index_prices']?.[v] ?? 0) > 0, `index_prices: rows from ${v}`);
+  for (const v of LIQUIDATING) assert.ok((r.counts['liquidations']?.[v] ?? 0) > 0, `liquidations: rows from ${v}`);
+  const binary = r.deadLetters.filter((d) => d.venue === 'paradex' && d.encoding === 'base64');
+  assert.equal(binary.length, r.malformedSent['paradex'], 'paradex: the cut SBE binary frame is a base64 dead letter');
 }

@@ -87,11 +87,13 @@ export interface StoredDeadLetter {
   readonly channel: string;
   readonly reason: string;
   readonly raw: string;
+  /** 'utf8', or 'base64' for binary frames. */
+  readonly encoding: string;
 }
 
 export async function storedDeadLetters(store: Store, sinceMs: number): Promise<readonly StoredDeadLetter[]> {
   return store.query<StoredDeadLetter>(
-    'SELECT venue, channel, reason, raw FROM dead_letters FINAL WHERE received_at >= fromUnixTimestamp64Milli({since:Int64}) ORDER BY received_at',
+    'SELECT venue, channel, reason, raw, encoding FROM dead_letters FINAL WHERE received_at >= fromUnixTimestamp64Milli({since:Int64}) ORDER BY received_at',
     { since: sinceMs },
   );
 }

@@ -71,7 +71,7 @@ export class OptionChain {
     for (const c of expired) changes.push(this.instrument(c, nowMs, false));
     this.#active = this.#active.filter((c) => c.expiry > nowMs);
     const live = new Set(this.#active.map((c) => c.expiry));
-    for (const expiry of listExpiries(nowMs, this.spec.calendar)) {
+    for (const expiry of listExpiries(nowMs, this.spec.calendar, this.spec.expiryHourUtc ?? 8)) {
       if (live.has(expiry)) continue;
       const t = (expiry - nowMs) / YEAR_MS;
       const fwd = this.#forward(t);

@@ -60,17 +60,26 @@ describe('sandbox market model', () => {
     assert.ok(c.delta > 0 && c.delta < 0.5 && q.delta < 0 && c.gamma > 0 && c.vega > 0 && c.theta < 0);
   });
 
-  test('listings: 08:00 UTC expiries, venue names, contract sizes', () => {
+  test('listings: 08:00 UTC expiries (Delta 12:00), venue names, contract sizes', () => {
     const m = createSandboxMarket({ seed: 1, startMs: START });
+    assert.equal(m.venues.length, 10);
     for (const v of m.venues) {
       const opts = m.instruments(v).filter((i) => i.kind === 'option');
-      assert.ok(opts.length > 300, `${v} has ${opts.length} options`);
+      assert.ok(opts.length > (['deribit', 'bybit', 'okx', 'binance'].includes(v) ? 300 : 150), `${v} has ${opts.length} options`);
       for (const o of opts) {
         const d = new Date(o.expiry ?? 0);
-        assert.equal(d.getUTCHours(), 8);
+        assert.equal(d.getUTCHours(), v === 'delta' || v === 'delta_india' ? 12 : 8, `${v} ${o.instrument}`);
         assert.ok((o.expiry ?? 0) > START);
       }
     }
+    const name = (v: Parameters<typeof m.instruments>[0]): string => m.instruments(v).find((i) => i.kind === 'option')?.instrument ?? '';
+    assert.match(name('derive'), /^BTC-\d{8}-\d+-[CP]$/);
+    assert.match(name('thalex'), /^BTC-\d{1,2}[A-Z]{3}\d{2}-\d+-[CP]$/);
+    assert.match(name('delta_india'), /^[CP]-BTC-\d+-\d{6}$/);
+    assert.match(name('bullish'), /^BTC-USDC-\d{8}-\d+-[CP]$/);
+    assert.match(name('paradex'), /^BTC-USD-\d{1,2}[A-Z]{3}\d{2}-\d+-[CP]$/);
+    assert.equal(m.instruments('delta').find((i) => i.kind === 'option' && i.symbol === 'ETHUSDT')?.contractSize, 0.01);
+    assert.deepEqual(m.instruments('delta_india').filter((i) => i.kind === 'perp').map((i) => [i.instrument, i.contractSize]), [['BTCUSD', 0.001], ['ETHUSD', 0.01], ['SOLUSD', 1]]);
     const okx = m.instruments('okx').find((i) => i.kind === 'option' && i.symbol === 'BTCUSDT');
     assert.match(okx?.instrument ?? '', /^BTC-USD-\d{6}-\d+-[CP]$/);
     assert.equal(okx?.contractSize, 0.01);
@@ -113,6 +122,16 @@ describe('sandbox market model', () => {
     const total1 = chain.contracts.reduce((a, c) => a + c.oi, 0);
     assert.ok(total1 > total0, 'opening probability 0.6 grows OI');
     assert.ok(more.every((x) => Math.abs(x.size / 0.1 - Math.round(x.size / 0.1)) < 1e-9), 'OKX ETH sizes are whole contracts of 0.1 ETH');
+  });
+
+  test('liquidations only where the venue publishes them (Paradex prints them as trades too)', () => {
+    const m = createSandboxMarket({ seed: 5, startMs: START, venues: ['paradex', 'derive'] });
+    const burst = m.burstLiquidations('paradex', 4);
+    assert.deepEqual(burst.map((e) => e.type), ['perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation']);
+    assert.throws(() => m.burstLiquidations('derive', 1), /no liquidations/);
+    m.step(600_000);
+    assert.equal(m.ledger.count('derive', 'liquidation'), 0);
+    assert.ok(m.ledger.count('derive', 'perp_trade') > 0);
   });
 
   test('perps, funding, liquidations, ledger', () => {

@@ -6,7 +6,7 @@ import { PerpBook, SpotBook, linearInstrument } from './perps.ts';
 import { Rng, streamSeed } from './prng.ts';
 import { indexPrice, volIndexValue, VenueIds, type FlowSettings, type UnderlyingState } from './state.ts';
 import { SYMBOL_PARAMS } from './symbols.ts';
-import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from './venues.ts';
+import { SANDBOX_VENUES, VENUE_SPECS, type LiquidationFeed, type SandboxVenue } from './venues.ts';
 
 export interface SandboxMarketOptions {
   readonly seed: number;
@@ -37,7 +37,8 @@ export interface SandboxMarket {
   burst(venue: SandboxVenue, n: number, symbol?: MarketSymbol): readonly MarketEvent[];
   /**
    * Exactly n liquidations on the venue's perps now, round-robin over the perps, a long on each then a short on
-   * each (Deribit: each also prints as a perp trade flagged `liquidation`).
+   * each (Deribit, Paradex: each also prints as a perp trade flagged as a liquidation). Throws on venues that
+   * publish no liquidations (VenueSpec.liquidations 'none').
    */
   burstLiquidations(venue: SandboxVenue, n: number): readonly MarketEvent[];
   /** Current listing of the venue (options, perps, spot). */
@@ -61,6 +62,7 @@ const LIQ_PER_SEC = 0.02;
 interface VenueBooks {
   readonly venue: SandboxVenue;
   readonly share: number;
+  readonly liquidations: LiquidationFeed;
   readonly ids: VenueIds;
   readonly rng: Rng;
   readonly chains: OptionChain[];
@@ -101,6 +103,7 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
     return {
       venue,
       share: spec.share,
+      liquidations: spec.liquidations,
       ids: new VenueIds(venue, new Rng(streamSeed(opts.seed, 'ids', venue))),
       rng,
       chains: inSet(spec.options).map(
@@ -139,6 +142,9 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
       if (b.venue === 'okx') name = `${base}-USD`;
       // Binance `!index@arr`: the options' underlying index per underlying that has options.
       if (b.venue === 'binance' && b.chains.some((c) => c.spec.symbol === u.symbol)) name = u.symbol;
+      // Second batch: venues with an index channel of their own, for every coin they list something on.
+      const named = VENUE_SPECS[b.venue].indexName;
+      if (named && (b.chains.some((c) => c.spec.symbol === u.symbol) || b.perps.some((p) => p.spec.symbol === u.symbol))) name = named(base);
       if (!name) continue;
       const ev: IndexPrice = { venue: b.venue, symbol: u.symbol, ts: now, receivedAt: now, id: `${b.venue}:index:${name}:${now}`, kind: 'index', name, value: indexPrice(u) };
       out.push({ type: 'index', event: ev });
@@ -175,6 +181,10 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
         const n = b.rng.poisson(PERP_TRADES_PER_SEC * b.share * act * dtSec);
         for (let i = 0; i < n; i++) out.push({ type: 'perp_trade', event: perp.trade(now, b.ids, flow) });
         const u = und(perp.spec.symbol);
+        if (b.liquidations === 'none') {
+          if (statsDue) out.push({ type: 'perp_stats', event: perp.stats(now) });
+          continue;
+        }
         // Liquidations: a trickle, and a burst on the losing side after a jump.
         let liqs = b.rng.poisson(LIQ_PER_SEC * b.share * act * dtSec);
         let side: 'long' | 'short' = b.rng.next() < 0.5 ? 'long' : 'short';
@@ -184,8 +194,8 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
         }
         for (let i = 0; i < liqs; i++) {
           const { trade, liquidation } = perp.liquidation(now, b.ids, flow, side);
-          // Deribit has no liquidation channel: the liquidation prints as a trade flagged `liquidation`.
-          if (b.venue === 'deribit') out.push({ type: 'perp_trade', event: trade });
+          // Deribit / Paradex have no liquidation channel: the liquidation prints as a trade flagged as one.
+          if (b.liquidations === 'as_trade') out.push({ type: 'perp_trade', event: trade });
           out.push({ type: 'liquidation', event: liquidation });
         }
         if (statsDue) out.push({ type: 'perp_stats', event: perp.stats(now) });
@@ -240,13 +250,14 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
     burstLiquidations(venue, n) {
       const b = byVenue(venue);
       if (b.perps.length === 0) throw new Error(`no perp on ${venue}`);
+      if (b.liquidations === 'none') throw new Error(`${venue} publishes no liquidations`);
       const out: MarketEvent[] = [];
       for (let i = 0; i < n; i++) {
         const perp = b.perps[i % b.perps.length];
         if (!perp) break;
         const side = Math.floor(i / b.perps.length) % 2 === 0 ? 'long' : 'short';
         const { trade, liquidation } = perp.liquidation(now, b.ids, flow, side);
-        if (b.venue === 'deribit') out.push({ type: 'perp_trade', event: trade });
+        if (b.liquidations === 'as_trade') out.push({ type: 'perp_trade', event: trade });
         out.push({ type: 'liquidation', event: liquidation });
       }
       ledger.recordEvents(out);

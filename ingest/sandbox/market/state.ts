@@ -56,6 +56,11 @@ export class VenueIds {
         return this.#rng.uuid();
       case 'deribit':
         return String(300_000_000 + this.#seq);
+      case 'derive':
+        return this.#rng.uuid();
+      case 'bullish':
+        // 18-digit ids as Bullish prints them (beyond 2^53: built as a string).
+        return `100118${String(this.#seq).padStart(12, '0')}`;
       default:
         return String(this.#seq);
     }

@@ -1,8 +1,9 @@
 import type { MarketSymbol, OptionType } from '../../../schemas/events.ts';
 import { dmmmyy, yymmdd, type CalendarPolicy } from './calendar.ts';
+import { SECOND_BATCH_SPECS } from './venues-second.ts';
 
-/** The venues the sandbox serves. */
-export const SANDBOX_VENUES = ['deribit', 'bybit', 'okx', 'binance'] as const;
+/** The venues the sandbox serves (every venue of schemas/events.ts VENUES). */
+export const SANDBOX_VENUES = ['deribit', 'bybit', 'okx', 'binance', 'derive', 'thalex', 'delta_india', 'delta', 'bullish', 'paradex'] as const;
 export type SandboxVenue = (typeof SANDBOX_VENUES)[number];
 
 export interface OptionSeriesSpec {
@@ -23,6 +24,8 @@ export interface OptionSeriesSpec {
   readonly calendar: CalendarPolicy;
   /** Strikes on each side of the ATM strike. */
   readonly strikesEachSide: number;
+  /** Expiry hour, UTC. Default 8 (Delta: 12). */
+  readonly expiryHourUtc?: number;
 }
 
 export interface LinearSpec {
@@ -38,10 +41,20 @@ export interface LinearSpec {
   readonly quoteCurrency: string;
 }
 
+/**
+ * How a venue publishes liquidations: on a channel of their own (Bybit, OKX, Binance), only as perp trades
+ * flagged as liquidations (Deribit `liquidation`, Paradex `trade_type` LIQUIDATION), or not at all publicly (the
+ * model then generates none).
+ */
+export type LiquidationFeed = 'separate' | 'as_trade' | 'none';
+
 export interface VenueSpec {
   readonly venue: SandboxVenue;
   /** Activity share of the venue (trade rates and open interest scale with it). */
   readonly share: number;
+  readonly liquidations: LiquidationFeed;
+  /** Name of the venue's index price per base coin, when the venue publishes one on its own channel. */
+  readonly indexName?: (base: string) => string;
   readonly options: readonly OptionSeriesSpec[];
   readonly perps: readonly LinearSpec[];
   readonly spots: readonly LinearSpec[];
@@ -101,12 +114,14 @@ function lin(symbol: MarketSymbol, instrument: string, contractSize: number, lot
 
 /**
  * Default listings. Sandbox choices, not an exchange's actual product list: HYPE options are listed on Bybit so the
- * fourth symbol has an option market; OKX lists BTC-USD and ETH-USD coin-margined options.
+ * fourth symbol has an option market; OKX lists BTC-USD and ETH-USD coin-margined options. The second batch
+ * (Derive, Thalex, Delta India / Delta, Bullish, Paradex) is in venues-second.ts.
  */
 export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
   deribit: {
     venue: 'deribit',
     share: 1,
+    liquidations: 'as_trade',
     options: [
       deribitOption('BTCUSDT', 'BTC', false, 0.1, 0.0001, BIG),
       deribitOption('ETHUSDT', 'ETH', false, 1, 0.0001, BIG),
@@ -121,6 +136,7 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
   },
   bybit: {
     venue: 'bybit',
+    liquidations: 'separate',
     share: 0.35,
     options: [
       bybitOption('BTCUSDT', 'BTC', 0.01, 5, BIG),
@@ -133,6 +149,7 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
   },
   okx: {
     venue: 'okx',
+    liquidations: 'separate',
     share: 0.3,
     options: [okxOption('BTCUSDT', 'BTC', 0.01, BIG), okxOption('ETHUSDT', 'ETH', 0.1, BIG)],
     perps: [
@@ -145,6 +162,7 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
   },
   binance: {
     venue: 'binance',
+    liquidations: 'separate',
     share: 0.3,
     options: [
       binanceOption('BTCUSDT', 'BTC', 0.01, 5, BIG),
@@ -154,4 +172,5 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
     perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.001), lin('SOLUSDT', 'SOLUSDT', 1, 0.01), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
     spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
   },
+  ...SECOND_BATCH_SPECS,
 };

@@ -23,9 +23,16 @@ export interface RestReply {
   readonly body: unknown;
 }
 
+/** Method and body of a REST request (POST listings read the body). */
+export interface RestCall {
+  readonly method: string;
+  readonly body: string;
+}
+
 export interface HostHandlers {
-  readonly wsPaths: (path: string) => boolean;
-  readonly rest: (path: string, query: URLSearchParams) => RestReply | null;
+  /** Whether a WebSocket upgrade to `path` is accepted (`query` e.g. for Paradex's SBE negotiation). */
+  readonly wsPaths: (path: string, query: URLSearchParams) => boolean;
+  readonly rest: (path: string, query: URLSearchParams, call: RestCall) => RestReply | null;
   readonly onConnect?: (c: Client) => void;
   readonly onMessage: (c: Client, text: string) => void;
   readonly onClose?: (c: Client) => void;
@@ -55,7 +62,7 @@ export class VenueHost {
     this.#wss = new WebSocketServer({ noServer: true });
     this.#server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      if (!this.#h.wsPaths(url.pathname)) {
+      if (!this.#h.wsPaths(url.pathname, url.searchParams)) {
         socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
         return;
       }
@@ -80,8 +87,8 @@ export class VenueHost {
     this.#silentUntil = Date.now() + ms;
   }
 
-  /** Send one frame unless silenced or the socket is not open. */
-  send(c: Client, frame: string): boolean {
+  /** Send one frame (text, or binary for a Buffer) unless silenced or the socket is not open. */
+  send(c: Client, frame: string | Buffer): boolean {
     if (this.silent || c.ws.readyState !== WebSocket.OPEN) return false;
     c.ws.send(frame);
     this.framesOut++;
@@ -89,12 +96,12 @@ export class VenueHost {
   }
 
   /** Send a frame to every client subscribed to `key`; returns how many got it. */
-  broadcast(key: string, frame: string | (() => string)): number {
+  broadcast(key: string, frame: string | Buffer | (() => string | Buffer)): number {
     let n = 0;
-    let text: string | null = null;
+    let text: string | Buffer | null = null;
     for (const c of this.clients) {
       if (!c.subs.has(key)) continue;
-      text ??= typeof frame === 'string' ? frame : frame();
+      text ??= typeof frame === 'function' ? frame() : frame;
       if (this.send(c, text)) n++;
     }
     return n;
@@ -108,7 +115,7 @@ export class VenueHost {
   }
 
   /** Send a raw frame to every client, bypassing subscriptions (malformed-frame fault). */
-  sendAll(frame: string): number {
+  sendAll(frame: string | Buffer): number {
     let n = 0;
     for (const c of this.clients) if (this.send(c, frame)) n++;
     return n;
@@ -153,10 +160,16 @@ export class VenueHost {
   }
 
   #onHttp(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => this.#reply(req, res, Buffer.concat(chunks).toString('utf8')));
+  }
+
+  #reply(req: IncomingMessage, res: ServerResponse, body: string): void {
     const url = new URL(req.url ?? '/', 'http://x');
     let reply: RestReply | null;
     try {
-      reply = this.#h.rest(url.pathname, url.searchParams);
+      reply = this.#h.rest(url.pathname, url.searchParams, { method: req.method ?? 'GET', body });
     } catch (err) {
       this.log.error({ err }, 'REST handler threw');
       reply = { status: 500, body: { error: String(err) } };

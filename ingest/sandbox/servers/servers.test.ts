@@ -22,7 +22,10 @@ async function client(url: string, frames: readonly string[]): Promise<{ ws: Web
 describe('sandbox venue servers', () => {
   let sb: Sandbox;
   before(async () => {
-    sb = await startSandbox({ seed: 42, speed: 0, startMs: Date.UTC(2026, 0, 5, 12), timings: { deribitMinHeartbeatSec: 0.05 } });
+    sb = await startSandbox({
+      seed: 42, speed: 0, startMs: Date.UTC(2026, 0, 5, 12),
+      timings: { deribitMinHeartbeatSec: 0.05, thalexClientPingTimeoutMs: 800, deltaHeartbeatMs: 50, paradexPingIntervalMs: 50 },
+    });
   });
   after(async () => {
     await sb.stop();
@@ -164,6 +167,145 @@ describe('sandbox venue servers', () => {
     assert.equal((mkt.json().find((m) => m.stream === 'btcusdt@markPrice@1s')?.data as Json).e, 'markPriceUpdate');
     assert.equal((spot.json()[0]?.data as Json).e, 'trade');
     for (const x of [pub, mkt, spot]) x.ws.close();
+  });
+
+  test('derive: POST get_all_instruments (paginated, GET refused), subscribe status, string trades, ticker_slim, spot_feed', async () => {
+    const d = sb.urls.derive;
+    assert.ok(d);
+    const post = async (body: unknown): Promise<{ result: { instruments: Json[]; pagination: Json } }> =>
+      (await (await fetch(`${d.rest}/v3/public/get_all_instruments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as never;
+    assert.equal((await fetch(`${d.rest}/v3/public/get_all_instruments?instrument_type=option&currency=BTC`)).status, 405);
+    const p1 = await post({ instrument_type: 'option', currency: 'BTC', expired: false, page: 1, page_size: 100 });
+    assert.equal(p1.result.instruments.length, 100);
+    assert.ok(Number(p1.result.pagination.num_pages) >= 2);
+    const p2 = await post({ instrument_type: 'option', currency: 'BTC', expired: false, page: 2, page_size: 100 });
+    assert.notEqual(p2.result.instruments[0]?.instrument_name, p1.result.instruments[0]?.instrument_name);
+    const opt = p1.result.instruments[0] as { instrument_name: string; option_details: { expiry: number; strike: string } };
+    assert.match(opt.instrument_name, /^BTC-\d{8}-\d+-[CP]$/);
+    assert.equal(new Date(opt.option_details.expiry * 1000).getUTCHours(), 8);
+    assert.equal((await post({ instrument_type: 'option', currency: 'SOL', page: 1, page_size: 1000 })).result.instruments.length, 0, 'no SOL options');
+    const c = await client(d.ws.main ?? '', [
+      JSON.stringify({ id: 1, method: 'subscribe', params: { channels: ['trades.option.BTC', `ticker_slim.${opt.instrument_name}.1000`, 'spot_feed.BTC', 'bogus.x'] } }),
+      JSON.stringify({ id: 2, method: 'subscribe', params: { channels: ['ticker.BTC-PERP.100ms'] } }),
+    ]);
+    await waitFor(() => c.json().some((m) => m.id === 2));
+    assert.deepEqual((c.json().find((m) => m.id === 1)?.result as Json).status, { 'trades.option.BTC': 'ok', [`ticker_slim.${opt.instrument_name}.1000`]: 'ok', 'spot_feed.BTC': 'ok', 'bogus.x': 'Invalid channel' });
+    assert.match(String((c.json().find((m) => m.id === 2)?.error as Json).data), /deprecated/);
+    sb.advance(6000);
+    sb.emitTrades('derive', 3, 'BTCUSDT');
+    const data = (ch: string): unknown[] => c.json().filter((m) => (m.params as Json | undefined)?.channel === ch).map((m) => (m.params as Json).data);
+    await waitFor(() => data('trades.option.BTC').length > 0 && data(`ticker_slim.${opt.instrument_name}.1000`).length > 0 && data('spot_feed.BTC').length > 0);
+    const t = (data('trades.option.BTC').flat() as Json[])[0];
+    assert.ok(t && typeof t.trade_price === 'string' && typeof t.trade_amount === 'string' && (t.direction === 'buy' || t.direction === 'sell'));
+    const tk = (data(`ticker_slim.${opt.instrument_name}.1000`)[0] as { instrument_ticker: { option_pricing: Json; stats: Json } }).instrument_ticker;
+    assert.ok(Number(tk.option_pricing.i) > 0.1 && Number(tk.option_pricing.i) < 3, 'IV as a fraction');
+    assert.ok('oi' in tk.stats);
+    c.ws.close();
+  });
+
+  test('thalex: instruments, public/subscribe, positional recent_trades, ticker, price_index; no client pings -> dropped', async () => {
+    const x = sb.urls.thalex;
+    assert.ok(x);
+    const r = (await (await fetch(`${x.rest}/api/v2/public/instruments`)).json()) as { result: Json[] };
+    const opt = r.result.find((i) => i.type === 'option' && String(i.instrument_name).startsWith('BTC-'));
+    assert.ok(opt && typeof opt.expiration_timestamp === 'number' && r.result.some((i) => i.type === 'combination'));
+    const c = await client(x.ws.main ?? '', [JSON.stringify({ method: 'public/subscribe', params: { channels: ['recent_trades.BTCUSD.all', `ticker.${String(opt.instrument_name)}.1000ms`, 'price_index.BTCUSD'] }, id: 1 })]);
+    const pinger = setInterval(() => c.ws.ping(), 50);
+    try {
+      await waitFor(() => c.json().some((m) => m.id === 1));
+      sb.advance(6000);
+      sb.emitTrades('thalex', 3, 'BTCUSDT');
+      const notes = (ch: string): unknown[] => c.json().filter((m) => m.channel_name === ch).map((m) => m.notification);
+      await waitFor(() => notes('recent_trades.BTCUSD.all').length > 0 && notes('price_index.BTCUSD').length > 0 && notes(`ticker.${String(opt.instrument_name)}.1000ms`).length > 0);
+      const row = (notes('recent_trades.BTCUSD.all')[0] as unknown[][])[0];
+      assert.ok(row && row.length === 6 && typeof row[0] === 'number' && typeof row[3] === 'number' && Number(row[3]) < 1e11, '[price, size, side, time_s, instrument, implied_taker]');
+      assert.ok(typeof (notes(`ticker.${String(opt.instrument_name)}.1000ms`)[0] as Json).iv === 'number');
+      await new Promise((res) => setTimeout(res, 1000));
+      assert.equal(c.ws.readyState, WebSocket.OPEN, 'a pinging client stays');
+    } finally {
+      clearInterval(pinger);
+    }
+    await new Promise<void>((res) => c.ws.once('close', () => res()));
+  });
+
+  test('delta: products (12:00Z, contract_value, cursor pages), subscriptions, chain ticker, trades in contracts, heartbeat', async () => {
+    const x = sb.urls.delta_india;
+    assert.ok(x && sb.urls.delta && sb.urls.delta.rest !== x.rest, 'delta_india and delta on two hosts');
+    const page = async (after: string | null): Promise<{ result: Json[]; meta: { after: string | null } }> =>
+      (await (await fetch(`${x.rest}/v2/products?contract_types=perpetual_futures,call_options,put_options&states=live&page_size=100${after ? `&after=${after}` : ''}`)).json()) as never;
+    const p1 = await page(null);
+    assert.equal(p1.result.length, 100);
+    assert.ok(p1.meta.after);
+    const p2 = await page(p1.meta.after);
+    assert.notEqual(p2.result[0]?.symbol, p1.result[0]?.symbol);
+    const opt = [...p1.result, ...p2.result].find((p) => p.contract_type === 'call_options' && (p.underlying_asset as Json).symbol === 'BTC');
+    assert.ok(opt);
+    assert.match(String(opt.settlement_time), /T12:00:00Z$/);
+    assert.equal(opt.contract_value, '0.001');
+    const chain = `BTC-${String(opt.symbol).split('-')[3]}`;
+    const c = await client(x.ws.main ?? '', [
+      '{"type":"enable_heartbeat"}',
+      JSON.stringify({ type: 'subscribe', payload: { channels: [{ name: 'trades', symbols: ['call_options', 'put_options', 'BTCUSD'] }, { name: 'ticker', symbols: [chain, 'BTCUSD'] }, { name: 'v2/ticker', symbols: ['BTCUSD'] }] } }),
+    ]);
+    await waitFor(() => c.json().some((m) => m.type === 'subscriptions') && c.json().some((m) => m.type === 'heartbeat'));
+    assert.match(String(((c.json().find((m) => m.type === 'subscriptions')?.channels as Json[])[2] ?? {}).error), /forbidden/);
+    sb.advance(6000);
+    sb.emitTrades('delta_india', 3, 'BTCUSDT');
+    await waitFor(() => c.json().filter((m) => m.type === 'trades' && String(m.sy).includes('-')).length >= 3 && c.json().some((m) => m.type === 'ticker' && m.sy === chain));
+    const t = c.json().find((m) => m.type === 'trades' && String(m.sy).includes('-'));
+    assert.ok(t && typeof t.p === 'string' && Number.isInteger(t.s) && (t.r === 't' || t.r === 'm') && Number(t.t) > 1e15, 'contracts, µs');
+    const tk = c.json().find((m) => m.type === 'ticker' && m.sy === chain);
+    assert.ok(Array.isArray(((tk?.d as Json[])[0] ?? {}).qiv));
+    c.ws.close();
+  });
+
+  test('bullish: markets, per-path topics, trade snapshot then updates, tick, index, keepalive pong', async () => {
+    const x = sb.urls.bullish;
+    assert.ok(x);
+    const markets = (await (await fetch(`${x.rest}/trading-api/v1/markets`)).json()) as Json[];
+    const opt = markets.find((m) => m.marketType === 'OPTION');
+    assert.ok(opt && /T08:00:00.000Z$/.test(String(opt.expiryDatetime)) && markets.some((m) => m.marketType === 'SPOT'));
+    const sub = (topic: string, params: Json, id: string): string => JSON.stringify({ jsonrpc: '2.0', type: 'command', method: 'subscribe', params: { topic, ...params }, id });
+    const tr = await client(x.ws.trades ?? '', [sub('anonymousTrades', { symbol: 'BTC-USDC-PERP' }, '1'), sub('tick', { symbol: 'BTC-USDC-PERP' }, '2'), '{"jsonrpc":"2.0","type":"command","method":"keepalivePing","params":{},"id":"3"}']);
+    const ix = await client(x.ws.index ?? '', [sub('indexPrice', { assetSymbol: 'BTC' }, '4')]);
+    await waitFor(() => tr.json().some((m) => m.id === '3') && tr.json().some((m) => m.type === 'snapshot') && ix.json().some((m) => m.id === '4'));
+    assert.ok(tr.json().some((m) => m.id === '2' && m.error !== undefined), 'tick topic refused on the trades path');
+    assert.equal((tr.json().find((m) => m.id === '3')?.result as Json).message, 'Keep alive pong');
+    sb.advance(30_000);
+    await waitFor(() => tr.json().some((m) => m.type === 'update' && m.dataType === 'V1TAAnonymousTradeUpdate') && ix.json().some((m) => m.dataType === 'V1TAIndexPrice'));
+    const upd = tr.json().find((m) => m.type === 'update')?.data as { trades: Json[] };
+    assert.match(String(upd.trades[0]?.createdAtTimestamp), /^\d{19}$/, 'perp trade times in ns');
+    assert.equal(typeof upd.trades[0]?.isTaker, 'boolean');
+    for (const c of [tr, ix]) c.ws.close();
+  });
+
+  test('paradex: markets, JSON-RPC acks, SBE binary trades, JSON markets_summary, server pings, unsupported SBE version refused', async () => {
+    const x = sb.urls.paradex;
+    assert.ok(x);
+    const m = (await (await fetch(`${x.rest}/v1/markets`)).json()) as { results: Json[] };
+    assert.ok(m.results.some((r) => r.asset_kind === 'OPTION' && Number(r.expiry_at) > 0) && m.results.some((r) => r.asset_kind === 'PERP_OPTION'));
+    const binary: Buffer[] = [];
+    const c = await client(`${x.ws.main}?sbeSchemaId=1&sbeSchemaVersion=1`, [
+      JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel: 'trades.BTC-USD-PERP' }, id: 1 }),
+      JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel: 'markets_summary' }, id: 2 }),
+      JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel: 'markets_summary' }, id: 3 }),
+    ]);
+    let pings = 0;
+    c.ws.on('ping', () => pings++);
+    c.ws.on('message', (d, isBinary) => {
+      if (isBinary) binary.push(d as Buffer);
+    });
+    await waitFor(() => c.json().some((j) => j.id === 3));
+    assert.equal((c.json().find((j) => j.id === 3)?.error as Json).message, 'already subscribed');
+    sb.advance(3000);
+    sb.faults.liquidations('paradex', 4);
+    await waitFor(() => binary.length > 0 && c.json().some((j) => (j.params as Json | undefined)?.channel === 'markets_summary') && pings > 0);
+    const b = binary[0];
+    assert.ok(b && b.readUInt16LE(2) === 1 && b.readUInt16LE(4) === 1, 'SBE TradeEvent, schema 1');
+    assert.ok(binary.some((f) => f.readUInt8(8 + 49) === 2), 'a LIQUIDATION fill');
+    c.ws.close();
+    const bad = new WebSocket(`${x.ws.main}?sbeSchemaId=1&sbeSchemaVersion=9`);
+    await new Promise<void>((res) => bad.once('error', () => res()));
   });
 
   test('faults: disconnect -> ResilientSocket resubscribes; malformed frame; silence -> stale reconnect; burst = exact ledger', async () => {

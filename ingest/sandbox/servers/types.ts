@@ -17,6 +17,18 @@ export interface ProtocolTimings {
   readonly binancePingIntervalMs: number;
   readonly binancePongTimeoutMs: number;
   readonly binanceMaxLifetimeMs: number;
+  /** Derive: server protocol ping interval (real: ~30 s); a ping unanswered at the next one drops the client. */
+  readonly derivePingIntervalMs: number;
+  /** Thalex: a client that sent no protocol ping for this long is dropped (sandbox rule; clients ping every 5 s). */
+  readonly thalexClientPingTimeoutMs: number;
+  /** Delta: heartbeat interval after enable_heartbeat (real: 30 s); no subscription this long after connect -> close (60 s). */
+  readonly deltaHeartbeatMs: number;
+  readonly deltaNoActivityMs: number;
+  /** Bullish: interval of the server's `V1TAHeartbeat` pushes on every market-data socket (sandbox value: 30 s). */
+  readonly bullishHeartbeatMs: number;
+  /** Paradex: server protocol ping interval and pong deadline (real: 55 s, 5 s). */
+  readonly paradexPingIntervalMs: number;
+  readonly paradexPongTimeoutMs: number;
 }
 
 export const REAL_TIMINGS: ProtocolTimings = {
@@ -26,6 +38,13 @@ export const REAL_TIMINGS: ProtocolTimings = {
   binancePingIntervalMs: 180_000,
   binancePongTimeoutMs: 600_000,
   binanceMaxLifetimeMs: 24 * 3600 * 1000,
+  derivePingIntervalMs: 30_000,
+  thalexClientPingTimeoutMs: 30_000,
+  deltaHeartbeatMs: 30_000,
+  deltaNoActivityMs: 60_000,
+  bullishHeartbeatMs: 30_000,
+  paradexPingIntervalMs: 55_000,
+  paradexPongTimeoutMs: 5_000,
 };
 
 export interface VenueServerContext {
@@ -38,7 +57,10 @@ export interface VenueServerContext {
 export interface VenueUrls {
   /** REST base, e.g. http://127.0.0.1:PORT */
   readonly rest: string;
-  /** WebSocket endpoints by role (deribit: main; bybit: option/linear/spot; okx: public; binance: public/market/spot). */
+  /**
+   * WebSocket endpoints by role (deribit / derive / thalex / delta / paradex: main; bybit: option/linear/spot; okx:
+   * public; binance: public/market/spot; bullish: trades/tick/index).
+   */
   readonly ws: Readonly<Record<string, string>>;
 }
 

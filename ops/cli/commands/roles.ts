@@ -8,6 +8,7 @@ import { startSnapshotProcessor } from '../../../processors/snapshots/processor.
 import { startIngest } from '../../../ingest/pipeline/run-ingest.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
 import { startApi, type RunningApi } from '../../../query-api/server.ts';
+import { SnapshotCache } from '../../../processors/snapshots/snapshot-cache.ts';
 import { pickApiConfig } from '../../../query-api/config.ts';
 
 export type Role = 'ingest' | 'process' | 'api';
@@ -51,12 +52,23 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   }
   let api: RunningApi | null = null;
   if (roles.has('api')) {
+    // Latest GEX snapshots in memory: polled from ClickHouse every 5 s, and announced on
+    // analytics.snapshots.v1 when the snapshot processor runs in this process (loaded at once).
+    const snapshots = new SnapshotCache(ctx.store, {
+      symbols: config.symbols,
+      pollMs: 5_000,
+      intervalMs: config.snapshotIntervalMs,
+      ...(roles.has('process') ? { bus: ctx.bus } : {}),
+    });
+    await snapshots.start();
+    ctx.onShutdown(() => snapshots.stop());
     const running = await startApi({
       store: ctx.store,
       config: pickApiConfig(config),
       host: config.host,
       port: config.port,
       dataDir: config.dataDir,
+      snapshots,
     });
     api = running;
     ctx.onShutdown(() => running.close());

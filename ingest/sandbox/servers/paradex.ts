@@ -1,0 +1,178 @@
+import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
+import { encodeTrade } from '../../paradex/sbe-encode.ts';
+import { VENUE_SPECS } from '../market/venues.ts';
+import { VenueHost, str, type Client, type RestReply } from './host.ts';
+import { startServerPings } from './pings.ts';
+import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
+
+/**
+ * Paradex: REST GET /v1/markets and the JSON-RPC WebSocket /v1 (`subscribe` one channel per call). A connection
+ * opened with `?sbeSchemaId=1&sbeSchemaVersion=1` gets `trades.{market}` as binary SBE TradeEvent frames (int64 ×1e-8
+ * prices, µs times, LIQUIDATION fills as trade_type 2); without it, JSON pushes. `markets_summary` (all markets or
+ * `markets_summary.{market}`) and `funding_data.{market}` are JSON pushes here. Server pings every 55 s, pong within
+ * 5 s or the connection is terminated. An unsupported SBE schema / version is refused at the upgrade.
+ */
+const spec = VENUE_SPECS.paradex;
+const E8 = 100_000_000;
+const fixed8 = (x: number): bigint => BigInt(Math.round(x * E8));
+
+function listingItem(i: Instrument): Record<string, unknown> {
+  const base = i.instrument.split('-')[0] ?? '';
+  const common = { symbol: i.instrument, base_currency: base, quote_currency: 'USD', settlement_currency: 'USDC' };
+  if (i.kind === 'perp') {
+    const p = spec.perps.find((x) => x.instrument === i.instrument);
+    return { ...common, asset_kind: 'PERP', expiry_at: 0, order_size_increment: String(p?.lot ?? 0.0001), price_tick_size: '0.1', funding_period_hours: 8 };
+  }
+  const s = spec.options.find((o) => o.symbol === i.symbol);
+  return {
+    ...common, asset_kind: 'OPTION', expiry_at: i.expiry, option_type: i.optionType === 'call' ? 'CALL' : 'PUT', strike_price: String(i.strike),
+    order_size_increment: String(s?.lot ?? 0.001), price_tick_size: String(s?.priceTick ?? 5),
+  };
+}
+
+export async function startParadexServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
+  const { market, delivered, timings } = ctx;
+  const liquidationIds = new Set<string>();
+  let seq = 1;
+
+  function sbeTrade(t: OptionTrade | LinearTrade): Buffer {
+    const us = BigInt(t.ts) * 1000n;
+    return encodeTrade({
+      timestampUs: us + 150n, seqNo: BigInt(seq++), tradeId: BigInt(t.tradeId), side: t.side === 'buy' ? 1 : 2, price: fixed8(t.price), size: fixed8(t.size),
+      createdAtUs: us, tradeType: liquidationIds.has(t.tradeId) ? 2 : 1, market: t.instrument,
+    });
+  }
+
+  function jsonTrade(channel: string, t: OptionTrade | LinearTrade): string {
+    return JSON.stringify({
+      jsonrpc: '2.0', method: 'subscription',
+      params: { channel, data: { id: t.tradeId, market: t.instrument, side: t.side === 'buy' ? 'BUY' : 'SELL', price: str(t.price, 8), size: str(t.size, 8), created_at: t.ts, trade_type: liquidationIds.has(t.tradeId) ? 'LIQUIDATION' : 'FILL' } },
+    });
+  }
+
+  function summary(e: OptionTicker | PerpStats): Record<string, unknown> {
+    const m = e.markPrice ?? 0;
+    const common = {
+      symbol: e.instrument, mark_price: str(m, 4), last_traded_price: str(m, 4), bid: str(m * 0.98, 4), ask: str(m * 1.02, 4), bid_size: '1', ask_size: '1',
+      open_interest: str(e.openInterest ?? 0, 8), volume_24h: '0', total_volume: '0', created_at: e.ts,
+    };
+    if ('markIv' in e) {
+      return {
+        ...common, underlying_price: str(e.indexPrice ?? 0, 2), mark_iv: str(e.markIv ?? 0, 4), bid_iv: str(e.bidIv ?? 0, 4), ask_iv: str(e.askIv ?? 0, 4), last_iv: str(e.markIv ?? 0, 4),
+        greeks: { delta: str(e.delta ?? 0, 6), gamma: str(e.gamma ?? 0, 10), vega: str(e.vega ?? 0, 6), theta: str(e.theta ?? 0, 6) }, funding_rate: null,
+      };
+    }
+    return { ...common, underlying_price: str(e.indexPrice ?? 0, 2), funding_rate: str(e.fundingRate ?? 0, 8), future_funding_rate: str(e.fundingRate ?? 0, 8) };
+  }
+
+  function push(channel: string, data: unknown): string {
+    return JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params: { channel, data } });
+  }
+
+  function publish(events: readonly MarketEvent[]): void {
+    for (const e of events) if (e.type === 'liquidation') liquidationIds.add(e.event.id.replace('paradex:liq:', ''));
+    const sentIds = new Set<string>();
+    const sent: MarketEvent[] = [];
+    for (const e of events) {
+      if (e.type !== 'option_trade' && e.type !== 'perp_trade') continue;
+      const t = e.event;
+      const channel = `trades.${t.instrument}`;
+      let bin: Buffer | null = null;
+      let text: string | null = null;
+      let n = 0;
+      for (const c of host.clients) {
+        if (!c.subs.has(channel) && !c.subs.has('trades.ALL')) continue;
+        const frame = c.state.get('sbe') === true ? (bin ??= sbeTrade(t)) : (text ??= jsonTrade(channel, t));
+        if (host.send(c, frame)) n++;
+      }
+      if (n > 0) {
+        sent.push(e);
+        sentIds.add(t.tradeId);
+      }
+    }
+    for (const e of events) {
+      if (e.type === 'liquidation' && sentIds.has(e.event.id.replace('paradex:liq:', ''))) sent.push(e);
+      else if (e.type === 'option_ticker' || e.type === 'perp_stats') {
+        const data = summary(e.event);
+        host.broadcast('markets_summary', () => push('markets_summary', data));
+        const own = `markets_summary.${e.event.instrument}`;
+        host.broadcast(own, () => push(own, data));
+        if (e.type === 'perp_stats') {
+          const ch = `funding_data.${e.event.instrument}`;
+          const ev = e.event;
+          host.broadcast(ch, () => push(ch, { market: ev.instrument, funding_rate: str(ev.fundingRate ?? 0, 8), funding_index: '0', funding_premium: '0', created_at: ev.ts }));
+        }
+      }
+    }
+    delivered.recordEvents(sent);
+    if (liquidationIds.size > 10_000) liquidationIds.clear();
+  }
+
+  // --- WS protocol ---
+  const CHANNEL = /^(trades\.[A-Z]+-[A-Z0-9-]+|trades\.ALL|markets_summary(\.[A-Z]+-[A-Z0-9-]+)?|funding_data\.[A-Z]+-USD-PERP)$/;
+
+  function onMessage(c: Client, text: string): void {
+    let msg: { id?: unknown; method?: unknown; params?: { channel?: unknown } };
+    try {
+      msg = JSON.parse(text) as typeof msg;
+    } catch {
+      host.send(c, JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error' }, id: null }));
+      return;
+    }
+    const id = msg.id ?? null;
+    const channel = msg.params?.channel;
+    if (msg.method !== 'subscribe' && msg.method !== 'unsubscribe') {
+      host.send(c, JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'method not found' }, id }));
+      return;
+    }
+    if (typeof channel !== 'string' || !CHANNEL.test(channel)) {
+      host.send(c, JSON.stringify({ jsonrpc: '2.0', error: { code: -32602, message: `invalid channel ${String(channel)}` }, id }));
+      return;
+    }
+    if (msg.method === 'subscribe' && c.subs.has(channel)) {
+      host.send(c, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'already subscribed' }, id }));
+      return;
+    }
+    if (msg.method === 'subscribe') c.subs.add(channel);
+    else c.subs.delete(channel);
+    const us = Date.now() * 1000;
+    host.send(c, JSON.stringify({ jsonrpc: '2.0', result: { channel }, usIn: us, usDiff: 120, id }));
+  }
+
+  const host = new VenueHost('paradex', {
+    wsPaths: (p, q) => p === '/v1' && (q.get('sbeSchemaId') === null || (q.get('sbeSchemaId') === '1' && (q.get('sbeSchemaVersion') === '0' || q.get('sbeSchemaVersion') === '1'))),
+    rest: (path): RestReply | null => {
+      if (path !== '/v1/markets') return null;
+      const results = market.instruments('paradex').filter((i) => i.active && (i.kind === 'perp' || i.kind === 'option')).map(listingItem);
+      // A perpetual option, as the venue lists them (no expiry: the connector skips it).
+      results.push({ symbol: 'BTC-USD-100000-C', base_currency: 'BTC', quote_currency: 'USD', settlement_currency: 'USDC', asset_kind: 'PERP_OPTION', expiry_at: 0, option_type: 'CALL', strike_price: '100000' });
+      return { status: 200, body: { results } };
+    },
+    onConnect: (c) => {
+      c.state.set('sbe', c.query.get('sbeSchemaId') === '1');
+      startServerPings(host, c, timings.paradexPingIntervalMs, timings.paradexPongTimeoutMs);
+    },
+    onMessage,
+  });
+  const bound = await host.listen(port);
+
+  function malformed(kind: MalformedKind): number {
+    const t: LinearTrade = { venue: 'paradex', symbol: 'BTCUSDT', ts: Date.now(), receivedAt: Date.now(), id: 'x', market: 'perp', instrument: 'BTC-USD-PERP', price: 96500.5, size: 0.125, side: 'sell', tradeId: '77' };
+    if (kind === 'truncated') return host.sendAll(sbeTrade(t).subarray(0, 40));
+    if (kind === 'not_json') return host.sendAll('Bad Gateway');
+    return host.sendAll(jsonTrade('trades.BTC-USD-PERP', t).replace('"side":"SELL"', '"side":"SHORT"'));
+  }
+
+  return {
+    venue: 'paradex',
+    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/v1` } },
+    publish,
+    malformed,
+    disconnectAll: () => host.disconnectAll(),
+    silence: (ms) => host.silence(ms),
+    get clientCount() {
+      return host.clients.size;
+    },
+    close: () => host.close(),
+  };
+}

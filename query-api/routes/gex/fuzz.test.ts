@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SnapshotCache } from '../../../processors/snapshots/snapshot-cache.ts';
+import { fuzzApp, registeredPaths } from '../../testing/fuzz.ts';
+import { C, seedGex } from '../../testing/gex-fixture.ts';
+import { migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
+
+test('fuzz: >= 10,000 random/malformed queries on every registered route (GEX family included): no 5xx, error envelope on 4xx', async () => {
+  const t = await migratedStore();
+  await seedGex(t.store);
+  const cache = new SnapshotCache(t.store, { pollMs: 0 });
+  await cache.refresh();
+  const key = await userWithKey(t.store, { userId: 'fuzz', plan: 'enterprise' });
+  const app = await testApp(t.store, { healthPerIpPerMinute: 1_000_000 }, { clock: testClock(C + 10_000), snapshots: cache });
+  try {
+    const routes = [...registeredPaths(app), '/v2/nope', '/v2/gex', '/v2/gex/levels/x'];
+    for (const p of ['/v2/gex/levels', '/v2/gex/gamma-flow', '/v2/multi/gex/levels', '/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap', '/v2/health']) assert.ok(routes.includes(p), p);
+    const { counts, seconds } = await fuzzApp(app, key, routes, 10_000, 20261012);
+    process.stderr.write(`gex fuzz: 10000 requests over ${routes.length} paths in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...counts].sort()))}\n`);
+    assert.ok((counts.get(200) ?? 0) > 1000);
+    assert.ok((counts.get(401) ?? 0) > 500);
+    assert.ok((counts.get(422) ?? 0) > 100);
+    assert.ok((counts.get(404) ?? 0) > 10);
+  } finally {
+    await app.close();
+    await t.dispose();
+  }
+});

@@ -1,0 +1,94 @@
+/** Parsing of the GEX query parameters (pure): CSV lists, ISO instants, expiry dates, the venue filter. */
+import { SYMBOLS, VENUES } from '../../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '../../../schemas/events.ts';
+
+export const LEVELS_INCLUDES = ['candles', 'expected_move', 'max_pain', 'ranked', 'spot', 'zones'] as const;
+export type LevelsIncludeName = (typeof LEVELS_INCLUDES)[number];
+export const MULTI_INCLUDES = ['expected_move', 'max_pain', 'ranked', 'zones'] as const;
+export const MULTI_MAX_SYMBOLS = 8;
+
+/** Comma-separated list: trimmed, empty items dropped, optionally lower-cased. */
+export function parseCsv(s: string, lower = true): string[] {
+  return s
+    .split(',')
+    .map((t) => (lower ? t.trim().toLowerCase() : t.trim()))
+    .filter((t) => t !== '');
+}
+
+/** Distinct include names of a validated include CSV, in the canonical order of `allowed`. */
+export function includeSet<T extends string>(s: string | undefined, allowed: readonly T[]): T[] {
+  if (s === undefined) return [];
+  const wanted = new Set(parseCsv(s));
+  return allowed.filter((a) => wanted.has(a));
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/;
+
+function validDate(y: number, m: number, d: number): boolean {
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/** ISO-8601 instant with a time zone (Z or ±hh:mm), calendar-valid, years 1970-9999. */
+export function isIsoInstant(s: string): boolean {
+  const m = ISO_INSTANT.exec(s);
+  if (m === null) return false;
+  const y = Number(m[1]);
+  return y >= 1970 && validDate(y, Number(m[2]), Number(m[3])) && Number.isFinite(Date.parse(s));
+}
+
+/** Epoch ms of a validated instant (sub-millisecond digits truncated). */
+export function instantMs(s: string): number {
+  return Date.parse(s);
+}
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** UTC day (ms of 00:00) of an expiry given as a Deribit token (27DEC24, 3JAN25) or an ISO date; null if invalid. */
+export function parseExpiry(s: string): number | null {
+  const t = s.trim().toUpperCase();
+  let y: number;
+  let mo: number;
+  let d: number;
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  const tok = /^(\d{1,2})([A-Z]{3})(\d{2})$/.exec(t);
+  if (iso !== null) {
+    [y, mo, d] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  } else if (tok !== null) {
+    [d, mo, y] = [Number(tok[1]), MONTHS.indexOf(tok[2] ?? '') + 1, 2000 + Number(tok[3])];
+  } else {
+    return null;
+  }
+  return y >= 1970 && validDate(y, mo, d) ? Date.UTC(y, mo - 1, d) : null;
+}
+
+export interface VenueFilter {
+  /** Venues passed to the re-aggregation; undefined = every venue. */
+  readonly venues: readonly Venue[] | undefined;
+  /** meta.exchanges_filtered: the venues applied (every venue when no name is known); undefined without the parameter. */
+  readonly applied: readonly Venue[] | undefined;
+  /** Cache key of the selection. */
+  readonly key: string;
+}
+
+/** The `exchanges` rules: unknown names ignored; no known name → every venue (all applied). */
+export function venueFilter(exchanges: string | undefined): VenueFilter {
+  if (exchanges === undefined) return { venues: undefined, applied: undefined, key: '*' };
+  const named = new Set(parseCsv(exchanges));
+  const known = VENUES.filter((v) => named.has(v));
+  if (known.length === 0) return { venues: undefined, applied: VENUES, key: '*' };
+  return { venues: known, applied: known, key: known.join(',') };
+}
+
+/** Split a symbols CSV into valid (deduplicated, request order) and invalid names. */
+export function splitSymbols(csv: string): { readonly valid: MarketSymbol[]; readonly invalid: string[] } {
+  const valid: MarketSymbol[] = [];
+  const invalid: string[] = [];
+  for (const name of parseCsv(csv, false)) {
+    if ((SYMBOLS as readonly string[]).includes(name)) {
+      if (!valid.includes(name as MarketSymbol)) valid.push(name as MarketSymbol);
+    } else if (!invalid.includes(name)) {
+      invalid.push(name);
+    }
+  }
+  return { valid, invalid };
+}
