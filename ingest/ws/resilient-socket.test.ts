@@ -71,6 +71,24 @@ describe('ResilientSocket', () => {
     }
   });
 
+  test('server protocol pings count as liveness: a quiet but pinging feed is not torn down', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const srv = await startTestWsServer((ws) => {
+      timers.push(setInterval(() => ws.ping(), 50));
+    });
+    const events: SocketEvent[] = [];
+    const sock = new ResilientSocket({ url: srv.url, venue: 't_pinged', staleMs: 150, backoff: fast, onFrame: () => undefined, onEvent: (e) => events.push(e) }).start();
+    try {
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(srv.sockets.length, 1, 'no reconnect while the server pings');
+      assert.equal(events.filter((e) => e.type === 'stale').length, 0);
+    } finally {
+      for (const t of timers) clearInterval(t);
+      await sock.close();
+      await srv.close();
+    }
+  });
+
   test('app heartbeat is sent on schedule; whenIdle skips while frames flow', async () => {
     const srv = await startTestWsServer();
     const sock = new ResilientSocket({

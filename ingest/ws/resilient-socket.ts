@@ -155,6 +155,11 @@ export class ResilientSocket {
     ws.on('pong', () => {
       c.pongPending = false;
     });
+    // A server protocol ping proves the connection is alive (ws answers it itself), so it counts against
+    // stale detection like a frame: quiet but healthy feeds (Binance options, Derive) are not torn down.
+    ws.on('ping', () => {
+      c.lastFrameAt = Date.now();
+    });
     ws.on('error', (error) => {
       this.#log.warn({ err: error.message }, 'websocket error');
       this.#emit({ type: 'error', error });

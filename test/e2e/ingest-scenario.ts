@@ -92,7 +92,7 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
       // Fewer option tickers than the real 5 s cadence keep the run light; trades are what is compared.
       model: { tickerIntervalMs: 20_000 },
       // Bullish's trade socket carries only the venue's sparse trades: its heartbeats keep it within STALE_MS.
-      timings: { bullishHeartbeatMs: 300 },
+      timings: { bullishHeartbeatMs: 300, binancePingIntervalMs: 300 },
     });
     const urls: Partial<Record<Venue, VenueUrls>> = {};
     for (const v of venues) {
