@@ -4,7 +4,7 @@ import { PerpBook, SpotBook } from '../../ingest/sandbox/market/perps.ts';
 import { Rng, streamSeed } from '../../ingest/sandbox/market/prng.ts';
 import { VenueIds, type FlowSettings, type UnderlyingState } from '../../ingest/sandbox/market/state.ts';
 import { SYMBOL_PARAMS } from '../../ingest/sandbox/market/symbols.ts';
-import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
+import { SANDBOX_VENUES, VENUE_SPECS, type LiquidationFeed, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
 
 /**
  * The backfill's fast sandbox model: linear markets only (perp and spot trades, perp stats, liquidations), N
@@ -44,7 +44,7 @@ const LIQ_PER_SEC = 0.02;
 interface SymbolState {
   readonly u: UnderlyingState;
   readonly rng: Rng;
-  readonly perps: { readonly book: PerpBook; readonly ids: VenueIds; readonly rng: Rng; readonly offset: number; readonly share: number }[];
+  readonly perps: { readonly book: PerpBook; readonly ids: VenueIds; readonly rng: Rng; readonly offset: number; readonly share: number; readonly liquidations: LiquidationFeed }[];
   readonly spots: { readonly book: SpotBook; readonly ids: VenueIds; readonly offset: number }[];
 }
 
@@ -65,7 +65,7 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
       const ids = new VenueIds(venue, new Rng(streamSeed(opts.seed, 'backfill', 'ids', venue, symbol)));
       for (const s of spec.perps.filter((p) => p.symbol === symbol)) {
         const rng = new Rng(streamSeed(opts.seed, 'backfill', 'perp', venue, symbol));
-        perps.push({ book: new PerpBook(venue, s, u, spec.share, rng), ids, rng, offset: vi * 3, share: spec.share });
+        perps.push({ book: new PerpBook(venue, s, u, spec.share, rng), ids, rng, offset: vi * 3, share: spec.share, liquidations: spec.liquidations });
       }
       for (const s of spec.spots.filter((p) => p.symbol === symbol)) {
         spots.push({ book: new SpotBook(venue, s, u, new Rng(streamSeed(opts.seed, 'backfill', 'spot', venue, symbol))), ids, offset: vi * 3 + 1 });
@@ -102,6 +102,8 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
         for (const p of s.perps) {
           p.book.evolve(slotMs / 1000);
           out.push({ type: 'perp_trade', event: p.book.trade(slot + p.offset, p.ids, FLOW) });
+          // Venues without a public liquidation feed (Derive, Thalex, Delta, Bullish) print none, as live.
+          if (p.liquidations === 'none') continue;
           let liqs = p.rng.poisson((LIQ_PER_SEC * p.share * s.u.params.activity * slotMs) / 1000);
           let side: 'long' | 'short' = p.rng.next() < 0.5 ? 'long' : 'short';
           if (Math.abs(s.u.lastJump) > 0.003) {
@@ -110,7 +112,7 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
           }
           for (let k = 0; k < liqs; k++) {
             const { trade, liquidation } = p.book.liquidation(slot + p.offset + 1, p.ids, FLOW, side);
-            if (p.book.venue === 'deribit') out.push({ type: 'perp_trade', event: trade });
+            if (p.liquidations === 'as_trade') out.push({ type: 'perp_trade', event: trade });
             out.push({ type: 'liquidation', event: liquidation });
           }
         }
