@@ -28,7 +28,7 @@ const WARMUP = 3;
 
 const VENUES = "['deribit', 'bybit', 'okx', 'binance']";
 
-async function fillYear(store: Store, fromS: number): Promise<void> {
+export async function fillYear(store: Store, fromS: number): Promise<void> {
   const p = { from: fromS, n: YEAR_MINUTES * 8 };
   await store.command(
     `INSERT INTO market_trades_1m

@@ -43,6 +43,15 @@ export class OptionChain {
   readonly #share: number;
   readonly #byName = new Map<string, OptionContract>();
   #active: OptionContract[] = [];
+  #pickWeights: {
+    readonly at: number;
+    readonly spot: number;
+    readonly level: number;
+    readonly active: readonly OptionContract[];
+    readonly n: number;
+    readonly weights: readonly number[];
+    readonly total: number;
+  } | null = null;
   #expiries: number[] = [];
   #cursor = 0;
 
@@ -183,12 +192,20 @@ export class OptionChain {
 
   /** Pick a contract the way customer flow does: near-dated and near the money. */
   pick(nowMs: number): OptionContract | undefined {
-    const weights = this.#active.map((c) => {
-      const t = Math.max((c.expiry - nowMs) / YEAR_MS, 1 / (365 * 24));
-      const x = Math.log(c.strike / this.#u.spot) / (this.#u.level * Math.sqrt(t));
-      return Math.exp(-0.5 * (x / 1.3) ** 2) * (1 / (1 + t / 0.05) + 0.15);
-    });
-    return this.#active[this.#rng.weighted(weights)];
+    // The weights depend only on the instant, spot, vol level and the listed contracts: a burst of trades at one
+    // instant reuses them (same numbers, so the same picks as recomputing; only the exp/log work is saved).
+    const w = this.#pickWeights;
+    if (w === null || w.at !== nowMs || w.spot !== this.#u.spot || w.level !== this.#u.level || w.active !== this.#active || w.n !== this.#active.length) {
+      const weights = this.#active.map((c) => {
+        const t = Math.max((c.expiry - nowMs) / YEAR_MS, 1 / (365 * 24));
+        const x = Math.log(c.strike / this.#u.spot) / (this.#u.level * Math.sqrt(t));
+        return Math.exp(-0.5 * (x / 1.3) ** 2) * (1 / (1 + t / 0.05) + 0.15);
+      });
+      const total = weights.reduce((a, b) => a + b, 0);
+      this.#pickWeights = { at: nowMs, spot: this.#u.spot, level: this.#u.level, active: this.#active, n: this.#active.length, weights, total };
+      return this.#active[this.#rng.weighted(weights, total)];
+    }
+    return this.#active[this.#rng.weighted(w.weights, w.total)];
   }
 
   /** One customer-flow trade: taker side biased to buying OTM options; OI opens or closes by the trade size. */
