@@ -18,6 +18,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { genRequestId, requestIdPlugin } from './plugins/request-id.ts';
 import { discoveryRoutes } from './routes/discovery/index.ts';
 import { gexRoutes } from './routes/gex/index.ts';
+import { marketRoutes } from './routes/market/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 
 export interface AppDeps {
@@ -114,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(authPlugin, { accounts, config });
   await app.register(rateLimitPlugin, { limiter, ipLimiter });
   await app.register(docsPlugin);
-  const families = [discoveryRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  const families = [discoveryRoutes, marketRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }

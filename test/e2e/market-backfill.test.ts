@@ -2,7 +2,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../clickhouse/store.ts';
 import { runBackfill } from '../../processors/backfill/run-backfill.ts';
-import { marketRoutes } from '../../query-api/routes/market/index.ts';
 import { assertOk } from '../../query-api/testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../query-api/testing/harness.ts';
 import type { ApiInstance } from '../../query-api/types.ts';
@@ -28,7 +27,7 @@ before(async () => {
   const full = await runBackfill({ store, symbols: ['BTCUSDT'], fromMs: TO - 3 * HOUR - 10 * 60_000, toMs: TO - 3 * HOUR, model: 'full', seed: 7, tradesPerMinute: 1, venues: VENUES });
   assert.equal(full.stored, full.published);
   key = await userWithKey(store, { userId: 'u', plan: 'bundle_monthly' });
-  app = await testApp(store, {}, { clock: testClock(NOW), routes: [marketRoutes] });
+  app = await testApp(store, {}, { clock: testClock(NOW) });
 });
 after(async () => {
   await app?.close();

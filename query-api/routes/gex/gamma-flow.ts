@@ -6,7 +6,7 @@ import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance } from '../../types.ts';
 import { TAG, type GexContext } from './context.ts';
 import { rendered, type Rendered } from './memo.ts';
-import { asOfMeta, resolveWindow } from './point-in-time.ts';
+import { asOfMeta, resolveWindow, type ResolvedInstant } from './point-in-time.ts';
 import { positioningMeta } from './positioning.ts';
 import { gexMeta, sendRendered } from './respond.ts';
 import { gammaFlowData, gammaFlowQuery } from './schemas.ts';
@@ -55,8 +55,8 @@ export async function gammaFlowRoute(app: ApiInstance, ctx: GexContext): Promise
       const model = q.positioning ?? 'flow';
       const now = ctx.clock();
       let answer: FlowAnswer;
-      let history;
-      let asOf;
+      let history: ResolvedInstant['history'] | undefined;
+      let asOf: { readonly requested: string; readonly to: number } | undefined;
       if (q.as_of === undefined) {
         const snap = ctx.cache.get(q.symbol);
         if (snap === null) throw notFound(`no GEX snapshot for ${q.symbol} yet`);

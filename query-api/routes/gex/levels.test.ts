@@ -195,4 +195,28 @@ describe('/v2/gex/levels', () => {
       clock.set(C + 10_000);
     }
   });
+
+  test('production path (pre-serialized, RESPONSE_VALIDATION off) sends the same envelope as the validated path', async () => {
+    const prod = await testApp(t.store, { responseValidation: false }, { clock, snapshots: app.gex.snapshots ?? undefined });
+    try {
+      for (const q of [`symbol=BTCUSDT&include=${ALL},candles`, 'symbol=BTCUSDT&exchanges=okx,bybit', `symbol=BTCUSDT&as_of=${iso(B)}&exchanges=deribit`, 'symbol=SOLUSDT']) {
+        const a = await get(q);
+        const b = await prod.inject({ url: `/v2/gex/levels?${q}`, headers: { 'x-api-key': key } });
+        assert.equal(b.statusCode, 200);
+        assert.match(String(b.headers['content-type']), /^application\/json/);
+        const strip = (body: string) => {
+          const { meta, ...rest } = JSON.parse(body) as { meta: Record<string, unknown> };
+          const { timestamp: _t, request_id: _r, rate_limit: _l, ...m } = meta;
+          return { ...rest, meta: m };
+        };
+        assert.deepEqual(strip(b.body), strip(a.body), q);
+      }
+      for (const p of ['/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT', '/v2/gex/gamma-flow?symbol=BTCUSDT']) {
+        const b = await prod.inject({ url: p, headers: { 'x-api-key': key } });
+        assertOk(b);
+      }
+    } finally {
+      await prod.close();
+    }
+  });
 });

@@ -66,7 +66,7 @@ export interface VenueFilter {
   readonly venues: readonly Venue[] | undefined;
   /** meta.exchanges_filtered: the venues applied (every venue when no name is known); undefined without the parameter. */
   readonly applied: readonly Venue[] | undefined;
-  /** Cache key of the selection. */
+  /** Cache key of the selection and of `applied` (no parameter and an all-invalid one differ in meta). */
   readonly key: string;
 }
 
@@ -75,7 +75,7 @@ export function venueFilter(exchanges: string | undefined): VenueFilter {
   if (exchanges === undefined) return { venues: undefined, applied: undefined, key: '*' };
   const named = new Set(parseCsv(exchanges));
   const known = VENUES.filter((v) => named.has(v));
-  if (known.length === 0) return { venues: undefined, applied: VENUES, key: '*' };
+  if (known.length === 0) return { venues: undefined, applied: VENUES, key: '*all' };
   return { venues: known, applied: known, key: known.join(',') };
 }
 

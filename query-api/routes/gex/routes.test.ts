@@ -75,6 +75,28 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     assertError(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(clock() + 1000)}`), 422, 'VALIDATION_ERROR');
   });
 
+  test('gamma-flow as_of: the 24 h window is clamped to the plan window (enforced for evaluation keys)', async () => {
+    const DAY = 86_400_000;
+    clock.set(C + 31 * DAY);
+    try {
+      const evalKey = await userWithKey(t.store, { userId: 'eval-flow', plan: 'terminal_yearly', evaluation: true });
+      const paidKey = await userWithKey(t.store, { userId: 'paid-flow', plan: 'terminal_yearly' });
+      await app.gex.accounts.refresh();
+      const floor = clock() - 30 * DAY;
+      const enforced = assertOk<{ from: string; to: string; points: unknown[] }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(C)}`, evalKey));
+      assert.deepEqual([enforced.data.from, enforced.data.to, enforced.data.points.length], [iso(floor), iso(floor), 0]);
+      assert.equal(enforced.meta.history_depth_enforced, true);
+      assert.deepEqual((enforced.meta.extra as { history_clamp: unknown }).history_clamp, {
+        requested_from: iso(C - DAY), requested_to: iso(C), served_from: iso(floor), served_to: iso(floor), enforced: true, history_days: 30,
+      });
+      const reported = assertOk<{ points: unknown[] }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(C)}`, paidKey));
+      assert.equal(reported.data.points.length, 3);
+      assert.equal((reported.meta.extra as { history_clamp: { enforced: boolean } }).history_clamp.enforced, false);
+    } finally {
+      clock.set(C + 10_000);
+    }
+  });
+
   test('multi: served / missing / invalid, per-symbol entries equal the single route, one rate-limit charge', async () => {
     const std = await userWithKey(t.store, { userId: 'multi', plan: 'api_monthly' });
     await app.gex.accounts.refresh();

@@ -5,7 +5,6 @@ import { MIN, seedMarket, T0 } from '../../market/fixtures.ts';
 import { assertError, assertOk } from '../../testing/assertions.ts';
 import { header, migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
 import type { ApiInstance } from '../../types.ts';
-import { marketRoutes } from './index.ts';
 
 const NOW = T0 + 29 * MIN + 30_000; // 00:29:30 UTC: the last 1m bucket is 00:29
 
@@ -42,7 +41,7 @@ describe('/v2/market', () => {
     await seedMarket(store);
     key = await userWithKey(store, { userId: 'pro', plan: 'bundle_monthly' });
     evalKey = await userWithKey(store, { userId: 'eval', plan: 'terminal_yearly', evaluation: true });
-    app = await testApp(store, {}, { clock, routes: [marketRoutes] });
+    app = await testApp(store, {}, { clock });
   });
   after(async () => {
     await app.close();
