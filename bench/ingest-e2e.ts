@@ -1,12 +1,13 @@
 /**
- * End-to-end ingest throughput and latency: sandbox market (manual clock, option-trade bursts on all four venues)
+ * End-to-end ingest throughput and latency: sandbox market (a second process, manual clock, option-trade bursts on every venue)
  * -> WebSocket -> the real connectors (startIngest) -> bus -> raw writer -> ClickHouse (embedded chDB), on the
  * in-process bus and, when KAFKA_BROKERS or KAFKA_TEST_BROKERS is set, on Kafka. Latency = the raw writer's
  * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
  * sockets, no parsers) and stored by the same raw writer.
  */
-import { pathToFileURL } from 'node:url';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Bus } from '../ops/bus/types.ts';
 import type { MarketEvent, Venue } from '../schemas/events.ts';
 import type { VenueUrls } from '../ingest/types.ts';
@@ -19,10 +20,10 @@ import { RAW_TABLES } from '../clickhouse/rows.ts';
 import { startRawWriter, type StoredHook } from '../processors/raw-writer/raw-writer.ts';
 import { startIngest } from '../ingest/pipeline/run-ingest.ts';
 import { EventPublisher } from '../ingest/pipeline/event-publisher.ts';
-import { startSandbox } from '../ingest/sandbox/sandbox.ts';
 import { createSandboxMarket } from '../ingest/sandbox/market/market.ts';
 import { connectorUrlsFor } from '../ingest/sandbox/connector-urls.ts';
-import { SANDBOX_VENUES } from '../ingest/sandbox/market/venues.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '../ingest/sandbox/market/venues.ts';
+import type { VenueUrls as SandboxUrls } from '../ingest/sandbox/servers/types.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
@@ -89,15 +90,51 @@ async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: Stored
   }
 }
 
-type Drive = (sb: Awaited<ReturnType<typeof startSandbox>>) => Promise<void>;
+/** The sandbox market in its own process (bench/sandbox-process.ts), driven over IPC. */
+interface LoadGenerator {
+  readonly urls: Partial<Record<SandboxVenue, SandboxUrls>>;
+  /** Emit `perVenue` option trades on every venue; resolves with the running delivered count. */
+  emit(perVenue: number): Promise<number>;
+  delivered(): Promise<number>;
+  stop(): Promise<void>;
+}
 
-/** Sandbox -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
+async function startLoadGenerator(): Promise<LoadGenerator> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const replies: ((m: Record<string, unknown>) => void)[] = [];
+  child.on('message', (m) => replies.shift()?.(m as Record<string, unknown>));
+  const next = (): Promise<Record<string, unknown>> => new Promise((resolve) => replies.push(resolve));
+  const ready = await next();
+  const ask = async (cmd: object): Promise<number> => {
+    const reply = next();
+    child.send(cmd);
+    return Number((await reply)['delivered']);
+  };
+  return {
+    urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
+    emit: (perVenue) => ask({ cmd: 'emit', perVenue }),
+    delivered: () => ask({ cmd: 'delivered' }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send({ cmd: 'stop' });
+      }),
+  };
+}
+
+type Drive = (gen: LoadGenerator) => Promise<void>;
+
+/** Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
 async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
   return withPipeline(makeBus, async (bus, probe) => {
-    const sb = await startSandbox({ seed: 99, symbols: SYMBOLS, speed: 0, model: { tickerIntervalMs: 3_600_000 } });
+    const gen = await startLoadGenerator();
     const urls: Partial<Record<Venue, VenueUrls>> = {};
     for (const v of SANDBOX_VENUES) {
-      const u = sb.urls[v];
+      const u = gen.urls[v];
       if (u) urls[v] = connectorUrlsFor(v, u);
     }
     const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } });
@@ -109,41 +146,35 @@ async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
       }
       await sleep(500);
       probe.reset();
-      const delivered0 = SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
+      const delivered0 = await gen.delivered();
       const t0 = performance.now();
-      await drive(sb);
-      const delivered = SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0) - delivered0;
+      await drive(gen);
+      const delivered = (await gen.delivered()) - delivered0;
       await until(() => probe.count >= delivered, 300_000);
       const seconds = (performance.now() - t0) / 1000;
       return { events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99) };
     } finally {
       await ingest.stop();
-      await sb.stop();
+      await gen.stop();
     }
   });
 }
 
 /** Throughput: bursts as fast as the pipeline takes them (latency here is mostly queueing). */
-const flood: Drive = async (sb) => {
-  for (let sent = 0; sent < TOTAL; ) {
-    for (const v of SANDBOX_VENUES) {
-      sb.emitTrades(v, BURST);
-      sent += BURST;
-    }
-    await new Promise((r) => setImmediate(r));
-  }
+const flood: Drive = async (gen) => {
+  const perVenue = Math.max(1, Math.round(BURST / 2));
+  for (let sent = 0; sent < TOTAL; sent += perVenue * SANDBOX_VENUES.length) await gen.emit(perVenue);
 };
 
 /** Latency: a steady offered load of `perSecond` trades for `seconds`, in 50 ms slices across the venues. */
 function steady(perSecond: number, seconds: number): Drive {
-  return async (sb) => {
+  return async (gen) => {
     const slices = seconds * 20;
-    const perSlice = Math.max(1, Math.round(perSecond / 20 / SANDBOX_VENUES.length));
+    const perVenue = Math.max(1, Math.round(perSecond / 20 / SANDBOX_VENUES.length));
     const start = performance.now();
     for (let i = 0; i < slices; i++) {
-      for (const v of SANDBOX_VENUES) sb.emitTrades(v, perSlice);
-      const next = start + (i + 1) * 50;
-      await sleep(Math.max(0, next - performance.now()));
+      await gen.emit(perVenue);
+      await sleep(Math.max(0, start + (i + 1) * 50 - performance.now()));
     }
   };
 }

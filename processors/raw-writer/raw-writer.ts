@@ -6,6 +6,7 @@ import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/bus/types.ts';
 import { metricsRegistry } from '../../ops/metrics/registry.ts';
 import { childLogger } from '../../ops/log.ts';
 import { decodeStep } from './decode-step.ts';
+import { CoalescingSink, type BatchRows } from './coalescing-sink.ts';
 
 /** Every topic whose events have a raw table. */
 export const RAW_TOPICS: readonly string[] = [
@@ -44,7 +45,8 @@ const log = childLogger('raw-writer');
 /** Observer of rows once ClickHouse accepted them (`storedAt` = local time after the INSERT returned). */
 export type StoredHook = (table: RawTable, rows: readonly RawRow[], storedAt: number) => void;
 
-export async function writeRawBatch(store: Store, groupId: string, batch: ConsumedBatch, onStored?: StoredHook): Promise<void> {
+/** Decodes a consumed batch into rows per raw table, with its idempotency token (the exact offsets). */
+export function decodeBatch(groupId: string, batch: ConsumedBatch): BatchRows {
   const byTable = new Map<RawTable, RawRow[]>();
   for (const m of batch.messages) {
     const r = decodeStep(m);
@@ -59,49 +61,85 @@ export async function writeRawBatch(store: Store, groupId: string, batch: Consum
   }
   const first = batch.messages[0]?.offset;
   const last = batch.messages[batch.messages.length - 1]?.offset;
-  for (const [table, rows] of byTable) {
-    await store.insert(table, rows, { dedupToken: `${groupId}:${batch.topic}:${batch.partition}:${first}-${last}:${table}` });
+  return { byTable, token: `${groupId}:${batch.topic}:${batch.partition}:${first}-${last}` };
+}
+
+function countStored(onStored?: StoredHook): StoredHook {
+  return (table, rows, storedAt) => {
     rowsWritten.inc({ table }, rows.length);
-    onStored?.(table, rows, Date.now());
+    onStored?.(table, rows, storedAt);
+  };
+}
+
+/** Stores one batch on its own (one INSERT per table, token = the batch's offsets). */
+export async function writeRawBatch(store: Store, groupId: string, batch: ConsumedBatch, onStored?: StoredHook): Promise<void> {
+  const { byTable, token } = decodeBatch(groupId, batch);
+  const stored = countStored(onStored);
+  for (const [table, rows] of byTable) {
+    await store.insert(table, rows, { dedupToken: `${token}:${table}` });
+    stored(table, rows, Date.now());
   }
 }
 
-/** The raw-writer role: a consumer-group member that stores every market-data event in its raw table. */
-export async function startRawWriter(
-  bus: Bus,
-  store: Store,
-  opts: { groupId?: string; maxBatchSize?: number; onStored?: StoredHook } = {},
-): Promise<BusConsumer> {
+export interface RawWriterOptions {
+  readonly groupId?: string;
+  readonly maxBatchSize?: number;
+  /** Consumer-group members in this process; their batches are merged into shared INSERTs. Default 3. */
+  readonly members?: number;
+  /** Rows that trigger an INSERT at once; otherwise after `lingerMs`. Defaults 20 000 and 25 ms. */
+  readonly maxInsertRows?: number;
+  readonly lingerMs?: number;
+  readonly onStored?: StoredHook;
+}
+
+/**
+ * The raw-writer role: `members` consumer-group members that store every market-data event in its raw table.
+ * Their batches go through one CoalescingSink, so partitions consumed in parallel share INSERTs.
+ */
+export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOptions = {}): Promise<BusConsumer> {
   const groupId = opts.groupId ?? 'raw-writer';
-  let stopping = false;
-  const consumer = await bus.subscribe({
-    groupId,
-    topics: RAW_TOPICS,
-    fromBeginning: true,
-    maxBatchSize: opts.maxBatchSize ?? 10_000,
-    // A store outage holds the batch here with backoff (nothing committed, nothing lost) instead of spinning
-    // through redeliveries; on shutdown the failure is returned so the batch stays uncommitted.
-    eachBatch: async (batch) => {
-      for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
-        try {
-          return await writeRawBatch(store, groupId, batch, opts.onStored);
-        } catch (err) {
-          if (stopping) throw err;
-          log.warn({ err: (err as Error).message, topic: batch.topic, partition: batch.partition, retryInMs: delay }, 'raw insert failed, retrying');
-          await new Promise((r) => setTimeout(r, delay));
-        }
-      }
-    },
+  const n = Math.max(1, opts.members ?? 3);
+  const sink = new CoalescingSink(store, {
+    writers: n,
+    maxRows: opts.maxInsertRows ?? 20_000,
+    lingerMs: opts.lingerMs ?? 25,
+    onStored: countStored(opts.onStored),
   });
+  let stopping = false;
+  const members: BusConsumer[] = [];
+  for (let i = 0; i < n; i++) {
+    members.push(
+      await bus.subscribe({
+        groupId,
+        topics: RAW_TOPICS,
+        fromBeginning: true,
+        maxBatchSize: opts.maxBatchSize ?? 10_000,
+        // A store outage holds the batch here with backoff (nothing committed, nothing lost) instead of spinning
+        // through redeliveries; on shutdown the failure is returned so the batch stays uncommitted.
+        eachBatch: async (batch) => {
+          const rows = decodeBatch(groupId, batch);
+          for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
+            try {
+              return await sink.submit(rows);
+            } catch (err) {
+              if (stopping) throw err;
+              log.warn({ err: (err as Error).message, topic: batch.topic, partition: batch.partition, retryInMs: delay }, 'raw insert failed, retrying');
+              await new Promise((r) => setTimeout(r, delay));
+            }
+          }
+        },
+      }),
+    );
+  }
   return {
-    groupId: consumer.groupId,
-    pause: () => consumer.pause(),
-    resume: () => consumer.resume(),
-    isPaused: () => consumer.isPaused(),
-    assignments: () => consumer.assignments(),
+    groupId,
+    pause: () => members.forEach((m) => m.pause()),
+    resume: () => members.forEach((m) => m.resume()),
+    isPaused: () => members.every((m) => m.isPaused()),
+    assignments: () => members.flatMap((m) => m.assignments()),
     stop: async () => {
       stopping = true;
-      await consumer.stop();
+      await Promise.all(members.map((m) => m.stop()));
     },
   };
 }

@@ -1,0 +1,28 @@
+/**
+ * The sandbox market as a separate process, the load generator of the ingest end-to-end bench (as autocannon is
+ * for the API bench): the pipeline under test then has the process to itself. Driven over the fork IPC channel:
+ *   -> { cmd: 'emit', perVenue }      emit `perVenue` option trades on every venue; replies { delivered }
+ *   -> { cmd: 'delivered' }           replies { delivered } (option trades written to at least one socket)
+ *   -> { cmd: 'stop' }                stops the servers and exits
+ * On start it sends { urls } (the sandbox servers' URLs per venue).
+ */
+import { startSandbox } from '../ingest/sandbox/sandbox.ts';
+import { SANDBOX_VENUES } from '../ingest/sandbox/market/venues.ts';
+
+type Command = { cmd: 'emit'; perVenue: number } | { cmd: 'delivered' } | { cmd: 'stop' };
+
+const sb = await startSandbox({ seed: 99, symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'], speed: 0, model: { tickerIntervalMs: 3_600_000 } });
+const delivered = (): number => SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
+const send = (m: object): void => {
+  process.send?.(m);
+};
+
+process.on('message', (raw: unknown) => {
+  const m = raw as Command;
+  if (m.cmd === 'emit') {
+    for (const v of SANDBOX_VENUES) sb.emitTrades(v, m.perVenue);
+    send({ delivered: delivered() });
+  } else if (m.cmd === 'delivered') send({ delivered: delivered() });
+  else if (m.cmd === 'stop') void sb.stop().then(() => process.exit(0));
+});
+send({ urls: sb.urls });

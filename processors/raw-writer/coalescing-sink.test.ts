@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
+import { migrate } from '../../clickhouse/migrate.ts';
+import { optionTradeRow, perpStatsRow, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
+import * as fx from '../../clickhouse/testing/fixtures.ts';
+import type { Store } from '../../clickhouse/store.ts';
+import { CoalescingSink } from './coalescing-sink.ts';
+
+/** The real store, with its INSERT calls counted. */
+function counting(store: Store): { store: Store; inserts: { table: string; rows: number }[] } {
+  const inserts: { table: string; rows: number }[] = [];
+  const counted: Store = {
+    kind: store.kind,
+    query: (sql, params) => store.query(sql, params),
+    command: (sql, params) => store.command(sql, params),
+    insert: async (table, rows, opts) => {
+      inserts.push({ table, rows: rows.length });
+      await store.insert(table, rows, opts);
+    },
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+  return { store: counted, inserts };
+}
+
+const trades = (from: number, n: number): RawRow[] => Array.from({ length: n }, (_, i) => optionTradeRow(fx.optionTrade(from + i)));
+const batch = (token: string, t: RawRow[], stats = false): { byTable: Map<RawTable, RawRow[]>; token: string } => {
+  const byTable = new Map<RawTable, RawRow[]>([['option_trades', t]]);
+  if (stats) byTable.set('perp_stats', [perpStatsRow(fx.perpStats)]);
+  return { byTable, token };
+};
+
+test('batches of several writers waiting together go out as one INSERT per table', async () => {
+  const t = await openTempStore();
+  try {
+    await migrate(t.store);
+    const c = counting(t.store);
+    const stored: number[] = [];
+    const sink = new CoalescingSink(c.store, { writers: 3, maxRows: 100_000, lingerMs: 10_000, onStored: (_t, rows) => stored.push(rows.length) });
+    // The third writer's submit completes the set: flushed at once, long before the 10 s linger.
+    const started = Date.now();
+    await Promise.all([sink.submit(batch('a', trades(0, 100))), sink.submit(batch('b', trades(100, 50), true)), sink.submit(batch('c', trades(150, 25)))]);
+    assert.ok(Date.now() - started < 5_000);
+    assert.deepEqual(c.inserts, [{ table: 'option_trades', rows: 175 }, { table: 'perp_stats', rows: 1 }]);
+    assert.deepEqual(stored, [175, 1]);
+    const n = await t.store.query<{ n: string }>('SELECT count() AS n FROM option_trades');
+    assert.equal(n[0]?.n, '175');
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('a lone batch is flushed after the linger; maxRows flushes at once', async () => {
+  const t = await openTempStore();
+  try {
+    await migrate(t.store);
+    const c = counting(t.store);
+    const sink = new CoalescingSink(c.store, { writers: 4, maxRows: 300, lingerMs: 50 });
+    const t0 = Date.now();
+    await sink.submit(batch('lone', trades(0, 10)));
+    assert.ok(Date.now() - t0 >= 45, 'waited for the linger');
+    await sink.submit(batch('big', trades(10, 300)));
+    assert.deepEqual(c.inserts.map((i) => i.rows), [10, 300]);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('a failed INSERT rejects every batch in it (each member then retries); nothing is half-acknowledged', async () => {
+  const t = await openTempStore();
+  await migrate(t.store);
+  const sink = new CoalescingSink(t.store, { writers: 2, maxRows: 100_000, lingerMs: 10 });
+  await t.dispose(); // the store is closed under the sink
+  const results = await Promise.allSettled([sink.submit(batch('x', trades(0, 5))), sink.submit(batch('y', trades(5, 5)))]);
+  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+});
