@@ -13,9 +13,8 @@ import { createParadexConnector } from '../ingest/paradex/index.ts';
 import { encodeTrade } from '../ingest/paradex/sbe-encode.ts';
 import { createThalexConnector } from '../ingest/thalex/index.ts';
 import type { ParserContext, RestParseResult, VenueConnectorSpec } from '../ingest/types.ts';
+import { corpus, rate, COPIES } from './parser-rate.ts';
 
-const COPIES = 2000;
-const RUN_MS = 700;
 
 interface Case {
   readonly name: string;
@@ -25,25 +24,7 @@ interface Case {
   readonly listingBody?: string;
 }
 
-function corpus(lines: readonly string[], idPattern: RegExp): string[] {
-  const out: string[] = [];
-  for (let n = 0; n < COPIES; n++) for (const l of lines) out.push(l.replace(idPattern, (m) => `${m}${n}`));
-  return out;
-}
 
-function rate<T>(frames: readonly T[], fn: (f: T) => unknown): number {
-  let sink = 0;
-  let done = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < RUN_MS) {
-    for (const f of frames) if (fn(f) !== undefined) sink++;
-    done += frames.length;
-    elapsed = performance.now() - start;
-  }
-  if (sink < 0) console.log(sink);
-  return (done / elapsed) * 1000;
-}
 
 function cases(): Case[] {
   const delta = createDeltaConnector('delta_india');

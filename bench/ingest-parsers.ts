@@ -6,6 +6,7 @@ import { registerInstruments, createParserContext } from '../ingest/context.ts';
 import { fixtureLine, fixtureText } from '../ingest/fixtures/load.ts';
 import { createConnector } from '../ingest/registry.ts';
 import type { ParserContext, VenueConnectorSpec } from '../ingest/types.ts';
+import { corpus, rate } from './parser-rate.ts';
 
 interface Case {
   readonly venue: 'deribit' | 'bybit' | 'okx' | 'binance';
@@ -14,15 +15,8 @@ interface Case {
   readonly listings?: readonly string[];
 }
 
-const COPIES = 2000;
-const RUN_MS = 700;
 
 /** Copies of `lines` with the numeric/uuid trade id varied, so every frame is distinct. */
-function corpus(lines: readonly string[], idPattern: RegExp): string[] {
-  const out: string[] = [];
-  for (let n = 0; n < COPIES; n++) for (const l of lines) out.push(l.replace(idPattern, (m) => `${m}${n}`));
-  return out;
-}
 
 function cases(): Case[] {
   return [
@@ -50,19 +44,6 @@ function cases(): Case[] {
   ];
 }
 
-function rate(frames: readonly string[], fn: (f: string) => unknown): number {
-  let sink = 0;
-  let done = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < RUN_MS) {
-    for (const f of frames) if (fn(f) !== undefined) sink++;
-    done += frames.length;
-    elapsed = performance.now() - start;
-  }
-  if (sink < 0) console.log(sink);
-  return (done / elapsed) * 1000;
-}
 
 function context(spec: VenueConnectorSpec, c: Case): ParserContext {
   const ctx = createParserContext({ venue: spec.venue, connection: c.connection, receivedAt: Date.now() });

@@ -10,7 +10,11 @@ type Suite = () => Promise<void>;
 const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   bus: [async () => (await import('./bus.ts')).runBusBench, async () => (await import('./store.ts')).runStoreBench],
   gex: [async () => (await import('./gex.ts')).runGexBench, async () => (await import('./gex-asof.ts')).runGexAsOfBench],
-  ingest: [async () => (await import('./ingest-parsers.ts')).runParserBench, async () => (await import('./ingest-e2e.ts')).runIngestE2eBench],
+  ingest: [
+    async () => (await import('./ingest-parsers.ts')).runParserBench,
+    async () => (await import('./ingest-parsers-more.ts')).runMoreParserBench,
+    async () => (await import('./ingest-e2e.ts')).runIngestE2eBench,
+  ],
   api: [async () => (await import('./api.ts')).runApiBench],
   market: [async () => (await import('./market.ts')).runMarketBench],
 };

@@ -18,7 +18,6 @@ import { createStore, type Store } from '../clickhouse/store.ts';
 import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
-import { marketRoutes } from '../query-api/routes/market/index.ts';
 import { AccountsRepository } from '../query-api/accounts/repository.ts';
 
 const MIN_S = 60;
@@ -27,12 +26,14 @@ const ROUNDS = 30;
 const WARMUP = 3;
 
 const VENUES = "['deribit', 'bybit', 'okx', 'binance']";
+/** A perp-stats value packed as the MV packs it: ts_ms << 64 | the Float64's bits. */
+const PACK = (v: string): string => `bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(reinterpretAsUInt64(${v})))`;
 
 export async function fillYear(store: Store, fromS: number): Promise<void> {
   const p = { from: fromS, n: YEAR_MINUTES * 8 };
   await store.command(
     `INSERT INTO market_trades_1m
-     SELECT 'BTCUSDT', mk, bucket, argMinState(price, (ts, toUInt64(k))), argMaxState(price, (ts, toUInt64(k))), max(price), min(price),
+     SELECT 'BTCUSDT', mk, bucket, argMinState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), argMaxState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), max(price), min(price),
        sum(size), sum(price * size), sumIf(size, k % 2 = 0), sumIf(price * size, k % 2 = 0), sumIf(size, k % 2 = 1), sumIf(price * size, k % 2 = 1),
        toUInt64(count()), max(ts), groupUniqArray(venue)
      FROM (
@@ -46,11 +47,11 @@ export async function fillYear(store: Store, fromS: number): Promise<void> {
   );
   await store.command(
     `INSERT INTO market_perp_stats_1m
-     SELECT 'BTCUSDT', venue, bucket, argMaxState(oi, ts), argMaxState(oi_usd, ts), argMinState(f, ts), argMaxState(f, ts), avgState(f), max(ts)
+     SELECT 'BTCUSDT', venue, bucket, max(${PACK('oi')}), max(${PACK('oi_usd')}), min(${PACK('f')}), max(${PACK('f')}), sum(f), toUInt64(count(f)), max(ts)
      FROM (
        SELECT ${VENUES}[number % 4 + 1] AS venue, toDateTime({from:UInt32} + intDiv(number, 4) * ${MIN_S}, 'UTC') AS bucket,
          fromUnixTimestamp64Milli(toInt64(({from:UInt32} + intDiv(number, 4) * ${MIN_S}) * 1000 + 59000), 'UTC') AS ts,
-         toNullable(20000.0 + number % 97) AS oi, toNullable((20000.0 + number % 97) * 95000) AS oi_usd, toNullable(0.0001 + (number % 11) / 1e6) AS f
+         20000.0 + number % 97 AS oi, (20000.0 + number % 97) * 95000 AS oi_usd, 0.0001 + (number % 11) / 1e6 AS f
        FROM numbers({n:UInt64}))
      GROUP BY venue, bucket
      SETTINGS insert_deduplicate = 0`,
@@ -100,7 +101,7 @@ export async function runMarketBench(): Promise<void> {
     const repo = new AccountsRepository(store);
     await repo.upsertUser({ userId: 'bench', plan: 'enterprise', status: 'active', evaluation: false });
     const key = (await repo.createKey('bench', 'gex')).key;
-    const app = await buildApp({ store, config: apiConfig({}), logger: false, clock: () => now, routes: [marketRoutes] });
+    const app = await buildApp({ store, config: apiConfig({}), logger: false, clock: () => now });
     try {
       const get = async (url: string): Promise<void> => {
         const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
