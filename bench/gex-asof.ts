@@ -2,13 +2,15 @@
  * GEX as_of benchmark: point-in-time level lookups over a year of 30 s snapshots in the embedded store.
  *
  * Fill: one year of 30 s ticks for BTCUSDT (1,051,200 synthetic venue rows: 40 strikes, four 201-point
- * profiles whose zero crossing moves with the tick, one expiry stat), generated inside ClickHouse with
- * INSERT … SELECT FROM numbers(); plus a realistic subset at the end of the year: one hour of real rows
- * (4 venues × ~600 instruments from the engine's buildVenueRows) inserted through the normal path.
+ * profiles whose zero crossing moves with the tick, one expiry stat, packed into levels_pack in SQL),
+ * generated inside ClickHouse with INSERT … SELECT FROM numbers(); plus a realistic subset at the end of the
+ * year: one hour of real rows (4 venues × ~600 instruments from the engine's buildVenueRows) inserted through
+ * the normal path.
  * gex_levels gets both models for every tick (synthetic ones carry a real ~20 KB payload).
  * Measure: levelsAsOf at 500 random instants over the year and 100 inside the real hour, p50/p99, for the
- * all-venue path (one gex_levels lookup) and the venue-filter path (instant lookup + the rows of that instant,
- * parsed and re-aggregated). Targets: p50 < 10 ms, p99 < 30 ms. Baselines in the same run: `SELECT 1` round
+ * all-venue path (one gex_levels lookup) and the venue-filter path (the instant from the in-process index of
+ * settled instants, snapshot-times.ts, then one read of the packed rows of that instant, decoded and
+ * re-aggregated). Targets: p50 < 10 ms, p99 < 30 ms. Baselines in the same run: `SELECT 1` round
  * trip, and a count() over the same key range.
  *
  * Run alone: node --import tsx bench/gex-asof.ts   (BENCH_ASOF_DAYS=… shortens the year for a quick run)
@@ -21,6 +23,7 @@ import type { Store } from '../clickhouse/store.ts';
 import { ALL_INCLUDES } from '../processors/analytics/levels.ts';
 import { prng, syntheticChain } from '../processors/analytics/synthetic-chain.ts';
 import { levelsAsOf } from '../processors/snapshots/as-of.ts';
+import { snapshotTimesOf } from '../processors/snapshots/snapshot-times.ts';
 import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { gammaFlowPoints, levelsOf } from '../processors/snapshots/levels-step.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
@@ -49,37 +52,53 @@ const EXPIRY_JSON = JSON.stringify([
   { expiry: END + 7 * DAY, atm_iv: 0.5, atm_weight: 2000, strikes: [95_000, 100_000, 105_000], call_oi: [100, 300, 500], put_oi: [600, 300, 100] },
 ]);
 
+/** SQL building a levels_pack (processors/snapshots/level-pack.ts layout) from Float64 expressions and arrays. */
+function packSql(parts: readonly string[]): string {
+  // hex(Float64) is the value's little-endian bytes; a FixedString(8) route would lose the zero bytes of 0.
+  return `base64Encode(unhex(arrayStringConcat(arrayMap(x -> hex(x), arrayConcat(${parts.map((x) => `CAST(${x} AS Array(Float64))`).join(', ')})))))`;
+}
+
+/** `[n], arr` of the pack: an array prefixed by its length. */
+const withLen = (arr: string): string[] => [`[length(${arr})]`, arr];
+
+/** Literal Float64 elements (an array literal mixing UInt64 and Float64 has no common type). */
+const floats = (xs: readonly number[]): string => xs.map((x) => `toFloat64(${x})`).join(', ');
+
+const SCOPE = ['a_strikes', 'a_call_oi', 'a_put_oi', 'a_cstd', 'a_pstd', 'a_cflow', 'a_pflow', 'a_cabs', 'a_pabs', 'a_prof_std', 'a_slope_std', 'a_prof_flow', 'a_slope_flow'];
+
 /** One year (or BENCH_ASOF_DAYS) of synthetic rows ending before the real hour, generated in SQL. */
 async function fillSynthetic(store: Store, ticks: number, start: number): Promise<void> {
+  const pack = packSql([
+    `[1, s, p, ${floats([1, 80, 0, 0, 0, 40, 100, 900, 120, 2000])}]`,
+    ...SCOPE.flatMap(withLen),
+    `[${floats([0, 1, END + 7 * DAY, 0.5, 2000, 3, 95000, 100000, 105000, 3, 100, 300, 500, 3, 600, 300, 100])}]`,
+  ]);
   await store.command(
     `INSERT INTO gex_snapshots
      (symbol, venue, computed_at, spot, perp_price, grid_min, grid_step, grid_points, has_inventory, instruments_used,
-      skipped_no_iv, dropped_expired, t_floored, strikes, call_oi, put_oi, call_gex_std, put_gex_std, call_gex_flow,
-      put_gex_flow, call_gex_flow_abs, put_gex_flow_abs, profile_std, profile_std_slope, profile_flow, profile_flow_slope,
-      near, expiries, cell_expiry, cell_strike, cell_gex_std, cell_gex_flow, inv_contracts, inv_net, inv_abs,
-      inv_unclipped_net, oi_total, source)
+      skipped_no_iv, dropped_expired, t_floored, levels_pack, expiries, cell_expiry, cell_strike, cell_gex_std, cell_gex_flow,
+      inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total, source)
      SELECT 'BTCUSDT', 'deribit', fromUnixTimestamp64Milli(toInt64({start:Int64} + number * ${INTERVAL}), 'UTC'),
-       100000 + 5000 * sin(number / 5000), 100020 + 5000 * sin(number / 5000), -0.25, 0.0025, 201, true, 80, 0, 0, 0,
-       arrayMap(i -> 80000 + i * 1000, range(40)),
-       arrayMap(i -> toFloat64(10 + (i * 7 + number) % 50), range(40)),
-       arrayMap(i -> toFloat64(10 + (i * 11 + number) % 60), range(40)),
-       arrayMap(i -> 1e6 * (1 + (i + number) % 13), range(40)),
-       arrayMap(i -> -1e6 * (1 + (i * 3 + number) % 11), range(40)),
-       arrayMap(i -> 5e5 * ((i + number) % 7 - 3), range(40)),
-       arrayMap(i -> -5e5 * ((i * 5 + number) % 9 - 4), range(40)),
-       arrayMap(i -> 5e5 * (1 + (i + number) % 7), range(40)),
-       arrayMap(i -> 5e5 * (1 + (i * 5 + number) % 9), range(40)),
-       arrayMap(j -> 1e5 * (j - 100 + (number % 9) - 4.5), range(201)),
-       arrayMap(j -> 4e7, range(201)),
-       arrayMap(j -> -1e5 * (j - 100 + (number % 7) - 3.5), range(201)),
-       arrayMap(j -> -4e7, range(201)),
-       '[]', {expiries:String},
+       100000 + 5000 * sin(number / 5000) AS s, 100020 + 5000 * sin(number / 5000) AS p, -0.25, 0.0025, 201, true, 80, 0, 0, 0,
+       ${pack}, {expiries:String},
        arrayMap(i -> fromUnixTimestamp64Milli(toInt64(${END + 7 * DAY}), 'UTC'), range(40)),
-       arrayMap(i -> 80000 + i * 1000, range(40)),
-       arrayMap(i -> 1e6 * (1 + (i + number) % 13), range(40)),
-       arrayMap(i -> 5e5 * ((i + number) % 7 - 3), range(40)),
+       arrayMap(i -> 80000 + i * 1000, range(40)) AS a_strikes,
+       arrayMap(i -> 1e6 * (1 + (i + number) % 13), range(40)) AS a_cstd,
+       arrayMap(i -> 5e5 * ((i + number) % 7 - 3), range(40)) AS a_cflow,
        40, 100, 900, 120, 2000, 'store'
-     FROM numbers({n:UInt64})
+     FROM (
+       SELECT number,
+         arrayMap(i -> toFloat64(10 + (i * 7 + number) % 50), range(40)) AS a_call_oi,
+         arrayMap(i -> toFloat64(10 + (i * 11 + number) % 60), range(40)) AS a_put_oi,
+         arrayMap(i -> -1e6 * (1 + (i * 3 + number) % 11), range(40)) AS a_pstd,
+         arrayMap(i -> -5e5 * ((i * 5 + number) % 9 - 4), range(40)) AS a_pflow,
+         arrayMap(i -> 5e5 * (1 + (i + number) % 7), range(40)) AS a_cabs,
+         arrayMap(i -> 5e5 * (1 + (i * 5 + number) % 9), range(40)) AS a_pabs,
+         arrayMap(j -> 1e5 * (j - 100 + (number % 9) - 4.5), range(201)) AS a_prof_std,
+         arrayMap(j -> 4e7, range(201)) AS a_slope_std,
+         arrayMap(j -> -1e5 * (j - 100 + (number % 7) - 3.5), range(201)) AS a_prof_flow,
+         arrayMap(j -> -4e7, range(201)) AS a_slope_flow
+       FROM numbers({n:UInt64}))
      SETTINGS max_insert_threads = 2, max_block_size = 16384`,
     { start, n: ticks, expiries: EXPIRY_JSON },
   );
@@ -160,6 +179,12 @@ export async function runGexAsOfBench(): Promise<void> {
     const realInstants = Array.from({ length: 100 }, () => realStart + rand() * REAL_TICKS * INTERVAL);
     // warm-up (marks, caches, JIT)
     for (const t of yearInstants.slice(0, 20)) await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES });
+    // the in-process index of settled instants (loaded on the first venue-filtered read)
+    s = performance.now();
+    await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: END - DAY, model: 'flow', venues: ['deribit'] });
+    await snapshotTimesOf(store).ready('BTCUSDT');
+    console.log(`  snapshot-times index load: ${(performance.now() - s).toFixed(0)} ms (settled instants only: older than 24 h)`);
+    for (const t of yearInstants.slice(0, 20)) await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', venues: ['deribit'], include: ALL_INCLUDES });
 
     const one = await timeAll(yearInstants, () => store.query('SELECT 1 AS x'));
     const count = await timeAll(yearInstants, (t) =>

@@ -6,8 +6,12 @@
 
 -- One row per (symbol, venue, computed_at): everything levelsFromRows needs to re-extract the levels of any
 -- venue subset under either model from stored rows alone (processors/analytics/snapshot-row.ts).
--- Rows are wide (arrays of ~200 strikes and four 201-point profiles, ~75 KB of JSON per venue), so granules
--- are small: a lookup of one instant decompresses 32 rows, not 8192.
+-- The strike tables, profiles, near-expiry blocks and expiry statistics of both models are packed into the one
+-- column `levels_pack` (base64 of little-endian Float64 values, layout in processors/snapshots/level-pack.ts and
+-- clickhouse/README.md): a point read costs about 0.5 ms per column stream, so a venue-filtered as_of lookup
+-- reads one column, not ~20. Scalars, diagnostics, inventory statistics, `expiries` and the heatmap cells are
+-- also stored readable. Rows are wide (~30-60 KB per venue), so granules are small: a lookup of one instant
+-- decompresses 32 rows, not 8192.
 CREATE TABLE IF NOT EXISTS gex_snapshots
 (
     symbol             LowCardinality(String),
@@ -23,23 +27,10 @@ CREATE TABLE IF NOT EXISTS gex_snapshots
     skipped_no_iv      UInt32,
     dropped_expired    UInt32,
     t_floored          UInt32,
-    -- all-expiry strike table (ascending strikes, parallel columns; USD per 1%, OI in coins)
-    strikes            Array(Float64),
-    call_oi            Array(Float64),
-    put_oi             Array(Float64),
-    call_gex_std       Array(Float64),
-    put_gex_std        Array(Float64),
-    call_gex_flow      Array(Float64),
-    put_gex_flow       Array(Float64),
-    call_gex_flow_abs  Array(Float64),
-    put_gex_flow_abs   Array(Float64),
-    -- re-priced profiles on the grid x_j = grid_min + j * grid_step, values and slopes per model
-    profile_std        Array(Float64),
-    profile_std_slope  Array(Float64),
-    profile_flow       Array(Float64),
-    profile_flow_slope Array(Float64),
-    -- JSON of NearExpiryBlock[] (expiries within 24 h: same strike table + profiles) and ExpiryStat[]
-    near               String CODEC(ZSTD(3)),
+    -- both models' all-expiry strike table, profiles (grid x_j = grid_min + j * grid_step), near-expiry blocks
+    -- and expiry statistics, packed (see above)
+    levels_pack        String CODEC(ZSTD(1)),
+    -- JSON of ExpiryStat[] (per expiry: ATM IV, its OI weight, per-strike OI), readable copy of the packed one
     expiries           String CODEC(ZSTD(3)),
     -- net GEX by (expiry, strike), one entry per listed pair (strike-expiry heatmap), both models
     cell_expiry        Array(DateTime64(3, 'UTC')),

@@ -7,20 +7,20 @@ import * as fx from '../../clickhouse/testing/fixtures.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 
-/** The real store, with its INSERT calls counted. */
+/** The real store, with its INSERT calls counted (every other method passes straight through). */
 function counting(store: Store): { store: Store; inserts: { table: string; rows: number }[] } {
   const inserts: { table: string; rows: number }[] = [];
-  const counted: Store = {
-    kind: store.kind,
-    query: (sql, params) => store.query(sql, params),
-    command: (sql, params) => store.command(sql, params),
-    insert: async (table, rows, opts) => {
-      inserts.push({ table, rows: rows.length });
-      await store.insert(table, rows, opts);
-    },
-    ping: () => store.ping(),
-    close: () => store.close(),
+  const insert: Store['insert'] = async (table, rows, opts) => {
+    inserts.push({ table, rows: rows.length });
+    await store.insert(table, rows, opts);
   };
+  const counted = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'insert') return insert;
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
   return { store: counted, inserts };
 }
 

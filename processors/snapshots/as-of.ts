@@ -14,12 +14,12 @@ import { levelsFromRows, selectRows } from '../analytics/aggregate.ts';
 import type { SnapshotMeta } from '../analytics/aggregate.ts';
 import type { LevelsData, LevelsInclude } from '../analytics/levels.ts';
 import type { DealerModel } from '../analytics/types.ts';
-import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { coverageOf } from './inventory-stats.ts';
 import { metaOf } from './levels-step.ts';
 import type { LevelRow, StoredSnapshotRow } from './snapshot-record.ts';
-import { latestSnapshotTime, levelRowsAtOrBefore, levelsRowAtOrBefore, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
+import { latestSnapshotTime, levelRowsAt, levelRowsAtOrBefore, levelsRowAtOrBefore, rowsAt, snapshotTimeAtOrBefore } from './snapshot-reads.ts';
 import type { LevelRowsAt } from './snapshot-reads.ts';
+import { snapshotTimesOf } from './snapshot-times.ts';
 
 export interface StoredSnapshot {
   readonly meta: SnapshotMeta;
@@ -79,15 +79,14 @@ export function selectedVenues(venues?: readonly string[]): Venue[] {
 }
 
 /**
- * The rows a venue-filtered read needs: flow columns only when flow can run (BTC/ETH), std columns only for
- * std; a flow read whose selected venues carry no measured inventory falls back to std and reads those.
+ * A settled instant comes from the in-process index (one query: the rows at exactly that instant); otherwise the
+ * instant is a subquery of the row query. A snapshot the index names but the store lacks: the store decides.
  */
-async function venueLevelRows(store: Store, req: LevelsAsOfRequest, known: readonly Venue[]): Promise<LevelRowsAt | null> {
-  const expiries = (req.include ?? []).includes('expected_move');
-  const flow = req.model === 'flow' && FLOW_SYMBOLS.includes(req.symbol);
-  const r = await levelRowsAtOrBefore(store, req.symbol, req.asOfMs, known, { std: !flow, flow, expiries });
-  if (r === null || !flow || r.rows.some((row) => row.has_inventory)) return r;
-  return levelRowsAtOrBefore(store, req.symbol, r.t, known, { std: true, flow: false, expiries });
+async function venueLevelRows(store: Store, symbol: MarketSymbol, asOfMs: number, known: readonly Venue[]): Promise<LevelRowsAt | null> {
+  const t = snapshotTimesOf(store).atOrBefore(symbol, asOfMs);
+  if (t === null) return null;
+  const r = t === undefined ? null : await levelRowsAt(store, symbol, t, known);
+  return r ?? levelRowsAtOrBefore(store, symbol, asOfMs, known);
 }
 
 /** True when the filter selects every venue (no filter, or no known venue name in it). */
@@ -127,9 +126,9 @@ export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<
       coverage: row.coverage,
     };
   }
-  // A venue subset: one query returning only the selected venues' level columns (no heatmap cells).
+  // A venue subset: one query returning only the selected venues' packed level columns (both models).
   const known = selectedVenues(req.venues);
-  const r = await venueLevelRows(store, req, known);
+  const r = await venueLevelRows(store, req.symbol, req.asOfMs, known);
   if (r === null) return null;
   const meta: SnapshotMeta = { symbol: req.symbol, computed_at: r.t, spot: r.spot, perp_price: r.perp_price };
   return {

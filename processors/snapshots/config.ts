@@ -12,7 +12,8 @@ export interface SnapshotConfig {
   readonly priceFreshnessMs: number;
   /**
    * Ticks missed while the processor was down (or a cycle overran) are computed from the stored raw tables as
-   * of the tick when they are at most this old; older ticks are skipped, counted and logged.
+   * of the tick when they are at most this old; older ticks are skipped, counted and logged. At most
+   * MAX_CATCH_UP_MS: readers treat ticks older than a day as final (snapshot-times.ts).
    */
   readonly catchUpWindowMs: number;
   /**
@@ -26,6 +27,9 @@ export interface SnapshotConfig {
   /** How long a catch-up waits for the durable group to drain before computing from the store anyway. */
   readonly drainTimeoutMs: number;
 }
+
+/** Cap of catchUpWindowMs, well below snapshot-times.ts SETTLE_MS (24 h). */
+export const MAX_CATCH_UP_MS = 6 * 3600_000;
 
 export const DEFAULT_SNAPSHOT_CONFIG: SnapshotConfig = {
   symbols: SYMBOLS,
@@ -43,6 +47,8 @@ export function snapshotConfig(overrides: Partial<SnapshotConfig> = {}): Snapsho
   for (const k of ['snapshotIntervalMs', 'tickerFreshnessMs', 'priceFreshnessMs', 'drainTimeoutMs'] as const) {
     if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`snapshot config: ${k} must be a positive integer, got ${c[k]}`);
   }
-  if (!(c.catchUpWindowMs >= 0)) throw new Error('snapshot config: catchUpWindowMs must be >= 0');
+  if (!(c.catchUpWindowMs >= 0 && c.catchUpWindowMs <= MAX_CATCH_UP_MS)) {
+    throw new Error(`snapshot config: catchUpWindowMs must be within [0, ${MAX_CATCH_UP_MS}], got ${c.catchUpWindowMs}`);
+  }
   return c;
 }

@@ -7,8 +7,8 @@ import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
-import { fromLevelRowRecord, fromSnapshotRecord, levelRowColumns, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
-import type { LevelColumnsNeed, LevelRow, LevelRowRecord, SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
+import { fromLevelRowRecord, fromSnapshotRecord, LEVEL_ROW_COLUMNS, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
+import type { LevelRow, LevelRowRecord, SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
 import { msColumn, msParam } from './sql.ts';
 
 /**
@@ -77,23 +77,24 @@ export async function latestSnapshotTime(store: Store, symbol: MarketSymbol): Pr
 /** Every venue row of the snapshot at exactly `computedAt` (empty when there is none). */
 export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: number): Promise<StoredSnapshotRow[]> {
   const rows = await store.query<SnapshotRecord>(ROWS_AT, { symbol, t: Math.trunc(computedAt) });
-  return rows.map(fromSnapshotRecord);
+  return rows.map((r) => fromSnapshotRecord(symbol, r));
 }
 
-const levelRowsSql = (bounded: boolean, need: LevelColumnsNeed): string => `SELECT ${levelRowColumns(need)} FROM gex_snapshots
+/**
+ * No ORDER BY / LIMIT BY: sorting the one or few rows costs a pipeline stage; duplicates a crash might have left
+ * (same dedup token, same content) are dropped by selectRows, which keeps one row per venue.
+ */
+const levelRowsSql = (bounded: boolean): string => `SELECT ${LEVEL_ROW_COLUMNS} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND venue IN {venues:Array(String)} AND computed_at = (
   SELECT computed_at FROM gex_levels
   WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')}${bounded ? ` AND computed_at > ${msParam('from')}` : ''}
-  ORDER BY computed_at DESC LIMIT 1)
-ORDER BY venue LIMIT 1 BY venue`;
+  ORDER BY computed_at DESC LIMIT 1)`;
+const LEVEL_ROWS_RECENT = levelRowsSql(true);
+const LEVEL_ROWS_ANY = levelRowsSql(false);
 
-const levelRowsSqlCache = new Map<string, string>();
-function levelRowsQuery(bounded: boolean, need: LevelColumnsNeed): string {
-  const key = `${bounded}|${need.std}|${need.flow}|${need.expiries}`;
-  let sql = levelRowsSqlCache.get(key);
-  if (sql === undefined) levelRowsSqlCache.set(key, (sql = levelRowsSql(bounded, need)));
-  return sql;
-}
+const LEVEL_ROWS_AT = `SELECT ${LEVEL_ROW_COLUMNS} FROM gex_snapshots
+WHERE symbol = {symbol:String} AND venue IN {venues:Array(String)} AND computed_at = ${msParam('t')}`;
+const INSTANT_AT = `SELECT spot, perp_price FROM gex_levels WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')} LIMIT 1`;
 
 const instantSql = (bounded: boolean): string => `SELECT toUnixTimestamp64Milli(computed_at) AS t, spot, perp_price FROM gex_levels
 WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')}${bounded ? ` AND computed_at > ${msParam('from')}` : ''}
@@ -106,37 +107,38 @@ export interface LevelRowsAt {
   readonly t: number;
   readonly spot: number;
   readonly perp_price: number | null;
-  /** Rows of the selected venues only (levels columns, no heatmap cells; unneeded column groups empty). */
+  /** Rows of the selected venues only (decoded levels_pack, no heatmap cells); duplicates possible (selectRows drops them). */
   readonly rows: readonly LevelRow[];
 }
 
 /**
  * The venue-filtered point-in-time read, one query in the common case: the instant is resolved by a scalar
- * subquery on gex_levels inside the row query, only the selected venues' rows and only the column groups in
- * `need` are read. When no selected venue has a row the instant is looked up on its own (a venue without
- * contracts contributes zero; before the first snapshot → null).
+ * subquery on gex_levels inside the row query, and only the selected venues' packed level columns are read.
+ * When no selected venue has a row the instant is looked up on its own (a venue without contracts contributes
+ * zero; before the first snapshot → null).
  */
 export async function levelRowsAtOrBefore(
   store: Store,
   symbol: MarketSymbol,
   asOfMs: number,
   venues: readonly string[],
-  need: LevelColumnsNeed = { std: true, flow: true, expiries: true },
 ): Promise<LevelRowsAt | null> {
   const asOf = Math.floor(asOfMs);
   const from = asOf - LOOKBACK_MS;
-  let recs = await store.query<LevelRowRecord>(levelRowsQuery(true, need), { symbol, asOf, from, venues });
+  let recs = await store.query<LevelRowRecord>(LEVEL_ROWS_RECENT, { symbol, asOf, from, venues });
   if (recs.length === 0) {
     const recent = await store.query<{ t: string | number; spot: number; perp_price: number | null }>(INSTANT_RECENT, { symbol, asOf, from });
     if (recent[0] !== undefined) return { t: Number(recent[0].t), spot: recent[0].spot, perp_price: recent[0].perp_price, rows: [] };
-    recs = await store.query<LevelRowRecord>(levelRowsQuery(false, need), { symbol, asOf, venues });
+    recs = await store.query<LevelRowRecord>(LEVEL_ROWS_ANY, { symbol, asOf, venues });
   }
   const first = recs[0];
   if (first === undefined) {
     const any = await store.query<{ t: string | number; spot: number; perp_price: number | null }>(INSTANT_ANY, { symbol, asOf });
     return any[0] === undefined ? null : { t: Number(any[0].t), spot: any[0].spot, perp_price: any[0].perp_price, rows: [] };
   }
-  return { t: Number(first.t), spot: first.spot, perp_price: first.perp_price, rows: recs.map((r) => fromLevelRowRecord(symbol, r)) };
+  const rows = recs.map((r) => fromLevelRowRecord(symbol, r));
+  const row = rows[0] as LevelRow;
+  return { t: Number(first.t), spot: row.spot, perp_price: row.perp_price, rows };
 }
 
 const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,
@@ -180,4 +182,19 @@ ORDER BY computed_at DESC LIMIT 1`;
 export async function lastCompletedTick(store: Store, symbol: MarketSymbol): Promise<number | null> {
   const r = await store.query<{ t: number }>(LAST_COMPLETE, { symbol });
   return r[0]?.t ?? null;
+}
+
+/**
+ * The selected venues' rows of the completed snapshot at exactly `t` (an instant from snapshot-times.ts), one
+ * query. No row of a selected venue: spot and perp from gex_levels at `t`; null when there is no snapshot at `t`.
+ */
+export async function levelRowsAt(store: Store, symbol: MarketSymbol, t: number, venues: readonly string[]): Promise<LevelRowsAt | null> {
+  const recs = await store.query<LevelRowRecord>(LEVEL_ROWS_AT, { symbol, t: Math.trunc(t), venues });
+  if (recs.length === 0) {
+    const [m] = await store.query<{ spot: number; perp_price: number | null }>(INSTANT_AT, { symbol, t: Math.trunc(t) });
+    return m === undefined ? null : { t, spot: m.spot, perp_price: m.perp_price, rows: [] };
+  }
+  const rows = recs.map((r) => fromLevelRowRecord(symbol, r));
+  const row = rows[0] as LevelRow;
+  return { t, spot: row.spot, perp_price: row.perp_price, rows };
 }
