@@ -9,11 +9,17 @@ import type { Store } from '../../clickhouse/store.ts';
  */
 const TRADES = (table: string, market: string) => `INSERT INTO market_trades_1m
 SELECT symbol, '${market}' AS market, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket,
-  argMinState(price, (ts, cityHash64(venue, id))), argMaxState(price, (ts, cityHash64(venue, id))),
+  argMinState(price, ${TRADE_KEY}), argMaxState(price, ${TRADE_KEY}),
   max(price), min(price), sum(size), sum(price * size), sumIf(size, side = 'buy'), sumIf(price * size, side = 'buy'),
   sumIf(size, side = 'sell'), sumIf(price * size, side = 'sell'), toUInt64(count()), max(ts), groupUniqArray(toString(venue))
 FROM ${table} FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
 SETTINGS insert_deduplicate = 0`;
+
+/** ts_ms << 64 | x as UInt128, the ordering key packing of migration 020 (same expressions as its MVs). */
+const PACKED = (x: string): string => `bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(${x}))`;
+const TRADE_KEY = PACKED('cityHash64(venue, id)');
+/** A perp-stats value with its ts (NULL stays NULL): max = value of the newest message, min = of the oldest. */
+const STAT = (col: string): string => `if(${col} IS NULL, NULL, ${PACKED(`reinterpretAsUInt64(assumeNotNull(${col}))`)})`;
 
 const RAW_RANGE = "ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')";
 const STATE_RANGE = "bucket >= toDateTime({from_s:UInt32}, 'UTC') AND bucket < toDateTime({to_s:UInt32}, 'UTC')";
@@ -24,8 +30,8 @@ const STATEMENTS: readonly { readonly target: string; readonly insert: string }[
   {
     target: 'market_perp_stats_1m',
     insert: `INSERT INTO market_perp_stats_1m
-SELECT symbol, venue, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, argMaxState(open_interest, ts), argMaxState(open_interest_usd, ts),
-  argMinState(funding_rate, ts), argMaxState(funding_rate, ts), avgState(funding_rate), max(ts)
+SELECT symbol, venue, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, max(${STAT('open_interest')}), max(${STAT('open_interest_usd')}),
+  min(${STAT('funding_rate')}), max(${STAT('funding_rate')}), sum(ifNull(funding_rate, 0)), toUInt64(count(funding_rate)), max(ts)
 FROM perp_stats FINAL WHERE ${RAW_RANGE} GROUP BY symbol, venue, bucket
 SETTINGS insert_deduplicate = 0`,
   },

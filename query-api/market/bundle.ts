@@ -1,7 +1,7 @@
 import type { Store } from '../../clickhouse/store.ts';
 import { isStoreUnavailable } from '../store-errors.ts';
 import type { Grid } from './grid.ts';
-import { SERIES, SERIES_READERS, type SeriesData, type SeriesName } from './series.ts';
+import { readSeries, SERIES, type SeriesData, type SeriesName } from './series.ts';
 
 /** Parses the `series` CSV: the distinct names in request order, or null when one is not a series. */
 export function parseSeries(csv: string | undefined): SeriesName[] | null {
@@ -43,7 +43,8 @@ function reason(err: unknown): string {
  * When every series failed because the store is unreachable, that error is thrown (503 for the whole request).
  */
 export async function readBundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[]): Promise<BundleResult> {
-  const settled = await Promise.allSettled(names.map((n) => SERIES_READERS[n](store, grid, symbol)));
+  const reads = readSeries(store, grid, symbol, names);
+  const settled = await Promise.allSettled(names.map((n) => reads[n]()));
   const series = new Map<SeriesName, SeriesData | null>();
   const errors: Partial<Record<SeriesName, string>> = {};
   const failures: unknown[] = [];

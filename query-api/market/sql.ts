@@ -1,12 +1,19 @@
 /**
  * Roll-ups of the 1-minute market states (clickhouse/migrations/020_market_series.sql) to the requested
- * interval at query time. Every statement takes {symbol:String}, {m:UInt32} (interval minutes), {from:UInt32}
- * and {to:UInt32} (Unix seconds, [from, to)) and returns one row per non-empty bucket with `t` (bucket start,
- * Unix seconds), `last_ms` (newest event, ms, as a string: Int64) and `venues`.
+ * interval at query time, one statement per 1-minute table (a series sharing a table shares its scan). Every
+ * statement takes {symbol:String}, {m:UInt32} (interval minutes), {from:UInt32} and {to:UInt32} (Unix seconds,
+ * [from, to), on the primary key) and returns one row per non-empty bucket, ordered by `t` (bucket start, Unix
+ * seconds), with `last_ms` (newest event, ms). Read through Store.queryColumns (RowBinary). The venues of a
+ * trades or liquidations window come from one aggregate over the window (*_SOURCES_SQL): a venue set per
+ * bucket would cost more than the roll-up itself.
  */
 
 const BUCKET = "toUInt32(toUnixTimestamp(toStartOfInterval(bucket, toIntervalMinute({m:UInt32}), 'UTC')))";
 const RANGE = "symbol = {symbol:String} AND bucket >= toDateTime({from:UInt32}, 'UTC') AND bucket < toDateTime({to:UInt32}, 'UTC')";
+const LAST_MS = 'toUnixTimestamp64Milli(max(last_ts)) AS last_ms';
+
+/** Float64 carried in the low 64 bits of a packed (ts_ms << 64 | bits) perp-stats value; NULL stays NULL. */
+const unpack = (x: string): string => `reinterpretAsFloat64(toUInt64(${x}))`;
 
 /** OHLCV with the taker buy/sell split; also takes {market:String} (`perp` / `spot`). */
 export const CANDLES_SQL = `SELECT ${BUCKET} AS t,
@@ -14,50 +21,57 @@ export const CANDLES_SQL = `SELECT ${BUCKET} AS t,
   sum(volume) AS volume, sum(volume_usd) AS volume_usd,
   sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume,
   sum(buy_volume_usd) AS buy_volume_usd, sum(sell_volume_usd) AS sell_volume_usd,
-  toString(sum(trades)) AS trades,
-  toString(toUnixTimestamp64Milli(max(last_ts))) AS last_ms, groupUniqArrayArray(venues) AS venues
+  sum(trades) AS trades, ${LAST_MS}
 FROM market_trades_1m
 WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;
 
-/** Taker buy and sell volume in coins per bucket (CVD); takes {market:String}. */
-export const FLOW_SQL = `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume,
-  toString(toUnixTimestamp64Milli(max(last_ts))) AS last_ms, groupUniqArrayArray(venues) AS venues
+/** Taker buy and sell volume in coins per bucket (CVD without candles: no open/close states read); takes {market:String}. */
+export const FLOW_SQL = `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume, ${LAST_MS}
 FROM market_trades_1m
 WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;
 
-/** Per venue the last open interest of the bucket, summed over the venues that published one in it. */
-export const OPEN_INTEREST_SQL = `SELECT t, sum(venue_oi) AS oi, sum(venue_oi_usd) AS oi_usd, toUInt32(count()) AS venue_count,
-  toString(max(lt)) AS last_ms, groupArray(toString(venue)) AS venues
-FROM (
-  SELECT ${BUCKET} AS t, venue, argMaxMerge(oi_last) AS venue_oi, argMaxMerge(oi_usd_last) AS venue_oi_usd,
-    toUnixTimestamp64Milli(max(last_ts)) AS lt
-  FROM market_perp_stats_1m
-  WHERE ${RANGE}
-  GROUP BY t, venue
-)
-WHERE venue_oi IS NOT NULL
-GROUP BY t ORDER BY t`;
+/** The venues of a trades window (one row: `venues`, sorted); takes {market:String}, no {m}. */
+export const TRADE_SOURCES_SQL = `SELECT arraySort(groupUniqArrayArray(venues)) AS venues FROM market_trades_1m
+WHERE ${RANGE} AND market = {market:String}`;
 
-/** Per venue the first, last and mean funding rate of the bucket; the cross-venue mean of each. */
-export const FUNDING_SQL = `SELECT t, avg(fo) AS rate_open, avg(fc) AS rate_close, avg(fm) AS rate_mean,
-  toUInt32(count()) AS venue_count, toString(max(lt)) AS last_ms, groupArray(toString(venue)) AS venues
+/**
+ * Open interest and funding in one pass over market_perp_stats_1m. Per venue and bucket: the last open interest
+ * (coins, USD), the first/last funding rate and the mean of its samples; then per bucket
+ *   - open interest: the sum over the venues that published one in the bucket (`oi_venues` of them; `oi_usd`
+ *     sums their last USD values), `oi_last_ms`, `oi_sources`;
+ *   - funding: the plain cross-venue mean of each rate over the venues with a rate in the bucket
+ *     (`funding_venues`), `funding_last_ms`, `funding_sources`.
+ * A bucket where no venue published open interest (funding) has `oi_venues` (`funding_venues`) = 0: that series
+ * has no data there. `oi_sources` / `funding_sources`: the bucket's venues of each, comma-separated (cheap here:
+ * at most a few venues per bucket, counted from the inner result).
+ */
+export const PERP_STATS_SQL = `SELECT t,
+  countIf(v_oi IS NOT NULL) AS oi_venues, sumIf(v_oi, v_oi IS NOT NULL) AS oi, sumIf(v_oi_usd, v_oi IS NOT NULL) AS oi_usd,
+  maxIf(v_last, v_oi IS NOT NULL) AS oi_last_ms, arrayStringConcat(groupArrayIf(toString(venue), v_oi IS NOT NULL), ',') AS oi_sources,
+  count(v_fc) AS funding_venues, avg(v_fo) AS rate_open, avg(v_fc) AS rate_close, avg(v_fm) AS rate_mean,
+  maxIf(v_last, v_fc IS NOT NULL) AS funding_last_ms, arrayStringConcat(groupArrayIf(toString(venue), v_fc IS NOT NULL), ',') AS funding_sources
 FROM (
-  SELECT ${BUCKET} AS t, venue, argMinMerge(funding_open) AS fo, argMaxMerge(funding_close) AS fc,
-    avgMerge(funding_mean) AS fm, toUnixTimestamp64Milli(max(last_ts)) AS lt
+  SELECT ${BUCKET} AS t, venue,
+    ${unpack('max(oi_last)')} AS v_oi, ${unpack('max(oi_usd_last)')} AS v_oi_usd,
+    ${unpack('min(funding_open)')} AS v_fo, ${unpack('max(funding_close)')} AS v_fc,
+    if(sum(funding_count) = 0, NULL, sum(funding_sum) / sum(funding_count)) AS v_fm,
+    toUnixTimestamp64Milli(max(last_ts)) AS v_last
   FROM market_perp_stats_1m
   WHERE ${RANGE}
   GROUP BY t, venue
 )
-WHERE fc IS NOT NULL
 GROUP BY t ORDER BY t`;
 
 /** Long and short liquidations (liquidated position side), coins, USD and counts. */
 export const LIQUIDATIONS_SQL = `SELECT ${BUCKET} AS t,
   sum(long_size) AS long_size, sum(short_size) AS short_size, sum(long_usd) AS long_usd, sum(short_usd) AS short_usd,
-  toString(sum(long_count)) AS long_count, toString(sum(short_count)) AS short_count,
-  toString(toUnixTimestamp64Milli(max(last_ts))) AS last_ms, groupUniqArrayArray(venues) AS venues
+  sum(long_count) AS long_count, sum(short_count) AS short_count, ${LAST_MS}
 FROM market_liquidations_1m
 WHERE ${RANGE}
 GROUP BY t ORDER BY t`;
+
+/** The venues of a liquidations window (one row: `venues`, sorted); no {m}. */
+export const LIQUIDATION_SOURCES_SQL = `SELECT arraySort(groupUniqArrayArray(venues)) AS venues FROM market_liquidations_1m
+WHERE ${RANGE}`;

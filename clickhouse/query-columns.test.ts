@@ -1,0 +1,124 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cellAt, decodeRowBinary, type Cell, type ColumnsResult } from './row-binary.ts';
+import { createStore, StoreQueryError, type Store } from './store.ts';
+import { openTempStore } from './testing/temp-store.ts';
+
+/** Store.queryColumns: the compact RowBinaryWithNamesAndTypes read path, on chDB and on a server. */
+
+const SQL = `SELECT number AS n, toFloat64(number) / 3 + {x:Float64} AS f, if(number = 1, NULL, number * 1e-7) AS maybe,
+  toInt64(-1767225600000) AS ms, toUInt32(number + 1) AS u, toInt8(-1) AS i8, toFloat32(0.5) AS f32, toDateTime(60, 'UTC') AS dt,
+  concat('v', toString(number), '\\tä') AS s, CAST(number AS SimpleAggregateFunction(max, UInt64)) AS sa, toLowCardinality(toString(number)) AS lc, if(number = 0, NULL, 'x') AS ns
+FROM numbers({k:UInt32}) ORDER BY n`;
+
+/** RowBinaryWithNamesAndTypes header: column count, names, types (short strings: one-byte lengths). */
+const header = (names: readonly string[], types: readonly string[]): Buffer =>
+  Buffer.concat([Buffer.from([names.length]), ...[...names, ...types].map((x) => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)]))]);
+
+/** The columns as plain arrays of cells. */
+const plain = (r: ColumnsResult): Record<string, Cell[]> =>
+  Object.fromEntries(r.names.map((n) => [n, Array.from({ length: r.rows }, (_, i) => cellAt(r.columns[n] as NonNullable<ColumnsResult['columns'][string]>, i))]));
+
+describe('embedded store: queryColumns', () => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  before(async () => {
+    ({ store, dispose } = await openTempStore());
+  });
+  after(async () => dispose());
+
+  test('every supported type, NULLs, params; doubles exactly as stored', async () => {
+    const r = await store.queryColumns(SQL, { x: 95_000.123, k: 3 });
+    assert.deepEqual(r.names, ['n', 'f', 'maybe', 'ms', 'u', 'i8', 'f32', 'dt', 's', 'sa', 'lc', 'ns']);
+    assert.equal(r.rows, 3);
+    assert.equal(r.columns['f']?.kind, 'number');
+    assert.equal(r.columns['s']?.kind, 'string');
+    assert.deepEqual(plain(r), {
+      n: [0, 1, 2],
+      f: [0, 1, 2].map((i) => i / 3 + 95_000.123),
+      maybe: [0, null, 2e-7],
+      ms: [-1767225600000, -1767225600000, -1767225600000],
+      u: [1, 2, 3],
+      i8: [-1, -1, -1],
+      f32: [0.5, 0.5, 0.5],
+      dt: [60, 60, 60],
+      s: ['v0\tä', 'v1\tä', 'v2\tä'],
+      sa: [0, 1, 2],
+      lc: ['0', '1', '2'],
+      ns: [null, 'x', 'x'],
+    });
+    const empty = await store.queryColumns('SELECT number AS n FROM numbers(0)');
+    assert.deepEqual([empty.names, empty.rows, plain(empty)], [['n'], 0, { n: [] }]);
+    // Growth past the first block of 1,024 rows, NULLs included.
+    const many = await store.queryColumns('SELECT number AS n, if(number % 1000 = 7, NULL, number / 2) AS h FROM numbers(5000) ORDER BY n');
+    assert.deepEqual(plain(many)['h'], Array.from({ length: 5000 }, (_, i) => (i % 1000 === 7 ? null : i / 2)));
+    // All columns fixed-width and not Nullable: the one-stride path.
+    const fixed = await store.queryColumns('SELECT toUInt32(number) AS n, number / 4 AS f, -toInt64(number) * 1000000000 AS i, toUInt8(1) AS b FROM numbers(3000) ORDER BY n');
+    assert.equal(fixed.rows, 3000);
+    assert.deepEqual(plain(fixed)['f']?.slice(0, 3), [0, 0.25, 0.5]);
+    assert.deepEqual(plain(fixed)['i']?.slice(2998), [-2998e9, -2999e9]);
+    assert.deepEqual(plain(fixed)['b']?.slice(0, 2), [1, 1]);
+  });
+
+  test('an unsupported type, a ClickHouse error and a placeholder mismatch are errors', async () => {
+    await assert.rejects(store.queryColumns("SELECT [1] AS a"), /unsupported column type Array\(UInt8\)/);
+    await assert.rejects(store.queryColumns('SELECT * FROM no_such_table'), (e: unknown) => e instanceof StoreQueryError && e.type === 'UNKNOWN_TABLE');
+    await assert.rejects(store.queryColumns('SELECT 1', { unused: 1 }), (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message));
+  });
+
+  test('leaves query() as it was (nothing persists in the chDB session)', async () => {
+    await store.queryColumns('SELECT 1 AS a');
+    assert.deepEqual(await store.query('SELECT 1 AS a, toUInt64(2) AS b'), [{ a: 1, b: '2' }]);
+  });
+});
+
+describe('server store: queryColumns', () => {
+  test('sends the statement with FORMAT RowBinaryWithNamesAndTypes and the params as HTTP parameters', async () => {
+    // What a server sends for that statement (the same bytes chDB produces; checked just below).
+    const body = Buffer.concat([header(['t', 'v', 'z', 's'], ['UInt32', 'Float64', 'Nullable(Float64)', 'String']), Buffer.alloc(17)]);
+    body.writeUInt32LE(60, body.length - 17);
+    body.writeDoubleLE(0.1 + 0.2, body.length - 13);
+    body.writeUInt8(1, body.length - 5);
+    body.writeUInt8(3, body.length - 4);
+    body.write('okx', body.length - 3);
+    const embedded = await openTempStore();
+    try {
+      const q = "SELECT toUInt32(60) AS t, 0.1 + 0.2 AS v, CAST(NULL AS Nullable(Float64)) AS z, 'okx' AS s";
+      assert.deepEqual(await embedded.store.queryColumns(q), decodeRowBinary(body));
+    } finally {
+      await embedded.dispose();
+    }
+    let seen: { url: string; body: string } | undefined;
+    const srv: Server = createServer((req: IncomingMessage, res) => {
+      let sent = '';
+      req.on('data', (c: Buffer) => (sent += c.toString('utf8')));
+      req.on('end', () => {
+        seen = { url: req.url ?? '', body: sent };
+        res.writeHead(200, { 'x-clickhouse-format': 'RowBinaryWithNamesAndTypes' });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address() as AddressInfo;
+    const store = await createStore({ url: `http://127.0.0.1:${port}`, dataPath: '/nonexistent' });
+    try {
+      const r = await store.queryColumns('SELECT t, v, z, s FROM x WHERE s = {s:String}', { s: 'BTCUSDT' });
+      assert.deepEqual([r.names, r.rows, plain(r)], [['t', 'v', 'z', 's'], 1, { t: [60], v: [0.1 + 0.2], z: [null], s: ['okx'] }]);
+      assert.equal(new URL(seen?.url ?? '', 'http://x').searchParams.get('param_s'), 'BTCUSDT');
+      assert.match(seen?.body ?? '', /FORMAT RowBinaryWithNamesAndTypes\s*$/);
+    } finally {
+      await store.close();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+});
+
+describe('decodeRowBinary', () => {
+  test('empty body, truncated body', () => {
+    assert.deepEqual(decodeRowBinary(new Uint8Array()), { names: [], rows: 0, columns: {} });
+    assert.throws(() => decodeRowBinary(Buffer.concat([header(['a'], ['UInt32']), Buffer.from([1, 0])])), /truncated/);
+    assert.deepEqual(plain(decodeRowBinary(header(['a'], ['UInt32']))), { a: [] });
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * Decoder of ClickHouse's RowBinaryWithNamesAndTypes output into typed columns (the compact read path of
+ * Store.queryColumns): no text formatting or number parsing on either side, and numeric columns land in
+ * Float64Arrays (no per-value JS objects). Supported column types: (U)Int8-64, Float32/64, Bool, Date, DateTime
+ * (Unix seconds), String, LowCardinality(String), Nullable of any of them and SimpleAggregateFunction(f, T) of
+ * any of them (sent as T). 64-bit integers become doubles (exact up to 2^53: counts and epoch milliseconds;
+ * use toString() in SQL for larger ones). Any other type is an error naming it.
+ */
+
+export type Cell = number | string | null;
+
+export interface NumberColumn {
+  readonly kind: 'number';
+  readonly values: Float64Array;
+  /** 1 where the value is NULL (then `values` holds 0); null when the column is not Nullable. */
+  readonly nulls: Uint8Array | null;
+}
+
+export interface StringColumn {
+  readonly kind: 'string';
+  readonly values: readonly (string | null)[];
+}
+
+export type ResultColumn = NumberColumn | StringColumn;
+
+export interface ColumnsResult {
+  readonly names: readonly string[];
+  readonly rows: number;
+  readonly columns: Readonly<Record<string, ResultColumn>>;
+}
+
+/** The value at row `i` of a column: a number, a string or null. */
+export function cellAt(col: ResultColumn, i: number): Cell {
+  if (col.kind === 'string') return col.values[i] ?? null;
+  return col.nulls !== null && col.nulls[i] === 1 ? null : (col.values[i] ?? null);
+}
+
+const T = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, U64: 6, I64: 7, F32: 8, F64: 9, Str: 10 } as const;
+type T = (typeof T)[keyof typeof T];
+
+const FIXED: Readonly<Record<string, T>> = {
+  UInt8: T.U8, Bool: T.U8, Int8: T.I8, UInt16: T.U16, Date: T.U16, Int16: T.I16, UInt32: T.U32, Int32: T.I32,
+  UInt64: T.U64, Int64: T.I64, Float32: T.F32, Float64: T.F64, String: T.Str,
+};
+
+interface ColumnType {
+  readonly t: T;
+  readonly nullable: boolean;
+}
+
+function typeOf(type: string, nullable = false): ColumnType {
+  const inner = /^(Nullable|LowCardinality)\((.*)\)$/.exec(type);
+  if (inner !== null) return typeOf(inner[2] ?? '', nullable || inner[1] === 'Nullable');
+  const simple = /^SimpleAggregateFunction\([A-Za-z0-9_]+, (.*)\)$/.exec(type);
+  if (simple !== null) return typeOf(simple[1] ?? '', nullable);
+  if (/^DateTime(\('[^']*'\))?$/.test(type)) return { t: T.U32, nullable };
+  const t = FIXED[type];
+  if (t === undefined) throw new Error(`RowBinary: unsupported column type ${type}`);
+  return { t, nullable };
+}
+
+class Reader {
+  pos = 0;
+  private readonly view: DataView;
+  constructor(private readonly buf: Uint8Array) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+  get done(): boolean {
+    return this.pos >= this.buf.byteLength;
+  }
+  private need(n: number): number {
+    const p = this.pos;
+    if (p + n > this.buf.byteLength) throw new Error('RowBinary: truncated value');
+    this.pos = p + n;
+    return p;
+  }
+  byte(): number {
+    return this.buf[this.need(1)] as number;
+  }
+  varint(): number {
+    let n = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = this.byte();
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return n;
+    }
+  }
+  string(): string {
+    const len = this.varint();
+    const p = this.need(len);
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset + p, len).toString('utf8');
+  }
+  number(t: T): number {
+    const v = this.view;
+    switch (t) {
+      case T.U8: return v.getUint8(this.need(1));
+      case T.I8: return v.getInt8(this.need(1));
+      case T.U16: return v.getUint16(this.need(2), true);
+      case T.I16: return v.getInt16(this.need(2), true);
+      case T.U32: return v.getUint32(this.need(4), true);
+      case T.I32: return v.getInt32(this.need(4), true);
+      case T.F32: return v.getFloat32(this.need(4), true);
+      case T.F64: return v.getFloat64(this.need(8), true);
+      case T.U64: {
+        const p = this.need(8);
+        return v.getUint32(p, true) + v.getUint32(p + 4, true) * 4294967296;
+      }
+      case T.I64: {
+        const p = this.need(8);
+        return v.getUint32(p, true) + v.getInt32(p + 4, true) * 4294967296;
+      }
+      default: throw new Error('RowBinary: not a number type');
+    }
+  }
+}
+
+/** A growable column being filled row by row. */
+class Builder {
+  private nums = new Float64Array(1024);
+  private nulls: Uint8Array | null;
+  private readonly strs: (string | null)[] = [];
+  constructor(private readonly type: ColumnType) {
+    this.nulls = type.nullable && type.t !== T.Str ? new Uint8Array(1024) : null;
+  }
+  read(r: Reader, row: number): void {
+    const isNull = this.type.nullable && r.byte() === 1;
+    if (this.type.t === T.Str) {
+      this.strs.push(isNull ? null : r.string());
+      return;
+    }
+    if (row === this.nums.length) this.grow();
+    if (isNull) (this.nulls as Uint8Array)[row] = 1;
+    else this.nums[row] = r.number(this.type.t);
+  }
+  private grow(): void {
+    const nums = new Float64Array(this.nums.length * 2);
+    nums.set(this.nums);
+    this.nums = nums;
+    if (this.nulls !== null) {
+      const nulls = new Uint8Array(nums.length);
+      nulls.set(this.nulls);
+      this.nulls = nulls;
+    }
+  }
+  finish(rows: number): ResultColumn {
+    if (this.type.t === T.Str) return { kind: 'string', values: this.strs };
+    return { kind: 'number', values: this.nums.subarray(0, rows), nulls: this.nulls === null ? null : this.nulls.subarray(0, rows) };
+  }
+}
+
+const WIDTH: Readonly<Partial<Record<T, number>>> = {
+  [T.U8]: 1, [T.I8]: 1, [T.U16]: 2, [T.I16]: 2, [T.U32]: 4, [T.I32]: 4, [T.U64]: 8, [T.I64]: 8, [T.F32]: 4, [T.F64]: 8,
+};
+
+/**
+ * Every column fixed-width and not Nullable (the usual roll-up): rows have one stride, so each column is read
+ * in its own tight loop at a fixed offset.
+ */
+function decodeFixed(buf: Uint8Array, start: number, types: readonly ColumnType[]): ResultColumn[] | null {
+  const widths = types.map((c) => (c.nullable ? undefined : WIDTH[c.t]));
+  if (widths.some((w) => w === undefined)) return null;
+  const stride = widths.reduce<number>((a, w) => a + (w ?? 0), 0);
+  const body = buf.byteLength - start;
+  if (stride === 0 || body % stride !== 0) return null;
+  const rows = body / stride;
+  const r = new Reader(buf);
+  let offset = start;
+  return types.map((c, k) => {
+    const values = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) {
+      r.pos = offset + i * stride;
+      values[i] = r.number(c.t);
+    }
+    offset += widths[k] ?? 0;
+    return { kind: 'number', values, nulls: null };
+  });
+}
+
+export function decodeRowBinary(buf: Uint8Array): ColumnsResult {
+  if (buf.byteLength === 0) return { names: [], rows: 0, columns: {} };
+  const r = new Reader(buf);
+  const width = r.varint();
+  const names = Array.from({ length: width }, () => r.string());
+  const types = Array.from({ length: width }, () => typeOf(r.string()));
+  const fixed = decodeFixed(buf, r.pos, types);
+  if (fixed !== null) {
+    const rows = fixed[0]?.kind === 'number' ? fixed[0].values.length : 0;
+    return { names, rows, columns: Object.fromEntries(names.map((n, i) => [n, fixed[i] as ResultColumn])) };
+  }
+  const builders = types.map((t) => new Builder(t));
+  let rows = 0;
+  while (!r.done) {
+    for (let c = 0; c < width; c++) (builders[c] as Builder).read(r, rows);
+    rows++;
+  }
+  const columns: Record<string, ResultColumn> = {};
+  names.forEach((n, i) => {
+    columns[n] = (builders[i] as Builder).finish(rows);
+  });
+  return { names, rows, columns };
+}
