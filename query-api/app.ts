@@ -10,12 +10,11 @@ import { createResponder } from './envelope.ts';
 import { IpLimiter, RateLimiter } from './limits/limiter.ts';
 import { RedisCounter } from './limits/redis-counter.ts';
 import { UsageRecorder } from './limits/usage.ts';
-import { authPlugin } from './plugins/auth.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { errorsPlugin } from './plugins/errors.ts';
+import { gatePlugin } from './plugins/gate.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
-import { rateLimitPlugin } from './plugins/rate-limit.ts';
-import { genRequestId, requestIdPlugin } from './plugins/request-id.ts';
+import { genRequestId } from './plugins/request-id.ts';
 import { discoveryRoutes } from './routes/discovery/index.ts';
 import { gexRoutes } from './routes/gex/index.ts';
 import { marketRoutes } from './routes/market/index.ts';
@@ -109,11 +108,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     await limiter.close();
   });
 
-  await app.register(requestIdPlugin);
   await app.register(metricsPlugin);
   await app.register(errorsPlugin, { respond });
-  await app.register(authPlugin, { accounts, config });
-  await app.register(rateLimitPlugin, { limiter, ipLimiter });
+  await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
   const families = [discoveryRoutes, marketRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {

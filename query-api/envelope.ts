@@ -28,10 +28,39 @@ export interface Responder {
    * should send `ok(request, JSON.parse(data.json))` instead so the schema is checked.
    */
   okJson(request: FastifyRequest, data: JsonData, meta?: MetaFields): string;
+  /**
+   * JSON of the per-request meta fields (version, timestamp, request_id, rate_limit when set), in that order,
+   * with the opening brace and without the closing one: for splicing pre-serialized meta after it.
+   */
+  metaHead(request: FastifyRequest): string;
   error(request: FastifyRequest | undefined, code: ErrorCode, message: string, details?: Readonly<Record<string, unknown>>): ErrorEnvelope;
 }
 
+/** ISO-8601 text of the clock, computed once per millisecond. */
+function isoClock(clock: () => number): () => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  return () => {
+    const ms = clock();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      last = new Date(ms).toISOString();
+    }
+    return last;
+  };
+}
+
+const VERSION_HEAD = `{"version":${JSON.stringify(RESPONSE_VERSION)},"timestamp":"`;
+
 export function createResponder(clock: () => number): Responder {
+  const timestamp = isoClock(clock);
+  const metaHead = (request: FastifyRequest): string => {
+    const head = `${VERSION_HEAD}${timestamp()}","request_id":${JSON.stringify(request.id)}`;
+    const limits = request.limits;
+    if (limits === null) return head;
+    const b = limits.burst;
+    return `${head},"rate_limit":{"limit":${JSON.stringify(b.limit)},"remaining":${JSON.stringify(b.remaining)},"reset":${JSON.stringify(b.reset)}}`;
+  };
   return {
     ok<T>(request: FastifyRequest, data: T, meta: MetaFields = {}): SuccessEnvelope<T> {
       const limits = request.limits;
@@ -40,7 +69,7 @@ export function createResponder(clock: () => number): Responder {
         data,
         meta: {
           version: RESPONSE_VERSION,
-          timestamp: new Date(clock()).toISOString(),
+          timestamp: timestamp(),
           request_id: request.id,
           ...(limits !== null ? { rate_limit: { limit: limits.burst.limit, remaining: limits.burst.remaining, reset: limits.burst.reset } } : {}),
           ...meta,
@@ -48,16 +77,17 @@ export function createResponder(clock: () => number): Responder {
       };
     },
     okJson(request: FastifyRequest, data: JsonData, meta: MetaFields = {}): string {
-      const env = this.ok(request, null, meta);
-      return `{"success":true,"data":${data.json},"meta":${JSON.stringify(env.meta)}}`;
+      const fields = JSON.stringify(meta);
+      return `{"success":true,"data":${data.json},"meta":${metaHead(request)}${fields === '{}' ? '}' : `,${fields.slice(1)}`}}`;
     },
+    metaHead,
     error(request, code, message, details) {
       return {
         success: false,
         error: details === undefined ? { code, message } : { code, message, details: { ...details } },
         meta: {
           version: RESPONSE_VERSION,
-          timestamp: new Date(clock()).toISOString(),
+          timestamp: timestamp(),
           ...(request !== undefined ? { request_id: request.id } : {}),
         },
       };

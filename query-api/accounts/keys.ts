@@ -41,3 +41,14 @@ export function sameHash(a: string, b: string): boolean {
   const y = Buffer.from(b, 'hex');
   return x.length === 32 && y.length === 32 && timingSafeEqual(x, y);
 }
+
+/**
+ * Constant-time equality of two strings of the same length (for a presented key against one verified before);
+ * the running time depends on the length only, never on where the strings differ.
+ */
+export function sameKey(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

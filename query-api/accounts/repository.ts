@@ -47,6 +47,23 @@ const KEYS_SQL = `SELECT key_hash, key_id, user_id, toString(toUnixTimestamp64Mi
   if(revoked_at IS NULL, NULL, toString(toUnixTimestamp64Milli(assumeNotNull(revoked_at)))) AS revoked_ms
 FROM api_keys FINAL`;
 
+/**
+ * Cheap change probe of both tables: row count (every write is an insert, so it grows; a merge shrinks it) and
+ * the newest updated_at (every write carries a newer one). Equal answers: nothing to reload.
+ */
+const PROBE_SQL = `SELECT
+  (SELECT toString(count()) FROM users) AS users_rows,
+  (SELECT toString(toUnixTimestamp64Milli(max(updated_at))) FROM users) AS users_max,
+  (SELECT toString(count()) FROM api_keys) AS keys_rows,
+  (SELECT toString(toUnixTimestamp64Milli(max(updated_at))) FROM api_keys) AS keys_max`;
+
+interface ProbeRow {
+  readonly users_rows: string;
+  readonly users_max: string;
+  readonly keys_rows: string;
+  readonly keys_max: string;
+}
+
 const toUser = (r: UserRow): UserRecord => ({
   userId: r.user_id,
   plan: r.plan,
@@ -86,6 +103,12 @@ export class AccountsRepository {
 
   async loadKeys(): Promise<KeyRecord[]> {
     return (await this.store.query<KeyRow>(KEYS_SQL)).map(toKey);
+  }
+
+  /** A token that changes whenever either table is written (see PROBE_SQL). */
+  async changeToken(): Promise<string> {
+    const r = (await this.store.query<ProbeRow>(PROBE_SQL))[0];
+    return r === undefined ? '' : `${r.users_rows}/${r.users_max}/${r.keys_rows}/${r.keys_max}`;
   }
 
   async getUser(userId: string): Promise<UserRecord | undefined> {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Entitlement } from '../accounts/plans.ts';
 import type { CounterBackend, HitRequest, HitResult } from './counter.ts';
 import { MemoryCounter } from './memory-counter.ts';
+import { decisionOf } from './decision.ts';
 import type { UsageRecorder } from './usage.ts';
 import { minuteWindow, monthWindow, secondsUntil, unixSeconds } from './windows.ts';
 
@@ -76,27 +77,22 @@ export class RateLimiter {
       result = await this.seeded(this.local, { ...base, burstLimit });
     }
     if (result.kind === 'missing') throw new Error('counter still missing after seeding');
-    const minute = minuteWindow(now);
-    const month = monthWindow(now);
-    if (result.kind === 'allowed') this.opts.usage.record(userId, month.month, units);
-    const reason = result.kind === 'allowed' ? null : result.kind;
-    return {
-      allowed: reason === null,
-      reason,
-      fallback,
-      burst: {
-        limit: burstLimit,
-        remaining: burstLimit === null ? null : Math.max(0, burstLimit - result.minuteCount),
-        reset: unixSeconds(minute.end),
-      },
-      quota: {
-        limit: ent.monthlyQuota,
-        remaining: ent.monthlyQuota === null ? null : Math.max(0, ent.monthlyQuota - result.monthCount),
-        reset: unixSeconds(month.end),
-      },
-      retryAfterSeconds: reason === 'burst' ? secondsUntil(now, minute.end) : reason === 'quota' ? secondsUntil(now, month.end) : null,
-      month: month.month,
-    };
+    if (result.kind === 'allowed') this.opts.usage.record(userId, monthWindow(now).month, units);
+    return decisionOf(now, ent, burstLimit, fallback, result);
+  }
+
+  /**
+   * The same answer without waiting when it needs no I/O: in-process counters only (no shared backend) and a
+   * user already counted this month. undefined = call check().
+   */
+  checkLocal(userId: string, ent: Entitlement, units: number): LimitDecision | undefined {
+    if (this.opts.shared !== undefined) return undefined;
+    const now = this.opts.clock();
+    const burstLimit = ent.burstPerMinute;
+    const result = this.local.hitSync({ userId, units, quota: ent.monthlyQuota, now, burstLimit });
+    if (result.kind === 'missing') return undefined;
+    if (result.kind === 'allowed') this.opts.usage.record(userId, monthWindow(now).month, units);
+    return decisionOf(now, ent, burstLimit, false, result);
   }
 
   /** Asks the backend; when it has no month count yet, seeds it from usage_events and asks again. */

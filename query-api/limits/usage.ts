@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../../clickhouse/store.ts';
 
+/** Rows per usage_events insert. */
+const FLUSH_ROWS = 500;
+
+const keyOf = (userId: string, month: number): string => `${month}\u0000${userId}`;
+
 /**
  * Appends metered units to `usage_events` in batches (one row per user and month per flush) and answers how
  * much of a month a user has used (ClickHouse rows plus what this process has not flushed yet). This is the
@@ -25,14 +30,14 @@ export class UsageRecorder {
   }
 
   record(userId: string, month: number, units: number): void {
-    const k = `${month}\u0000${userId}`;
+    const k = keyOf(userId, month);
     const e = this.pending.get(k);
     if (e === undefined) this.pending.set(k, { userId, month, units });
     else e.units += units;
   }
 
   pendingUnits(userId: string, month: number): number {
-    return this.pending.get(`${month}\u0000${userId}`)?.units ?? 0;
+    return this.pending.get(keyOf(userId, month))?.units ?? 0;
   }
 
   /** Units used in `month` so far: flushed rows plus this process's pending units. */
@@ -52,19 +57,26 @@ export class UsageRecorder {
 
   private async flushOnce(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = this.pending;
+    const batch = [...this.pending.values()];
     this.pending = new Map();
     const ts = this.clock();
-    const rows = [...batch.values()].map((e) => ({ user_id: e.userId, month: e.month, units: e.units, ts, instance: this.instance }));
-    try {
-      await this.store.insert('usage_events', rows, { dedupToken: `${this.instance}:${this.seq++}` });
-    } catch (err) {
-      for (const [k, e] of batch) {
-        const cur = this.pending.get(k);
-        if (cur === undefined) this.pending.set(k, e);
-        else cur.units += e.units;
+    // In pieces: each insert is a short step for the embedded engine, so the event loop never waits long.
+    for (let i = 0; i < batch.length; i += FLUSH_ROWS) {
+      const piece = batch.slice(i, i + FLUSH_ROWS);
+      const rows = piece.map((e) => ({ user_id: e.userId, month: e.month, units: e.units, ts, instance: this.instance }));
+      try {
+        await this.store.insert('usage_events', rows, { dedupToken: `${this.instance}:${this.seq++}` });
+      } catch (err) {
+        // This piece and the ones not sent yet go back to pending.
+        for (const e of batch.slice(i)) {
+          const k = keyOf(e.userId, e.month);
+          const cur = this.pending.get(k);
+          if (cur === undefined) this.pending.set(k, e);
+          else cur.units += e.units;
+        }
+        this.log.warn({ err: err instanceof Error ? err.message : String(err), rows: batch.length - i }, 'usage flush failed; will retry');
+        return;
       }
-      this.log.warn({ err: err instanceof Error ? err.message : String(err), rows: rows.length }, 'usage flush failed; will retry');
     }
   }
 

@@ -20,9 +20,11 @@ function histogram(): Histogram<'method' | 'route' | 'status'> {
 export const metricsPlugin = fp(
   async (app) => {
     const h = histogram();
-    app.addHook('onResponse', async (request, reply) => {
+    // Callback style: no promise per request.
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
       h.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      done();
     });
   },
   { name: 'gex-metrics' },

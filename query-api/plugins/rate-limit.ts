@@ -1,20 +1,27 @@
-import type { FastifyReply } from 'fastify';
-import fp from 'fastify-plugin';
+import type { FastifyContextConfig, FastifyReply } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { IpLimiter, LimitDecision, RateLimiter } from '../limits/limiter.ts';
+import type { GateStep } from './auth.ts';
 
 const num = (v: number | null): string => (v === null ? 'unlimited' : String(v));
 
+/** The X-RateLimit-* (and X-Quota-*) headers of a decision, set in one call (names as Fastify stores them). */
 export function setLimitHeaders(reply: FastifyReply, d: LimitDecision, withQuota: boolean): void {
-  reply.header('X-RateLimit-Limit', num(d.burst.limit));
-  reply.header('X-RateLimit-Remaining', num(d.burst.remaining));
-  reply.header('X-RateLimit-Reset', String(d.burst.reset));
+  const burst = d.burst;
   if (withQuota) {
-    reply.header('X-Quota-Limit', num(d.quota.limit));
-    reply.header('X-Quota-Remaining', num(d.quota.remaining));
-    reply.header('X-Quota-Reset', String(d.quota.reset));
+    const quota = d.quota;
+    reply.headers({
+      'x-ratelimit-limit': num(burst.limit),
+      'x-ratelimit-remaining': num(burst.remaining),
+      'x-ratelimit-reset': String(burst.reset),
+      'x-quota-limit': num(quota.limit),
+      'x-quota-remaining': num(quota.remaining),
+      'x-quota-reset': String(quota.reset),
+    });
+  } else {
+    reply.headers({ 'x-ratelimit-limit': num(burst.limit), 'x-ratelimit-remaining': num(burst.remaining), 'x-ratelimit-reset': String(burst.reset) });
   }
-  if (d.fallback) reply.header('X-RateLimit-Fallback', 'true');
+  if (d.fallback) reply.header('x-ratelimit-fallback', 'true');
 }
 
 function rejection(d: LimitDecision): ApiError {
@@ -39,27 +46,30 @@ function unitsOf(fn: ((q: unknown) => number) | undefined, query: unknown): numb
 /**
  * Per-user burst + monthly quota (after auth), per-IP limit on ipLimited routes; headers on every
  * authenticated response; 429 with Retry-After. Every authenticated request is counted, including ones that
- * then fail validation.
+ * then fail validation. Synchronous when the limiter can answer without I/O (RateLimiter.checkLocal).
  */
-export const rateLimitPlugin = fp<{ readonly limiter: RateLimiter; readonly ipLimiter: IpLimiter }>(
-  async (app, { limiter, ipLimiter }) => {
-    app.decorateRequest('limits', null);
-    app.addHook('onRequest', async (request, reply) => {
-      const config = request.routeOptions.config;
-      if (!request.is404 && config.ipLimited === true) {
-        const d = ipLimiter.check(request.ip);
-        setLimitHeaders(reply, d, false);
-        if (!d.allowed) throw rejection(d);
-        return;
-      }
-      const account = request.account;
-      const ent = request.entitlement;
-      if (account === null || ent === null) return;
-      const d = await limiter.check(account.userId, ent, unitsOf(config.quotaUnits, request.query));
-      request.limits = d;
-      setLimitHeaders(reply, d, true);
+export function limitStep(limiter: RateLimiter, ipLimiter: IpLimiter): GateStep<[FastifyReply, FastifyContextConfig]> {
+  const apply = (request: Parameters<GateStep<[]>>[0], reply: FastifyReply, d: LimitDecision): void => {
+    request.limits = d;
+    setLimitHeaders(reply, d, true);
+    if (!d.allowed) throw rejection(d);
+  };
+  return (request, reply, config) => {
+    if (config.ipLimited === true) {
+      const d = ipLimiter.check(request.ip);
+      setLimitHeaders(reply, d, false);
       if (!d.allowed) throw rejection(d);
-    });
-  },
-  { name: 'gex-rate-limit' },
-);
+      return undefined;
+    }
+    const account = request.account;
+    const ent = request.entitlement;
+    if (account === null || ent === null) return undefined;
+    const units = unitsOf(config.quotaUnits, request.query);
+    const known = limiter.checkLocal(account.userId, ent, units);
+    if (known !== undefined) {
+      apply(request, reply, known);
+      return undefined;
+    }
+    return limiter.check(account.userId, ent, units).then((d) => apply(request, reply, d));
+  };
+}

@@ -1,3 +1,5 @@
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { memoQueryValidator } from '../../schemas/memo-validator.ts';
 import type { RouteFamily } from '../../types.ts';
 import type { GexContext } from './context.ts';
 import { gammaFlowRoute } from './gamma-flow.ts';
@@ -13,6 +15,8 @@ import { multiLevelsRoute } from './multi-levels.ts';
  */
 export const gexRoutes: RouteFamily = async (app, ctx) => {
   if (ctx.snapshots === null) throw new Error('gexRoutes needs AppDeps.snapshots (a SnapshotCache)');
+  // Every GEX query schema is pure: a query string seen before is answered from memory (this scope only).
+  app.setValidatorCompiler(memoQueryValidator(validatorCompiler));
   const gctx: GexContext = { ...ctx, historyPolicy: ctx.historyPolicy, cache: ctx.snapshots, memo: new SnapshotMemo() };
   for (const route of [levelsRoute, gammaFlowRoute, multiLevelsRoute, maxPainRoute, heatmapRoute]) await route(app, gctx);
 };

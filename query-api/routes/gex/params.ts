@@ -15,11 +15,33 @@ export function parseCsv(s: string, lower = true): string[] {
     .filter((t) => t !== '');
 }
 
-/** Distinct include names of a validated include CSV, in the canonical order of `allowed`. */
-export function includeSet<T extends string>(s: string | undefined, allowed: readonly T[]): T[] {
+/** Answers of a pure function of a query value, kept for the few distinct values requests use. */
+function memoized<R>(fn: (s: string) => R, max = 256): (s: string) => R {
+  let seen = new Map<string, R>();
+  return (s) => {
+    const hit = seen.get(s);
+    if (hit !== undefined) return hit;
+    const r = fn(s);
+    if (seen.size >= max) seen = new Map();
+    seen.set(s, r);
+    return r;
+  };
+}
+
+const includeSets = new WeakMap<readonly string[], (s: string) => readonly string[]>();
+
+/** Distinct include names of a validated include CSV, in the canonical order of `allowed` (shared, read-only). */
+export function includeSet<T extends string>(s: string | undefined, allowed: readonly T[]): readonly T[] {
   if (s === undefined) return [];
-  const wanted = new Set(parseCsv(s));
-  return allowed.filter((a) => wanted.has(a));
+  let of = includeSets.get(allowed);
+  if (of === undefined) {
+    of = memoized((csv) => {
+      const wanted = new Set(parseCsv(csv));
+      return allowed.filter((a) => wanted.has(a));
+    });
+    includeSets.set(allowed, of);
+  }
+  return of(s) as readonly T[];
 }
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/;
@@ -70,13 +92,18 @@ export interface VenueFilter {
   readonly key: string;
 }
 
-/** The `exchanges` rules: unknown names ignored; no known name → every venue (all applied). */
-export function venueFilter(exchanges: string | undefined): VenueFilter {
-  if (exchanges === undefined) return { venues: undefined, applied: undefined, key: '*' };
+const NO_FILTER: VenueFilter = { venues: undefined, applied: undefined, key: '*' };
+
+const namedVenues = memoized((exchanges: string): VenueFilter => {
   const named = new Set(parseCsv(exchanges));
   const known = VENUES.filter((v) => named.has(v));
   if (known.length === 0) return { venues: undefined, applied: VENUES, key: '*all' };
   return { venues: known, applied: known, key: known.join(',') };
+});
+
+/** The `exchanges` rules: unknown names ignored; no known name → every venue (all applied). Shared, read-only. */
+export function venueFilter(exchanges: string | undefined): VenueFilter {
+  return exchanges === undefined ? NO_FILTER : namedVenues(exchanges);
 }
 
 /** Split a symbols CSV into valid (deduplicated, request order) and invalid names. */

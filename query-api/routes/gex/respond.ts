@@ -48,7 +48,6 @@ export function cachedMeta(s: Parameters<typeof snapshotMeta>[1] & { readonly co
 export function sendCached<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, r: Rendered<T>, m: CachedMeta): SuccessEnvelope<T> {
   const freshness = Math.max(0, Math.round((ctx.clock() - m.computedAt) / 100) / 10);
   if (ctx.config.responseValidation) return ctx.respond.ok(request, r.data, { ...m.fields, freshness_seconds: freshness });
-  const base = JSON.stringify(ctx.respond.ok(request, null).meta);
-  const json = `{"success":true,"data":${r.json},"meta":${base.slice(0, -1)},"freshness_seconds":${freshness}${m.tail === '' ? '' : `,${m.tail}`}}}`;
+  const json = `{"success":true,"data":${r.json},"meta":${ctx.respond.metaHead(request)},"freshness_seconds":${freshness}${m.tail === '' ? '' : `,${m.tail}`}}}`;
   return reply.type('application/json; charset=utf-8').send(json) as never;
 }
