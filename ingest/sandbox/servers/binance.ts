@@ -1,7 +1,7 @@
 import type { MarketEvent, MarketSymbol } from '../../../schemas/events.ts';
 import { yymmdd } from '../market/calendar.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -215,20 +215,9 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
 
   function malformed(kind: MalformedKind): number {
     const good = JSON.stringify({ stream: 'btcusdt@optionTrade', data: { e: 'trade', E: Date.now(), T: Date.now(), s: 'BTC-251219-89000-C', t: 1, p: '1420.000', q: '1.54', X: 'MARKET', S: 'BUY', m: false } });
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '<html><body>429 Too Many Requests</body></html>' : good.replace('"p":"1420.000"', '"p":"x1420"').replace('"q":"1.54"', '"q":[]');
+    const frame = malformedFrame(kind, good, '<html><body>429 Too Many Requests</body></html>', (g) => g.replace('"p":"1420.000"', '"p":"x1420"').replace('"q":"1.54"', '"q":[]'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'binance',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { public: `${base}/public/stream`, market: `${base}/market/stream`, spot: `${base}/stream` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('binance', host, { rest: `http://127.0.0.1:${bound}`, ws: { public: `${base}/public/stream`, market: `${base}/market/stream`, spot: `${base}/stream` } }, publish, malformed);
 }

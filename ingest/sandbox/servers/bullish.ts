@@ -1,6 +1,6 @@
 import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -176,23 +176,12 @@ export async function startBullishServer(ctx: VenueServerContext, port = 0): Pro
 
   function malformed(kind: MalformedKind): number {
     const good = JSON.stringify({ type: 'update', dataType: 'V1TAAnonymousTradeUpdate', data: { symbol: 'BTC-USDC-PERP', createdAtTimestamp: String(Date.now()), publishedAtTimestamp: String(Date.now()), trades: [{ symbol: 'BTC-USDC-PERP', tradeId: '100118000000000001', price: '66250.5', quantity: '0.0042', side: 'SELL', isTaker: true, createdAtTimestamp: String(Date.now()), publishedAtTimestamp: String(Date.now()) }] } });
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '<html>503</html>' : good.replace('"price":"66250.5"', '"price":"-"');
+    const frame = malformedFrame(kind, good, '<html>503</html>', (g) => g.replace('"price":"66250.5"', '"price":"-"'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'bullish',
-    urls: {
+  return venueServer('bullish', host, {
       rest: `http://127.0.0.1:${bound}`,
       ws: { host: base, trades: `${base}/trading-api/v1/market-data/trades`, tick: `${base}/trading-api/v1/market-data/tick`, index: `${base}/trading-api/v1/index-data` },
-    },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+    }, publish, malformed);
 }

@@ -1,6 +1,6 @@
 import type { MarketEvent, MarketSymbol, OptionTicker, PerpStats } from '../../../schemas/events.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -237,20 +237,9 @@ export async function startBybitServer(ctx: VenueServerContext, port = 0): Promi
 
   function malformed(kind: MalformedKind): number {
     const good = JSON.stringify({ id: 'publicTrade.BTC-1-1', topic: 'publicTrade.BTC', ts: Date.now(), type: 'snapshot', data: [{ i: 'x', T: Date.now(), p: '985', v: '0.01', S: 'Sell', s: 'BTC-28APR23-29500-C', BT: false }] });
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? 'Internal Server Error' : good.replace('"p":"985"', '"p":"nine"').replace('"S":"Sell"', '"S":42');
+    const frame = malformedFrame(kind, good, 'Internal Server Error', (g) => g.replace('"p":"985"', '"p":"nine"').replace('"S":"Sell"', '"S":42'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'bybit',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { option: ws('option'), linear: ws('linear'), spot: ws('spot') } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('bybit', host, { rest: `http://127.0.0.1:${bound}`, ws: { option: ws('option'), linear: ws('linear'), spot: ws('spot') } }, publish, malformed);
 }

@@ -2,7 +2,7 @@ import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../../
 import { hash32 } from '../../parse-helpers.ts';
 import { ddmmyy } from '../market/calendar.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -182,7 +182,7 @@ export async function startDeltaServer(venue: DeltaVenue, ctx: VenueServerContex
 
   function malformed(kind: MalformedKind): number {
     const good = JSON.stringify({ type: 'trades', sy: 'C-BTC-90000-310326', p: '1520.5', s: 250, r: 't', t: Date.now() * 1000, ts: Date.now() * 1000 });
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '502 Bad Gateway' : good.replace('"r":"t"', '"r":"taker"');
+    const frame = malformedFrame(kind, good, '502 Bad Gateway', (g) => g.replace('"r":"t"', '"r":"taker"'));
     return host.sendAll(frame);
   }
 

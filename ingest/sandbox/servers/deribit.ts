@@ -1,6 +1,6 @@
 import type { LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -249,20 +249,9 @@ export async function startDeribitServer(ctx: VenueServerContext, port = 0): Pro
     const good = notification('trades.option.BTC.100ms', [
       { trade_seq: 1, trade_id: 'x1', timestamp: Date.now(), price: 0.01, instrument_name: 'BTC-27DEC24-100000-C', direction: 'buy', amount: 1 },
     ]);
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '<html>502 Bad Gateway</html>' : good.replace('"price":0.01', '"price":"abc"').replace('"amount":1', '"amount":null');
+    const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) => g.replace('"price":0.01', '"price":"abc"').replace('"amount":1', '"amount":null'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'deribit',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('deribit', host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } }, publish, malformed);
 }

@@ -1,6 +1,6 @@
 import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../../schemas/events.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestCall, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestCall, type RestReply, venueServer, malformedFrame } from './host.ts';
 import { startServerPings } from './pings.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
@@ -172,20 +172,9 @@ export async function startDeriveServer(ctx: VenueServerContext, port = 0): Prom
     const good = notification('trades.option.BTC', [
       { trade_id: 'x1', instrument_name: 'BTC-20261225-100000-C', timestamp: Date.now(), trade_price: '4215.5', trade_amount: '0.25', mark_price: '4220', index_price: '96500', direction: 'sell', quote_id: null, rfq_id: null },
     ]);
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? '<html>502 Bad Gateway</html>' : good.replace('"trade_price":"4215.5"', '"trade_price":"n/a"');
+    const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) => g.replace('"trade_price":"4215.5"', '"trade_price":"n/a"'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'derive',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/v3/ws` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('derive', host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/v3/ws` } }, publish, malformed);
 }

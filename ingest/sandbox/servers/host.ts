@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import { childLogger, type Logger } from '../../../ops/log.ts';
+import type { SandboxVenue } from '../market/venues.ts';
+import type { MarketEvent } from '../../../schemas/events.ts';
+import type { MalformedKind, VenueServer, VenueUrls } from './types.ts';
 
 /** One connected client of a sandbox venue server. */
 export interface Client {
@@ -197,4 +200,31 @@ export function groupBy<T>(items: readonly T[], key: (t: T) => string | null): M
 /** Numbers as venues print them in strings, without float noise. */
 export function str(x: number, decimals = 8): string {
   return String(Number(x.toFixed(decimals)));
+}
+
+/** A malformed variant of a valid frame: cut in half, not JSON at all, or with corrupted fields. */
+export function malformedFrame(kind: MalformedKind, good: string, notJson: string, corrupt: (good: string) => string): string {
+  return kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? notJson : corrupt(good);
+}
+
+/** The VenueServer face of a venue host: the part every sandbox venue server shares. */
+export function venueServer(
+  venue: SandboxVenue,
+  host: VenueHost,
+  urls: VenueUrls,
+  publish: (events: readonly MarketEvent[]) => void,
+  malformed: (kind: MalformedKind) => number,
+): VenueServer {
+  return {
+    venue,
+    urls,
+    publish,
+    malformed,
+    disconnectAll: () => host.disconnectAll(),
+    silence: (ms) => host.silence(ms),
+    get clientCount() {
+      return host.clients.size;
+    },
+    close: () => host.close(),
+  };
 }

@@ -1,6 +1,6 @@
 import type { MarketEvent, MarketSymbol } from '../../../schemas/events.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -246,20 +246,9 @@ export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise
 
   function malformed(kind: MalformedKind): number {
     const good = JSON.stringify({ arg: { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' }, data: [{ instId: 'BTC-USD-230224-18000-C', px: '0.045', side: 'sell', sz: '2', tradeId: '38', ts: String(Date.now()), optType: 'C' }] });
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? 'Service Unavailable' : good.replace('"px":"0.045"', '"px":"zero"').replace('"sz":"2"', '"sz":null');
+    const frame = malformedFrame(kind, good, 'Service Unavailable', (g) => g.replace('"px":"0.045"', '"px":"zero"').replace('"sz":"2"', '"sz":null'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'okx',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { public: `ws://127.0.0.1:${bound}/ws/v5/public` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('okx', host, { rest: `http://127.0.0.1:${bound}`, ws: { public: `ws://127.0.0.1:${bound}/ws/v5/public` } }, publish, malformed);
 }

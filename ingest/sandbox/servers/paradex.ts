@@ -1,7 +1,7 @@
 import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
 import { encodeTrade } from '../../paradex/sbe-encode.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, str, type Client, type RestReply, venueServer } from './host.ts';
 import { startServerPings } from './pings.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
@@ -163,16 +163,5 @@ export async function startParadexServer(ctx: VenueServerContext, port = 0): Pro
     return host.sendAll(jsonTrade('trades.BTC-USD-PERP', t).replace('"side":"SELL"', '"side":"SHORT"'));
   }
 
-  return {
-    venue: 'paradex',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/v1` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('paradex', host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/v1` } }, publish, malformed);
 }

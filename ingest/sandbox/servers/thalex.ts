@@ -1,7 +1,7 @@
 import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../../schemas/events.ts';
 import { hash32 } from '../../parse-helpers.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -161,20 +161,9 @@ export async function startThalexServer(ctx: VenueServerContext, port = 0): Prom
 
   function malformed(kind: MalformedKind): number {
     const good = notify('recent_trades.BTCUSD.all', [[400, 1, 'buy', Date.now() / 1000, 'BTC-11MAY22-32400-C', false]]);
-    const frame = kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? 'Service Unavailable' : good.replace('[400,1,', '["400","one",');
+    const frame = malformedFrame(kind, good, 'Service Unavailable', (g) => g.replace('[400,1,', '["400","one",'));
     return host.sendAll(frame);
   }
 
-  return {
-    venue: 'thalex',
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer('thalex', host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } }, publish, malformed);
 }
