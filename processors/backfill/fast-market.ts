@@ -1,9 +1,9 @@
 import type { MarketEvent, MarketSymbol } from '../../schemas/events.ts';
-import { YEAR_MS } from '../../ingest/sandbox/market/black76.ts';
 import { PerpBook, SpotBook } from '../../ingest/sandbox/market/perps.ts';
 import { Rng, streamSeed } from '../../ingest/sandbox/market/prng.ts';
 import { VenueIds, type FlowSettings, type UnderlyingState } from '../../ingest/sandbox/market/state.ts';
 import { SYMBOL_PARAMS } from '../../ingest/sandbox/market/symbols.ts';
+import { stepUnderlying } from '../../ingest/sandbox/market/underlying-step.ts';
 import { SANDBOX_VENUES, VENUE_SPECS, type LiquidationFeed, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
 
 /**
@@ -76,21 +76,9 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
 
   /** One step of the sandbox's spot path (market.ts evolveUnderlyings) over dtMs, with a shared normal draw. */
   function evolve(s: SymbolState, zCommon: number, dtMs: number): void {
-    const { u, rng } = s;
-    const p = u.params;
-    const dt = dtMs / YEAR_MS;
-    const z = 0.7 * zCommon + Math.sqrt(1 - 0.49) * rng.normal();
-    const sigma = u.level * 0.9;
-    const jumps = rng.poisson((p.jumpsPerDay * dtMs) / 86_400_000);
-    let jump = 0;
-    for (let i = 0; i < jumps; i++) jump += p.jumpSd * rng.normal();
-    const r = -0.5 * sigma * sigma * dt + sigma * Math.sqrt(dt) * z + jump;
-    u.spot *= Math.exp(r);
-    u.lastJump = jump;
-    u.lastReturn = r;
-    const lnL = Math.log(u.level) + 6 * (Math.log(p.volLevel) - Math.log(u.level)) * dt + p.volOfVol * Math.sqrt(dt) * rng.normal();
-    u.level = Math.min(p.volLevel * 3, Math.max(p.volLevel * 0.4, Math.exp(lnL) * (1 + Math.abs(jump) * 3)));
+    stepUnderlying(s.u, s.rng, zCommon, dtMs);
   }
+
 
   function minute(): MarketEvent[] {
     const out: MarketEvent[] = [];

@@ -1,11 +1,11 @@
 import { SYMBOLS, type IndexPrice, type Instrument, type MarketEvent, type MarketSymbol } from '../../../schemas/events.ts';
-import { YEAR_MS } from './black76.ts';
 import { OptionChain, type OptionQuote } from './chain.ts';
 import { TradeLedger } from './ledger.ts';
 import { PerpBook, SpotBook, linearInstrument } from './perps.ts';
 import { Rng, streamSeed } from './prng.ts';
 import { indexPrice, volIndexValue, VenueIds, type FlowSettings, type UnderlyingState } from './state.ts';
 import { SYMBOL_PARAMS } from './symbols.ts';
+import { stepUnderlying } from './underlying-step.ts';
 import { SANDBOX_VENUES, VENUE_SPECS, type LiquidationFeed, type SandboxVenue } from './venues.ts';
 
 export interface SandboxMarketOptions {
@@ -115,24 +115,10 @@ export function createSandboxMarket(opts: SandboxMarketOptions): SandboxMarket {
   });
 
   function evolveUnderlyings(): void {
-    const dt = tickMs / YEAR_MS;
     const zCommon = commonRng.normal();
-    for (const { u, rng } of underlyings.values()) {
-      const p = u.params;
-      const z = 0.7 * zCommon + Math.sqrt(1 - 0.49) * rng.normal();
-      const sigma = u.level * 0.9;
-      const jumps = rng.poisson((p.jumpsPerDay * tickMs) / 86_400_000);
-      let jump = 0;
-      for (let i = 0; i < jumps; i++) jump += p.jumpSd * rng.normal();
-      const r = -0.5 * sigma * sigma * dt + sigma * Math.sqrt(dt) * z + jump;
-      u.spot *= Math.exp(r);
-      u.lastJump = jump;
-      u.lastReturn = r;
-      // Vol level: log-OU towards its long-run level, jumps lift it.
-      const lnL = Math.log(u.level) + 6 * (Math.log(p.volLevel) - Math.log(u.level)) * dt + p.volOfVol * Math.sqrt(dt) * rng.normal();
-      u.level = Math.min(p.volLevel * 3, Math.max(p.volLevel * 0.4, Math.exp(lnL) * (1 + Math.abs(jump) * 3)));
-    }
+    for (const { u, rng } of underlyings.values()) stepUnderlying(u, rng, zCommon, tickMs);
   }
+
 
   function indexEvents(b: VenueBooks, out: MarketEvent[]): void {
     for (const { u } of underlyings.values()) {
