@@ -106,13 +106,13 @@ export function events(list: readonly MarketEvent[]): ParseResult {
 }
 
 export function ignored(kind: ControlFrame['kind'], detail?: string, reply?: string): ParseResult {
-  const control: ControlFrame =
-    reply === undefined
-      ? detail === undefined
-        ? { kind }
-        : { kind, detail }
-      : { kind, ...(detail === undefined ? {} : { detail }), reply };
-  return { ok: true, outcome: 'ignored', events: [], control };
+  return { ok: true, outcome: 'ignored', events: [], control: controlFrame(kind, detail, reply) };
+}
+
+/** A control frame holding only the fields that are set (explicit literals, no object spread). */
+function controlFrame(kind: ControlFrame['kind'], detail: string | undefined, reply: string | undefined): ControlFrame {
+  if (reply === undefined) return detail === undefined ? { kind } : { kind, detail };
+  return detail === undefined ? { kind, reply } : { kind, detail, reply };
 }
 
 export function deadLetter(reason: string, channel = ''): ParseResult {

@@ -166,8 +166,6 @@ function optionInstrument(d: Obj, ctx: ParserContext, row: Row): { inst: Instrum
   return { inst, ts, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType };
 }
 
-const NO_TICKER = { markPrice: null, markIv: null, bidIv: null, askIv: null, delta: null, gamma: null, vega: null, theta: null, openInterest: null, underlyingPrice: null, indexPrice: null } as const;
-
 /** optionMarkPrice item: mp mark (USDT), vo mark IV, b/a bid/ask IV (-1 = none), d/g/v/t greeks, i index. */
 function optionMark(d: Obj, ctx: ParserContext, row: Row): void {
   const r = optionInstrument(d, ctx, row);
@@ -178,9 +176,9 @@ function optionMark(d: Obj, ctx: ParserContext, row: Row): void {
     type: 'option_ticker',
     event: {
       venue: VENUE, symbol: r.inst.symbol, ts: r.ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'mark_price', r.inst.instrument, r.ts), instrument: r.inst.instrument,
-      strike: r.strike, expiry: r.expiry, optionType: r.optionType, ...NO_TICKER,
+      strike: r.strike, expiry: r.expiry, optionType: r.optionType,
       markPrice: num(d, 'mp'), markIv: positive(d, 'vo'), bidIv: positive(d, 'b'), askIv: positive(d, 'a'),
-      delta: num(d, 'd'), gamma: num(d, 'g'), vega: num(d, 'v'), theta: num(d, 't'), indexPrice,
+      delta: num(d, 'd'), gamma: num(d, 'g'), vega: num(d, 'v'), theta: num(d, 't'), openInterest: null, underlyingPrice: null, indexPrice,
     },
   });
 }
@@ -194,7 +192,8 @@ function optionOpenInterest(d: Obj, ctx: ParserContext, row: Row): void {
     type: 'option_ticker',
     event: {
       venue: VENUE, symbol: r.inst.symbol, ts: r.ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'open_interest', r.inst.instrument, r.ts), instrument: r.inst.instrument,
-      strike: r.strike, expiry: r.expiry, optionType: r.optionType, ...NO_TICKER, openInterest: oi === null ? null : mul(oi, r.inst.contractSize),
+      strike: r.strike, expiry: r.expiry, optionType: r.optionType, markPrice: null, markIv: null, bidIv: null, askIv: null,
+      delta: null, gamma: null, vega: null, theta: null, openInterest: oi === null ? null : mul(oi, r.inst.contractSize), underlyingPrice: null, indexPrice: null,
     },
   });
 }

@@ -102,13 +102,16 @@ function ticker(d: Obj, ctx: ParserContext, out: MarketEvent[]): string | null {
   if (inst === null) return error;
   const oi = num(d, 'openInterest');
   const coins = oi === null ? null : mul(oi, inst.contractSize);
-  const head = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'ticker', name, ts), instrument: name } as const;
-  const indexPrice = ctx.indexPrices.get(inst.symbol) ?? null;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = rowId(VENUE, 'ticker', name, ts);
+  const indexPrice = ctx.indexPrices.get(symbol) ?? null;
+  // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     out.push({
       type: 'option_ticker',
       event: {
-        ...head, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'markPrice'), markIv: positive(d, 'impliedVolatility'),
+        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'markPrice'), markIv: positive(d, 'impliedVolatility'),
         bidIv: null, askIv: null, delta: num(d, 'delta'), gamma: num(d, 'gamma'), vega: num(d, 'vega'), theta: num(d, 'theta'), openInterest: coins,
         underlyingPrice: null, indexPrice,
       },
@@ -116,7 +119,7 @@ function ticker(d: Obj, ctx: ParserContext, out: MarketEvent[]): string | null {
   } else if (inst.kind === 'perp') {
     out.push({
       type: 'perp_stats',
-      event: { ...head, openInterest: coins, openInterestUsd: num(d, 'openInterestUSD'), fundingRate: num(d, 'fundingRate'), nextFundingTime: null, markPrice: num(d, 'markPrice'), indexPrice },
+      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, openInterest: coins, openInterestUsd: num(d, 'openInterestUSD'), fundingRate: num(d, 'fundingRate'), nextFundingTime: null, markPrice: num(d, 'markPrice'), indexPrice },
     });
   }
   return null;

@@ -139,8 +139,8 @@ function ticker(msg: Obj, d: Obj, topic: string, ctx: ParserContext): ParseResul
   const type = str(msg, 'type');
   const prev = ctx.tickerState.get(name);
   let state: Record<string, unknown>;
-  if (type === 'snapshot') state = { ...d };
-  else if (type === 'delta') state = prev === undefined ? { ...d } : { ...prev, ...d };
+  if (type === 'snapshot') state = perpTickerState(undefined, d);
+  else if (type === 'delta') state = perpTickerState(prev, d);
   else return deadLetter(`tickers type ${String(type)}`, topic);
   ctx.tickerState.set(name, state);
   const next = num(state, 'nextFundingTime');
@@ -163,6 +163,27 @@ function ticker(msg: Obj, d: Obj, topic: string, ctx: ParserContext): ParseResul
       },
     },
   ]);
+}
+
+/** A field of a tickers delta, else its value in the previous state (a delta only carries the fields that changed). */
+function latest(prev: Obj | undefined, d: Obj, key: string): unknown {
+  const v = d[key];
+  return v !== undefined ? v : prev?.[key];
+}
+
+/**
+ * The merged raw state of a perp tickers stream: the fields perp_stats reads, in one literal (no object spread
+ * on the per-frame path). `prev` undefined = a snapshot (or a delta before any snapshot).
+ */
+function perpTickerState(prev: Obj | undefined, d: Obj): Record<string, unknown> {
+  return {
+    openInterest: latest(prev, d, 'openInterest'),
+    openInterestValue: latest(prev, d, 'openInterestValue'),
+    fundingRate: latest(prev, d, 'fundingRate'),
+    nextFundingTime: latest(prev, d, 'nextFundingTime'),
+    markPrice: latest(prev, d, 'markPrice'),
+    indexPrice: latest(prev, d, 'indexPrice'),
+  };
 }
 
 function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: ParserContext): ParseResult {

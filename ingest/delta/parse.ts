@@ -120,19 +120,23 @@ function ticker(m: Obj, ctx: ParserContext, out: Out): string | null {
       continue;
     }
     const oiCoins = at(d['oi'], 0) === null ? null : mul(at(d['oi'], 0) ?? 0, inst.contractSize);
-    const head = { venue: ctx.venue, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(ctx.venue, 'ticker', s, ts), instrument: s } as const;
+    const venue = ctx.venue;
+    const symbol = inst.symbol;
+    const receivedAt = ctx.receivedAt;
+    const id = rowId(venue, 'ticker', s, ts);
+    // explicit literals, no object spread on the per-row path
     if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
       const g = d['g'];
       out.push({
         type: 'option_ticker',
         event: {
-          ...head, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'm'),
+          venue, symbol, ts, receivedAt, id, instrument: s, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'm'),
           markIv: pos(at(d['qiv'], 2)), bidIv: pos(at(d['qiv'], 1)), askIv: pos(at(d['qiv'], 0)),
           delta: at(g, 0), gamma: at(g, 1), vega: at(g, 4), theta: at(g, 3), openInterest: oiCoins, underlyingPrice: null, indexPrice: spot,
         },
       });
     } else if (inst.kind === 'perp') {
-      out.push({ type: 'perp_stats', event: { ...head, openInterest: oiCoins, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: num(d, 'm'), indexPrice: spot } });
+      out.push({ type: 'perp_stats', event: { venue, symbol, ts, receivedAt, id, instrument: s, openInterest: oiCoins, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: num(d, 'm'), indexPrice: spot } });
     }
   }
   return null;

@@ -26,8 +26,7 @@ export function parseDeriveName(name: string): DeriveName | null {
   const p = name.split('-');
   const base = p[0] ?? '';
   if (base === '') return null;
-  const none = { expiry: null, strike: null, optionType: null } as const;
-  if (p.length === 2) return p[1] === 'PERP' ? { kind: 'perp', base, ...none } : { kind: 'spot', base, ...none };
+  if (p.length === 2) return { kind: p[1] === 'PERP' ? 'perp' : 'spot', base, expiry: null, strike: null, optionType: null };
   if (p.length !== 4) return null;
   const expiry = expiryFromYyyymmdd(p[1] ?? '');
   const strikeText = (p[2] ?? '').replace('_', '.');

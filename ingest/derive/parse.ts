@@ -96,7 +96,10 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
   const stats = obj(tk, 'stats');
   const oi = stats === null ? null : num(stats, 'oi');
   const indexPrice = positive(tk, 'I');
-  const head = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, instrument: name } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = rowId(VENUE, 'ticker', name, ts);
+  // explicit literals, no object spread on the per-frame path (Derive rows keep `id` after `instrument`)
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     const op = obj(tk, 'option_pricing');
     const g = (k: string): number | null => (op === null ? null : num(op, k));
@@ -104,7 +107,7 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
     out.push({
       type: 'option_ticker',
       event: {
-        ...head, id: rowId(VENUE, 'ticker', name, ts), strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
+        venue: VENUE, symbol, ts, receivedAt, instrument: name, id, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
         markPrice: num(tk, 'M'), markIv: iv('i'), bidIv: iv('bi'), askIv: iv('ai'), delta: g('d'), gamma: g('g'), vega: g('v'), theta: g('t'),
         openInterest: oi, underlyingPrice: iv('f'), indexPrice,
       },
@@ -113,7 +116,7 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
     out.push({
       type: 'perp_stats',
       event: {
-        ...head, id: rowId(VENUE, 'ticker', name, ts), openInterest: oi, openInterestUsd: null, fundingRate: num(tk, 'f'), nextFundingTime: null,
+        venue: VENUE, symbol, ts, receivedAt, instrument: name, id, openInterest: oi, openInterestUsd: null, fundingRate: num(tk, 'f'), nextFundingTime: null,
         markPrice: num(tk, 'M'), indexPrice,
       },
     });

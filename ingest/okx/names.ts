@@ -22,12 +22,11 @@ export function parseOkxName(instId: string): OkxName | null {
   const quote = p[1] ?? '';
   if (base === '' || quote === '') return null;
   const family = `${base}-${quote}`;
-  const none = { strike: null, optionType: null, expiry: null } as const;
-  if (p.length === 2) return { kind: 'spot', base, quote, family, ...none };
-  if (p.length === 3 && p[2] === 'SWAP') return { kind: 'perp', base, quote, family, ...none };
+  if (p.length === 2) return { kind: 'spot', base, quote, family, expiry: null, strike: null, optionType: null };
+  if (p.length === 3 && p[2] === 'SWAP') return { kind: 'perp', base, quote, family, expiry: null, strike: null, optionType: null };
   const expiry = expiryFromYymmdd(p[2] ?? '');
   if (expiry === null) return null;
-  if (p.length === 3) return { kind: 'future', base, quote, family, ...none, expiry };
+  if (p.length === 3) return { kind: 'future', base, quote, family, expiry, strike: null, optionType: null };
   if (p.length !== 5) return null;
   const strike = strikeFrom(p[3] ?? '');
   const optionType = optionTypeFrom(p[4] ?? '');

@@ -117,16 +117,18 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
   }
 }
 
-type TickerFields = Pick<
-  Extract<MarketEvent, { type: 'option_ticker' }>['event'],
+type OptionTickerEvent = Extract<MarketEvent, { type: 'option_ticker' }>['event'];
+type PerpStatsEvent = Extract<MarketEvent, { type: 'perp_stats' }>['event'];
+/** The values one OKX channel publishes for an option ticker row; every other field of the row is null. */
+type TickerFields = Partial<Pick<
+  OptionTickerEvent,
   'markPrice' | 'markIv' | 'bidIv' | 'askIv' | 'delta' | 'gamma' | 'vega' | 'theta' | 'openInterest' | 'underlyingPrice' | 'indexPrice'
->;
-const EMPTY_TICKER: TickerFields = {
-  markPrice: null, markIv: null, bidIv: null, askIv: null, delta: null, gamma: null, vega: null, theta: null,
-  openInterest: null, underlyingPrice: null, indexPrice: null,
-};
+>>;
+/** The values one OKX channel publishes for a perp stats row; every other field of the row is null. */
+type StatsFields = Partial<Pick<PerpStatsEvent, 'openInterest' | 'openInterestUsd' | 'fundingRate' | 'nextFundingTime' | 'markPrice' | 'indexPrice'>>;
 
-function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row, fields: Partial<TickerFields>, family: string): void {
+// One explicit literal per event type (no object spread on the per-frame path): same fields, same order.
+function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row, f: TickerFields, family: string): void {
   if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
     row.error = `instrument ${inst.instrument} lacks strike/expiry/type`;
     return;
@@ -135,17 +137,21 @@ function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row
     type: 'option_ticker',
     event: {
       venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, family, inst.instrument, ts), instrument: inst.instrument,
-      strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, ...EMPTY_TICKER, ...fields,
+      strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
+      markPrice: f.markPrice ?? null, markIv: f.markIv ?? null, bidIv: f.bidIv ?? null, askIv: f.askIv ?? null,
+      delta: f.delta ?? null, gamma: f.gamma ?? null, vega: f.vega ?? null, theta: f.theta ?? null,
+      openInterest: f.openInterest ?? null, underlyingPrice: f.underlyingPrice ?? null, indexPrice: f.indexPrice ?? null,
     },
   });
 }
 
-function perpStats(inst: Instrument, ts: number, ctx: ParserContext, row: Row, fields: Partial<Extract<MarketEvent, { type: 'perp_stats' }>['event']>, family: string): void {
+function perpStats(inst: Instrument, ts: number, ctx: ParserContext, row: Row, f: StatsFields, family: string): void {
   row.out.push({
     type: 'perp_stats',
     event: {
       venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, family, inst.instrument, ts), instrument: inst.instrument,
-      openInterest: null, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: null, indexPrice: null, ...fields,
+      openInterest: f.openInterest ?? null, openInterestUsd: f.openInterestUsd ?? null, fundingRate: f.fundingRate ?? null,
+      nextFundingTime: f.nextFundingTime ?? null, markPrice: f.markPrice ?? null, indexPrice: f.indexPrice ?? null,
     },
   });
 }

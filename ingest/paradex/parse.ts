@@ -40,7 +40,10 @@ export function parseParadexBinary(frame: Uint8Array, ctx: ParserContext): Parse
       return eventsOrUntracked(out, `trades.${m.market}`);
     }
     case TEMPLATE.marketSummary:
-      summary({ ...m, ts: usToMs(m.timestampUs), mark: m.markPrice, index: m.indexPrice, oi: m.openInterest, funding: m.fundingRate }, ctx, out);
+      summary({
+        market: m.market, ts: usToMs(m.timestampUs), mark: m.markPrice, index: m.indexPrice, oi: m.openInterest, funding: m.fundingRate,
+        markIv: m.markIv, bidIv: m.bidIv, askIv: m.askIv, delta: m.delta, gamma: m.gamma, vega: m.vega, theta: m.theta,
+      }, ctx, out);
       return eventsOrUntracked(out, `markets_summary.${m.market}`);
     case TEMPLATE.fundingData:
       funding(m.market, usToMs(m.createdAtUs), m.fundingRate, ctx, out);
@@ -118,17 +121,20 @@ function summary(s: SummaryIn, ctx: ParserContext, out: MarketEvent[]): void {
   const inst = lookupInstrument(ctx, s.market, paradexInstrumentFromName);
   if (inst === null) return;
   if (s.index !== null && s.index > 0) ctx.indexPrices.set(inst.symbol, s.index);
-  const head = { venue: VENUE, symbol: inst.symbol, ts: s.ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'markets_summary', s.market, s.ts), instrument: s.market } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = rowId(VENUE, 'markets_summary', s.market, s.ts);
+  // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     out.push({
       type: 'option_ticker',
       event: {
-        ...head, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: s.mark, markIv: posIv(s.markIv), bidIv: posIv(s.bidIv), askIv: posIv(s.askIv),
+        venue: VENUE, symbol, ts: s.ts, receivedAt, id, instrument: s.market, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: s.mark, markIv: posIv(s.markIv), bidIv: posIv(s.bidIv), askIv: posIv(s.askIv),
         delta: s.delta, gamma: s.gamma, vega: s.vega, theta: s.theta, openInterest: s.oi, underlyingPrice: null, indexPrice: s.index,
       },
     });
   } else if (inst.kind === 'perp') {
-    out.push({ type: 'perp_stats', event: { ...head, openInterest: s.oi, openInterestUsd: null, fundingRate: s.funding, nextFundingTime: null, markPrice: s.mark, indexPrice: s.index } });
+    out.push({ type: 'perp_stats', event: { venue: VENUE, symbol, ts: s.ts, receivedAt, id, instrument: s.market, openInterest: s.oi, openInterestUsd: null, fundingRate: s.funding, nextFundingTime: null, markPrice: s.mark, indexPrice: s.index } });
   }
 }
 

@@ -94,14 +94,17 @@ function ticker(name: string, n: Obj, ctx: ParserContext, out: MarketEvent[]): s
   if (inst === null) return symbolForBase(name.split('-')[0] ?? '') === null ? null : `unparseable instrument: ${name}`;
   const markTs = num(n, 'mark_timestamp');
   const ts = markTs === null ? ctx.receivedAt : toMs(markTs);
-  const head = { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'ticker', name, ts), instrument: name } as const;
+  const symbol = inst.symbol;
+  const receivedAt = ctx.receivedAt;
+  const id = rowId(VENUE, 'ticker', name, ts);
   const indexPrice = positive(n, 'index');
-  if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+  if (indexPrice !== null) ctx.indexPrices.set(symbol, indexPrice);
+  // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
     out.push({
       type: 'option_ticker',
       event: {
-        ...head, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(n, 'mark_price'), markIv: positive(n, 'iv'),
+        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(n, 'mark_price'), markIv: positive(n, 'iv'),
         bidIv: null, askIv: null, delta: num(n, 'delta'), gamma: null, vega: null, theta: null, openInterest: num(n, 'open_interest'),
         underlyingPrice: positive(n, 'forward'), indexPrice,
       },
@@ -109,7 +112,7 @@ function ticker(name: string, n: Obj, ctx: ParserContext, out: MarketEvent[]): s
   } else if (inst.kind === 'perp') {
     out.push({
       type: 'perp_stats',
-      event: { ...head, openInterest: num(n, 'open_interest'), openInterestUsd: null, fundingRate: num(n, 'funding_rate'), nextFundingTime: null, markPrice: num(n, 'mark_price'), indexPrice },
+      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, openInterest: num(n, 'open_interest'), openInterestUsd: null, fundingRate: num(n, 'funding_rate'), nextFundingTime: null, markPrice: num(n, 'mark_price'), indexPrice },
     });
   }
   return null;
