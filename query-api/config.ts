@@ -15,6 +15,7 @@ export const API_SETTING_KEYS = [
   'accountsRefreshMs',
   'usageFlushMs',
   'discoveryCacheMs',
+  'marketCacheMs',
   'healthPerIpPerMinute',
   'trustProxy',
   'responseValidation',

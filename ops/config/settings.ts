@@ -65,6 +65,7 @@ export const SETTINGS = {
   accountsRefreshMs: { env: 'ACCOUNTS_REFRESH_MS', flag: 'accounts-refresh-ms', schema: positiveInt, default: '10000', description: 'How often the API reloads users and API keys from ClickHouse (revocations take effect within this).' },
   usageFlushMs: { env: 'USAGE_FLUSH_MS', flag: 'usage-flush-ms', schema: positiveInt, default: '5000', description: 'How often metered usage is appended to usage_events.' },
   discoveryCacheMs: { env: 'DISCOVERY_CACHE_MS', flag: 'discovery-cache-ms', schema: positiveInt, default: '10000', description: 'Cache lifetime of the store-derived discovery data (/v2/symbols, /v2/status, /v2/expiries, data_coverage).' },
+  marketCacheMs: { env: 'MARKET_CACHE_MS', flag: 'market-cache-ms', schema: z.coerce.number().int().min(0), default: '30000', description: 'Server cache of the market routes (spec: about 30 s for computed routes): a repeated request for the same window is served from memory within this time. 0 = off.' },
   healthPerIpPerMinute: { env: 'HEALTH_RATE_LIMIT', flag: 'health-rate-limit', schema: positiveInt, default: '60', description: 'Requests per minute per client IP on /v2/health.' },
   trustProxy: { env: 'TRUST_PROXY', flag: 'trust-proxy', schema: bool, default: 'false', description: 'Take the client IP from X-Forwarded-For (behind a load balancer).' },
   responseValidation: { env: 'RESPONSE_VALIDATION', flag: 'response-validation', schema: bool, default: 'false', description: 'Validate every response against its zod schema (on in tests and CI; costs CPU per response).' },

@@ -1,30 +1,88 @@
-/** Tiny time-to-live cache with single-flight loads; failed loads are not cached. */
-export class TtlCache<T> {
-  private readonly entries = new Map<string, { readonly value: T; readonly at: number }>();
-  private readonly inflight = new Map<string, Promise<T>>();
+export interface TtlCacheOptions<T> {
+  /** Lifetime of an entry, ms. 0 disables the cache (every get loads; concurrent gets still share one load). */
+  readonly ttlMs: number;
+  readonly clock: () => number;
+  /** Bound on the summed weight of stored entries; the oldest stored entries go first. Default: unbounded. */
+  readonly maxWeight?: number;
+  /** Weight of a value (default 1: maxWeight bounds the entry count). A value heavier than maxWeight is not stored. */
+  readonly weigh?: (value: T) => number;
+  /** Whether a loaded value may be stored (default: always). A value refused here is still returned. */
+  readonly cacheable?: (value: T) => boolean;
+  /** Called with `hit` (served from the cache), `shared` (joined a load in flight) or `miss` (loaded). */
+  readonly onLookup?: (result: 'hit' | 'shared' | 'miss') => void;
+}
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly clock: () => number,
-  ) {}
+/** Time-to-live cache with single-flight loads and an optional size bound; failed loads are not cached. */
+export class TtlCache<T> {
+  private readonly entries = new Map<string, { readonly value: T; readonly at: number; readonly weight: number }>();
+  private weight = 0;
+  private readonly inflight = new Map<string, Promise<T>>();
+  private readonly opts: TtlCacheOptions<T>;
+
+  constructor(opts: TtlCacheOptions<T>);
+  constructor(ttlMs: number, clock: () => number);
+  constructor(a: TtlCacheOptions<T> | number, clock?: () => number) {
+    this.opts = typeof a === 'number' ? { ttlMs: a, clock: clock ?? Date.now } : a;
+  }
 
   async get(key: string, load: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(key);
-    if (hit !== undefined && this.clock() - hit.at < this.ttlMs) return hit.value;
-    let p = this.inflight.get(key);
-    if (p === undefined) {
-      p = load()
-        .then((value) => {
-          this.entries.set(key, { value, at: this.clock() });
-          return value;
-        })
-        .finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
+    if (hit !== undefined) {
+      if (this.opts.clock() - hit.at < this.opts.ttlMs) {
+        this.opts.onLookup?.('hit');
+        return hit.value;
+      }
+      this.drop(key);
     }
+    const pending = this.inflight.get(key);
+    if (pending !== undefined) {
+      this.opts.onLookup?.('shared');
+      return pending;
+    }
+    this.opts.onLookup?.('miss');
+    const p = load()
+      .then((value) => {
+        this.store(key, value);
+        return value;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
     return p;
+  }
+
+  /** Stored entries (expired ones included until they are looked up or evicted). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Summed weight of the stored entries. */
+  get totalWeight(): number {
+    return this.weight;
   }
 
   clear(): void {
     this.entries.clear();
+    this.weight = 0;
+  }
+
+  private drop(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    this.entries.delete(key);
+    this.weight -= e.weight;
+  }
+
+  private store(key: string, value: T): void {
+    if (this.opts.ttlMs <= 0 || (this.opts.cacheable !== undefined && !this.opts.cacheable(value))) return;
+    const weight = this.opts.weigh?.(value) ?? 1;
+    const max = this.opts.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.drop(key);
+    if (weight > max) return;
+    this.entries.set(key, { value, at: this.opts.clock(), weight });
+    this.weight += weight;
+    for (const oldest of this.entries.keys()) {
+      if (this.weight <= max) break;
+      this.drop(oldest);
+    }
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isStoreUnavailable } from '../store-errors.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { RAW_TABLES, type RawTable } from './categories.ts';
-import { TtlCache } from './ttl-cache.ts';
+import { TtlCache } from '../cache/ttl-cache.ts';
 
 export interface TableCoverage {
   readonly firstMs: number;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { timestamps } from '../../market/grid.ts';
-import { bundleUnits, parseSeries, readBundle } from '../../market/bundle.ts';
+import { bundleUnits, parseSeries } from '../../market/bundle.ts';
+import type { MarketReadCache } from '../../market/read-cache.ts';
 import { marketMeta } from '../../market/meta.ts';
 import { SERIES } from '../../market/series.ts';
 import { responses } from '../../schemas/envelope.ts';
@@ -10,7 +11,7 @@ import { bundleData, bundleQuery } from './schemas.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
-export async function bundleRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: MarketReadCache): Promise<void> {
   app.get('/v2/market/bundle', {
     schema: {
       tags: [TAG],
@@ -24,7 +25,7 @@ export async function bundleRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       const q = request.query;
       const w = servedWindow(ctx, request, q);
       const names = parseSeries(q.series) ?? [...SERIES];
-      const { series, errors } = await readBundle(ctx.store, w.grid, q.symbol, names);
+      const { series, errors } = await cache.bundle(ctx.store, w.grid, q.symbol, names);
       const data: Record<string, unknown> = { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid) };
       for (const [name, s] of series) data[name] = s === null ? null : s.columns;
       return ctx.respond.ok(

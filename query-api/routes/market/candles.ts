@@ -1,6 +1,6 @@
 import { timestamps } from '../../market/grid.ts';
 import { marketMeta } from '../../market/meta.ts';
-import { readCandles } from '../../market/series.ts';
+import type { MarketReadCache } from '../../market/read-cache.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { candlesData, candlesQuery } from './schemas.ts';
@@ -9,7 +9,7 @@ import { servedWindow } from './window.ts';
 export const TAG = 'market';
 
 /** GET /v2/market/candles: cross-venue OHLCV with the taker buy/sell split, perpetual (default) or spot. */
-export async function candlesRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+export async function candlesRoute(app: ApiInstance, ctx: AppContext, cache: MarketReadCache): Promise<void> {
   app.get('/v2/market/candles', {
     schema: {
       tags: [TAG],
@@ -23,7 +23,7 @@ export async function candlesRoute(app: ApiInstance, ctx: AppContext): Promise<v
       const q = request.query;
       const w = servedWindow(ctx, request, q);
       const market = q.market ?? 'perp';
-      const candles = await readCandles(ctx.store, w.grid, q.symbol, market);
+      const candles = await cache.candles(ctx.store, w.grid, q.symbol, market);
       const data = { symbol: q.symbol, interval: w.interval, market, timestamps: timestamps(w.grid), ...candles.columns };
       return ctx.respond.ok(
         request,

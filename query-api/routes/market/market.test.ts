@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../../clickhouse/store.ts';
-import { MIN, seedMarket, T0 } from '../../market/fixtures.ts';
+import { MIN, seedMarket, T0, trade } from '../../market/fixtures.ts';
 import { assertError, assertOk } from '../../testing/assertions.ts';
 import { header, migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
 import type { ApiInstance } from '../../types.ts';
@@ -41,7 +41,7 @@ describe('/v2/market', () => {
     await seedMarket(store);
     key = await userWithKey(store, { userId: 'pro', plan: 'bundle_monthly' });
     evalKey = await userWithKey(store, { userId: 'eval', plan: 'terminal_yearly', evaluation: true });
-    app = await testApp(store, {}, { clock });
+    app = await testApp(store, { marketCacheMs: 0 }, { clock }); // cache behaviour: the describe below
   });
   after(async () => {
     await app.close();
@@ -242,5 +242,59 @@ describe('/v2/market', () => {
     const { data } = assertOk<{ endpoints: { path: string; parameters: { name: string }[] }[] }>(await get('/v2/endpoints'));
     const bundleEp = data.endpoints.find((e) => e.path === '/v2/market/bundle');
     assert.deepEqual(bundleEp?.parameters.map((p) => p.name).sort(), ['X-API-Key', 'hours', 'interval', 'series', 'symbol']);
+  });
+});
+
+describe('/v2/market server cache (spec: about 30 s for computed routes)', () => {
+  let t: Awaited<ReturnType<typeof migratedStore>>;
+  let app: ApiInstance;
+  let key: string;
+  const start = T0 + 29 * MIN + 5_000; // 00:29:05: +30 s stays in the same last 1m bucket (same grid)
+  const clock = testClock(start);
+
+  before(async () => {
+    t = await migratedStore();
+    await seedMarket(t.store);
+    key = await userWithKey(t.store, { userId: 'pro', plan: 'bundle_monthly' });
+    app = await testApp(t.store, { marketCacheMs: 30_000 }, { clock });
+  });
+  after(async () => {
+    await app.close();
+    await t.dispose();
+  });
+
+  const volumes = async (url: string): Promise<Record<number, number>> => {
+    const { data } = assertOk<Bundle & Columns>(await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } }));
+    return filled(url.includes('/bundle') ? (data.candles as Columns)['volume'] : data['volume']);
+  };
+
+  test('a repeated window is served from the cache for 30 s, then read again; failures are never cached', async () => {
+    const bundleUrl = '/v2/market/bundle?symbol=BTCUSDT&interval=1m&hours=1';
+    const candlesUrl = '/v2/market/candles?symbol=BTCUSDT&interval=1m&hours=1';
+    const first = await volumes(bundleUrl);
+    assert.equal(first[30], 4, 'bucket 00:00 holds B, C and D');
+    assert.equal((await volumes(candlesUrl))[30], 4);
+    await t.store.insert('perp_trades', [trade('perp', 'okx', T0 + 20_000, 'late', 100, 8, 'buy')]);
+
+    clock.advance(29_999);
+    assert.deepEqual(await volumes(bundleUrl), first, 'within 30 s: the cached window');
+    assert.equal((await volumes(candlesUrl))[30], 4);
+
+    clock.advance(1);
+    assert.equal((await volumes(bundleUrl))[30], 12, 'after 30 s: read again, the late trade is in');
+    assert.equal((await volumes(candlesUrl))[30], 12);
+
+    // A bundle with a failed series is served but not cached: the next request reads again.
+    clock.advance(30_000);
+    await t.store.command('RENAME TABLE market_liquidations_1m TO market_liquidations_1m_moved');
+    const get = () => app.inject({ method: 'GET', url: bundleUrl, headers: { 'x-api-key': key } });
+    try {
+      const failed = assertOk<Bundle>(await get());
+      assert.equal(failed.data.liquidations, null);
+    } finally {
+      await t.store.command('RENAME TABLE market_liquidations_1m_moved TO market_liquidations_1m');
+    }
+    const healed = assertOk<Bundle>(await get());
+    assert.ok(healed.data.liquidations !== null && healed.data.liquidations !== undefined, 'liquidations served again at once');
   });
 });

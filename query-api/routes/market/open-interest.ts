@@ -1,6 +1,6 @@
 import { timestamps } from '../../market/grid.ts';
 import { marketMeta } from '../../market/meta.ts';
-import { readOpenInterest } from '../../market/series.ts';
+import type { MarketReadCache } from '../../market/read-cache.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { TAG } from './candles.ts';
@@ -8,7 +8,7 @@ import { marketQuery, openInterestData } from './schemas.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/open-interest: aggregate perpetual open interest on the candles' interval grid. */
-export async function openInterestRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+export async function openInterestRoute(app: ApiInstance, ctx: AppContext, cache: MarketReadCache): Promise<void> {
   app.get('/v2/market/open-interest', {
     schema: {
       tags: [TAG],
@@ -21,7 +21,7 @@ export async function openInterestRoute(app: ApiInstance, ctx: AppContext): Prom
     handler: async (request) => {
       const q = request.query;
       const w = servedWindow(ctx, request, q);
-      const oi = await readOpenInterest(ctx.store, w.grid, q.symbol);
+      const oi = await cache.openInterest(ctx.store, w.grid, q.symbol);
       return ctx.respond.ok(
         request,
         { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid), ...oi.columns },
