@@ -7,17 +7,18 @@
  *   3. latency of the /v2 route at a fixed 2,000 req/s,
  *   4. latency of /v2/gex/levels?as_of=… (all venues: one gex_levels read; and a venue filter: rows
  *      re-aggregated), one connection (ClickHouse reads are serialized on the embedded store).
- * The servers run in this process; autocannon runs in a child node process (so the load generator does not
- * share the event loop). Targets: req/s ratio >= 0.6, p99 at 2,000 req/s < 10 ms.
+ * The servers run in this process; the load generators (autocannon, bench/steady-load.ts) run in a child node
+ * process (so the load generator does not share the event loop). Targets: req/s ratio >= 0.6, p99 at 2,000 req/s < 10 ms.
  *
  * On a shared machine the throughput of either server swings with the load of everything else, so 1. and 2.
  * run as ROUNDS short pairs in alternating order (after a warm-up) and the ratio is the median of the pairs'
  * ratios. During 3. the server's event-loop delay is sampled too (server_loop_delay_*): it tells a stall of
  * the API process from a slow load generator; the bare route then gets the same fixed-rate load
- * (bare_fixed_rate_*: the floor of the machine and the load generator at that moment). Note autocannon's
- * fixed rate is per connection per second: each second starts with a burst of 2,000 requests over the 50
- * connections, and its latencies are corrected for coordinated omission (a response taking T ms also records
- * T-1, T-2, ... ms), so any stall of either process weighs heavily on the p99. The server CPU time per
+ * (bare_fixed_rate_*: the floor of the machine and the load generator at that moment). The fixed rate is a
+ * steady open loop (bench/steady-load.ts, the wrk2 model: request i is due at i / 2000 s and its latency runs
+ * from that due time, so stalls are not hidden by coordinated omission). autocannon's own fixed rate is reported
+ * too (autocannon_burst_rate_*) but is a different load: a per-connection budget per second, so each second
+ * starts with a burst of 2,000 requests over 50 connections. The server CPU time per
  * request (*_cpu_us_per_req, this process's user + system time over a round / requests served) is the
  * load-independent view of the same overhead.
  */
@@ -39,6 +40,7 @@ import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { levelsOf } from '../processors/snapshots/levels-step.ts';
 import { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
+import { steadyLoad, type SteadyResult } from './steady-load.ts';
 
 const ROUTE = '/v2/gex/levels?symbol=BTCUSDT&include=ranked,spot';
 const INTERVAL = 30_000;
@@ -52,6 +54,8 @@ interface LoadJob {
   readonly connections: number;
   readonly durationSec: number;
   readonly overallRate?: number;
+  /** Steady open-loop rate (bench/steady-load.ts) instead of autocannon. */
+  readonly steadyRate?: number;
 }
 
 interface LoadResult {
@@ -65,6 +69,11 @@ interface LoadResult {
 
 /** Child side: run autocannon and print the summary as one JSON line. */
 async function childMain(job: LoadJob): Promise<void> {
+  if (job.steadyRate !== undefined) {
+    const r = await steadyLoad({ url: job.url, headers: job.headers, rate: job.steadyRate, durationSec: job.durationSec, connections: job.connections });
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return;
+  }
   const { default: autocannon } = await import('autocannon');
   const r = await autocannon({
     url: job.url,
@@ -167,10 +176,13 @@ export async function runApiBench(): Promise<void> {
     const loadBeforeFixed = load1();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
-    const fixed = await runLoad({ url: apiUrl, headers, connections: 50, durationSec: 10, overallRate: 2000 });
+    const fixed = await runLoad({ url: apiUrl, headers, connections: 64, durationSec: 10, steadyRate: 2000 });
     loopDelay.disable();
-    // The same fixed-rate load on the bare route: the floor this machine and load generator allow right now.
-    const bareFixed = await runLoad({ url: bareUrl, headers: {}, connections: 50, durationSec: 10, overallRate: 2000 });
+    // The same steady load on the bare route: the floor this machine and load generator allow right now.
+    const bareFixed = await runLoad({ url: bareUrl, headers: {}, connections: 64, durationSec: 10, steadyRate: 2000 });
+    // autocannon's fixed rate for comparison: a per-connection budget per second, i.e. a burst of 2,000 requests at
+    // the start of every second (coordinated-omission corrected), a harsher load than a steady 2,000 req/s.
+    const burst = await runLoad({ url: apiUrl, headers, connections: 50, durationSec: 10, overallRate: 2000 });
     const asOfAll = await runLoad({ url: asOfUrl, headers, connections: 1, durationSec: 5 });
     const asOfVenues = await runLoad({ url: asOfVenuesUrl, headers, connections: 1, durationSec: 5 });
     const ratio = median(rounds.map((r) => r.api.rps / r.bare.rps));
@@ -186,13 +198,17 @@ export async function runApiBench(): Promise<void> {
       ratio_rounds: rounds.map((r) => ({ api_rps: Math.round(r.api.rps), bare_rps: Math.round(r.bare.rps), ratio: Math.round((r.api.rps / r.bare.rps) * 1000) / 1000, load1: r.load })),
       ratio_target: 0.6,
       fixed_rate: 2000,
+      fixed_rate_generator: 'steady open loop (bench/steady-load.ts), latency from the due time',
       fixed_rate_achieved_rps: Math.round(fixed.rps),
       fixed_rate_p50_ms: fixed.p50,
       fixed_rate_p99_ms: fixed.p99,
+      fixed_rate_max_ms: (fixed as Partial<SteadyResult>).max,
       p99_target_ms: 10,
       fixed_rate_load1: loadBeforeFixed,
       bare_fixed_rate_p50_ms: bareFixed.p50,
       bare_fixed_rate_p99_ms: bareFixed.p99,
+      autocannon_burst_rate_p50_ms: burst.p50,
+      autocannon_burst_rate_p99_ms: burst.p99,
       server_loop_delay_p50_ms: Math.round(loopDelay.percentile(50) / 1e5) / 10,
       server_loop_delay_p99_ms: Math.round(loopDelay.percentile(99) / 1e5) / 10,
       server_loop_delay_max_ms: Math.round(loopDelay.max / 1e5) / 10,
@@ -203,7 +219,7 @@ export async function runApiBench(): Promise<void> {
       as_of_2_venues_p99_ms: asOfVenues.p99,
       as_of_2_venues_rps: Math.round(asOfVenues.rps),
       non2xx: apiNon2xx + fixed.non2xx + asOfAll.non2xx + asOfVenues.non2xx,
-      errors: rounds.reduce((n, r) => n + r.api.errors + r.bare.errors, 0) + fixed.errors + bareFixed.errors + asOfAll.errors + asOfVenues.errors,
+      errors: rounds.reduce((n, r) => n + r.api.errors + r.bare.errors, 0) + fixed.errors + bareFixed.errors + burst.errors + asOfAll.errors + asOfVenues.errors,
       load_average: os.loadavg().map((x) => Math.round(x * 10) / 10),
       pass: ratio >= 0.6 && fixed.p99 < 10 && apiNon2xx + fixed.non2xx === 0,
     };

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { steadyLoad } from './steady-load.ts';
+
+test('steady load: the rate is held and a slow server shows in the latencies (measured from the due time)', async () => {
+  let served = 0;
+  const server = createServer((req, res) => {
+    served++;
+    const status = req.url === '/missing' ? 404 : 200;
+    setTimeout(() => res.writeHead(status).end('ok'), 20);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const r = await steadyLoad({ url: `http://127.0.0.1:${port}/x`, headers: {}, rate: 200, durationSec: 1, connections: 16 });
+    assert.equal(r.total, 200);
+    assert.equal(served, 200);
+    assert.equal(r.errors, 0);
+    assert.equal(r.non2xx, 0);
+    assert.ok(r.rps > 150 && r.rps <= 205, `rps ${r.rps}`);
+    assert.ok(r.p50 >= 20 && r.p50 < 200, `p50 ${r.p50}`);
+    // 16 sockets x (1 request per 20 ms) = 800 req/s of capacity: no queueing at 200 req/s.
+    assert.ok(r.p99 >= r.p50 && r.max >= r.p99);
+
+    // 2 sockets = 100 req/s of capacity at 200 req/s offered: requests wait for a socket, on the clock.
+    const starved = await steadyLoad({ url: `http://127.0.0.1:${port}/missing`, headers: {}, rate: 200, durationSec: 1, connections: 2 });
+    assert.equal(starved.non2xx, 200);
+    assert.ok(starved.p99 > 500, `queueing must show: p99 ${starved.p99}`);
+  } finally {
+    server.close();
+  }
+});
