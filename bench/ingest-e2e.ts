@@ -34,6 +34,9 @@ interface Result {
   readonly seconds: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** CPU seconds used meanwhile by the pipeline process (JS + chDB threads) and by the sandbox process. */
+  readonly pipelineCpu?: number;
+  readonly sandboxCpu?: number;
 }
 
 /** Counts stored option-trade rows and their receive -> stored latencies. */
@@ -96,12 +99,14 @@ interface LoadGenerator {
   /** Emit `perVenue` option trades on every venue; resolves with the running delivered count. */
   emit(perVenue: number): Promise<number>;
   delivered(): Promise<number>;
+  /** CPU seconds the sandbox process has used so far. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
 async function startLoadGenerator(): Promise<LoadGenerator> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CHILD_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CHILD_PROF']}`] : [])],
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -118,6 +123,11 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
     urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
     emit: (perVenue) => ask({ cmd: 'emit', perVenue }),
     delivered: () => ask({ cmd: 'delivered' }),
+    cpu: async () => {
+      const reply = next();
+      child.send({ cmd: 'delivered' });
+      return Number((await reply)['cpu']);
+    },
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -147,12 +157,16 @@ async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
       await sleep(500);
       probe.reset();
       const delivered0 = await gen.delivered();
+      const sandboxCpu0 = await gen.cpu();
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       await drive(gen);
       const delivered = (await gen.delivered()) - delivered0;
       await until(() => probe.count >= delivered, 300_000);
       const seconds = (performance.now() - t0) / 1000;
-      return { events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99) };
+      const cpu = process.cpuUsage(cpu0);
+      const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
+      return { events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99), pipelineCpu: (cpu.user + cpu.system) / 1e6, sandboxCpu };
     } finally {
       await ingest.stop();
       await gen.stop();
@@ -206,7 +220,8 @@ async function baseline(makeBus: () => Bus): Promise<Result> {
 function line(label: string, r: Result, base?: Result): string {
   const rate = r.events / r.seconds;
   const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
-  return `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}`;
+  const cpu = r.pipelineCpu === undefined ? '' : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}, sandbox ${r.sandboxCpu?.toFixed(1) ?? '?'}`;
+  return `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}`;
 }
 
 export async function runIngestE2eBench(): Promise<void> {

@@ -4,6 +4,7 @@
  *   -> { cmd: 'emit', perVenue }      emit `perVenue` option trades on every venue; replies { delivered }
  *   -> { cmd: 'delivered' }           replies { delivered } (option trades written to at least one socket)
  *   -> { cmd: 'stop' }                stops the servers and exits
+ * Every reply also carries `cpu`: the CPU seconds this process has used so far.
  * On start it sends { urls } (the sandbox servers' URLs per venue).
  */
 import { startSandbox } from '../ingest/sandbox/sandbox.ts';
@@ -13,8 +14,13 @@ type Command = { cmd: 'emit'; perVenue: number } | { cmd: 'delivered' } | { cmd:
 
 const sb = await startSandbox({ seed: 99, symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'], speed: 0, model: { tickerIntervalMs: 3_600_000 } });
 const delivered = (): number => SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
+/** CPU seconds this process has used (user + system). */
+const cpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 const send = (m: object): void => {
-  process.send?.(m);
+  process.send?.({ ...m, cpu: cpuSeconds() });
 };
 
 process.on('message', (raw: unknown) => {

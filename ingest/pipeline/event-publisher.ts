@@ -37,11 +37,23 @@ export class EventPublisher {
 
   /** Queue events; resolves immediately unless the publisher is above its high-water mark. */
   add(events: readonly MarketEvent[]): Promise<void> | undefined {
+    // Counted per run of same-venue, same-type events (a frame's events usually are one run): one metric
+    // update per run instead of per event.
+    let runVenue = '';
+    let runType = '';
+    let run = 0;
     for (const e of events) {
       const { topic, message } = encodeMarketEvent(e);
       this.push(topic, message);
-      ingestMetrics.events.inc({ venue: e.event.venue, type: e.type });
+      if (e.event.venue !== runVenue || e.type !== runType) {
+        if (run > 0) ingestMetrics.events.inc({ venue: runVenue, type: runType }, run);
+        runVenue = e.event.venue;
+        runType = e.type;
+        run = 0;
+      }
+      run++;
     }
+    if (run > 0) ingestMetrics.events.inc({ venue: runVenue, type: runType }, run);
     return this.pressure();
   }
 

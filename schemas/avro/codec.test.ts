@@ -45,6 +45,24 @@ describe('single-object encoding', () => {
     assert.deepEqual({ ...(d.value as object) }, trade);
   });
 
+  test('messages written into the shared encode pool stay intact across pool rollovers; a huge one still encodes', () => {
+    const c = new AvroCodec();
+    const bufs: Buffer[] = [];
+    for (let i = 0; i < 20_000; i++) bufs.push(c.encode('option_trade', { ...trade, id: `deribit:${i}`, size: i + 0.5 }));
+    const huge = c.encode('option_trade', { ...trade, id: 'x'.repeat(600_000) });
+    bufs.push(c.encode('option_trade', { ...trade, id: 'after-huge' }));
+    const total = bufs.reduce((n, b) => n + b.length, 0);
+    assert.ok(total > 3 * 256 * 1024, `spans several pools (${total} bytes)`);
+    bufs.slice(0, 20_000).forEach((b, i) => {
+      const v = c.decodeAs<{ id: string; size: number }>('option_trade', b);
+      assert.equal(v.id, `deribit:${i}`);
+      assert.equal(v.size, i + 0.5);
+    });
+    assert.equal(c.decodeAs<{ id: string }>('option_trade', huge).id.length, 600_000);
+    assert.equal(c.decodeAs<{ id: string }>('option_trade', bufs[20_000] as Buffer).id, 'after-huge');
+    assert.deepEqual(c.encode('option_trade', trade), Buffer.concat([c.encode('option_trade', trade)]), 'same bytes every time');
+  });
+
   test('every family has a distinct fingerprint', () => {
     const fps = new Set(AVRO_FAMILIES.map((f) => codec.fingerprint(f)));
     assert.equal(fps.size, AVRO_FAMILIES.length);

@@ -12,6 +12,8 @@ import { EVENT_SCHEMAS, WRITER_HISTORY, AVRO_FAMILIES, type AvroFamily, type Avr
 const MAGIC0 = 0xc3;
 const MAGIC1 = 0x01;
 const HEADER = 10;
+/** Size of the shared buffers encode() writes messages into. */
+const ENCODE_POOL_BYTES = 256 * 1024;
 
 export class AvroDecodeError extends Error {}
 
@@ -33,6 +35,10 @@ export function canonicalFingerprint(type: Type): bigint {
 export class AvroCodec {
   private readonly readers = new Map<AvroFamily, { type: Type; header: Buffer }>();
   private readonly writers = new Map<string, WriterEntry>();
+  /** The same writers keyed by the 8 fingerprint bytes as a latin1 string (cheap to take from a message). */
+  private readonly writersByHeader = new Map<string, WriterEntry>();
+  private pool: Buffer = Buffer.allocUnsafe(ENCODE_POOL_BYTES);
+  private poolPos = 0;
 
   constructor(
     schemas: Readonly<Record<AvroFamily, AvroSchemaJson>> = EVENT_SCHEMAS,
@@ -43,7 +49,7 @@ export class AvroCodec {
       const fp = canonicalFingerprint(type);
       const header = Buffer.concat([Buffer.from([MAGIC0, MAGIC1]), fingerprintBytesLE(fp)]);
       this.readers.set(family, { type, header });
-      this.writers.set(fp.toString(16), { family, type, resolver: null });
+      this.addWriter(fp, { family, type, resolver: null });
     }
     for (const old of history) this.registerWriter(old.family, old.schema);
   }
@@ -54,7 +60,7 @@ export class AvroCodec {
     const type = parseAvroType(schema);
     const fp = canonicalFingerprint(type);
     const key = fp.toString(16);
-    if (!this.writers.has(key)) this.writers.set(key, { family, type, resolver: reader.type.createResolver(type) });
+    if (!this.writers.has(key)) this.addWriter(fp, { family, type, resolver: reader.type.createResolver(type) });
     return fp;
   }
 
@@ -62,8 +68,26 @@ export class AvroCodec {
     return this.reader(family).header.readBigUInt64LE(2);
   }
 
+  /**
+   * Header + body written straight into a shared pool buffer; the message is a view of it (no per-message
+   * allocation or copy). A pool is never written again once handed out up to `poolPos`, so views stay valid.
+   */
   encode(family: AvroFamily, value: unknown): Buffer {
     const r = this.reader(family);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const start = this.poolPos;
+      if (this.pool.length - start > HEADER) {
+        r.header.copy(this.pool, start);
+        const end = r.type.encode(value, this.pool, start + HEADER);
+        if (end >= 0) {
+          this.poolPos = end;
+          return this.pool.subarray(start, end);
+        }
+      }
+      // Not enough room left: a fresh pool (at least twice this message, whose size avsc reports as -end).
+      this.pool = Buffer.allocUnsafe(Math.max(ENCODE_POOL_BYTES, 2 * (this.pool.length - start)));
+      this.poolPos = 0;
+    }
     return Buffer.concat([r.header, r.type.toBuffer(value)]);
   }
 
@@ -72,9 +96,8 @@ export class AvroCodec {
     if (buf.length < HEADER || buf[0] !== MAGIC0 || buf[1] !== MAGIC1) {
       throw new AvroDecodeError('not an Avro single-object encoded message');
     }
-    const key = buf.readBigUInt64LE(2).toString(16);
-    const w = this.writers.get(key);
-    if (!w) throw new AvroDecodeError(`unknown writer schema fingerprint ${key}`);
+    const w = this.writersByHeader.get(buf.toString('latin1', 2, HEADER));
+    if (!w) throw new AvroDecodeError(`unknown writer schema fingerprint ${buf.readBigUInt64LE(2).toString(16)}`);
     const body = buf.subarray(HEADER);
     try {
       const value = w.resolver ? this.reader(w.family).type.fromBuffer(body, w.resolver) : w.type.fromBuffer(body);
@@ -89,6 +112,11 @@ export class AvroCodec {
     const d = this.decode(buf);
     if (d.family !== family) throw new AvroDecodeError(`expected ${family}, got ${d.family}`);
     return d.value as T;
+  }
+
+  private addWriter(fp: bigint, entry: WriterEntry): void {
+    this.writers.set(fp.toString(16), entry);
+    this.writersByHeader.set(fingerprintBytesLE(fp).toString('latin1'), entry);
   }
 
   private reader(family: AvroFamily): { type: Type; header: Buffer } {
