@@ -1,6 +1,6 @@
-import { pathToFileURL } from 'node:url';
+import { fork } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import avro from 'avsc';
 import type { Bus, BusMessage } from '../ops/bus/types.ts';
 import { MemoryBus } from '../ops/bus/memory-bus.ts';
 import { KafkaBus } from '../ops/bus/kafka-bus.ts';
@@ -11,69 +11,7 @@ import { KafkaBus } from '../ops/bus/kafka-bus.ts';
  * ~200-byte events. Prints plain-text table lines.
  */
 
-const tradeType = avro.Type.forSchema({
-  type: 'record',
-  name: 'BenchOptionTrade',
-  fields: [
-    { name: 'venue', type: 'string' },
-    { name: 'symbol', type: 'string' },
-    { name: 'ts', type: 'long' },
-    { name: 'receivedAt', type: 'long' },
-    { name: 'id', type: 'string' },
-    { name: 'instrument', type: 'string' },
-    { name: 'strike', type: 'double' },
-    { name: 'expiry', type: 'long' },
-    { name: 'optionType', type: 'string' },
-    { name: 'price', type: 'double' },
-    { name: 'priceCurrency', type: 'string' },
-    { name: 'priceUsd', type: 'double' },
-    { name: 'size', type: 'double' },
-    { name: 'premiumUsd', type: 'double' },
-    { name: 'side', type: 'string' },
-    { name: 'iv', type: ['null', 'double'] },
-    { name: 'indexPrice', type: ['null', 'double'] },
-    { name: 'underlyingPrice', type: ['null', 'double'] },
-    { name: 'tradeId', type: 'string' },
-    { name: 'block', type: 'boolean' },
-    { name: 'source', type: 'string' },
-  ],
-});
-
-interface BenchTrade {
-  readonly [field: string]: string | number | boolean | null;
-}
-
-function makeTrade(i: number): BenchTrade {
-  const strike = 60_000 + (i % 40) * 1000;
-  return {
-    venue: 'deribit',
-    symbol: 'BTCUSDT',
-    ts: 1_750_000_000_000 + i,
-    receivedAt: 1_750_000_000_005 + i,
-    id: `deribit:trade:${100_000_000 + i}`,
-    instrument: `BTC-27JUN25-${strike}-${i % 2 ? 'C' : 'P'}`,
-    strike,
-    expiry: 1_751_011_200_000,
-    optionType: i % 2 ? 'call' : 'put',
-    price: 0.0215 + (i % 100) * 1e-4,
-    priceCurrency: 'BTC',
-    priceUsd: 2150.5 + (i % 100),
-    size: 0.1 * (1 + (i % 10)),
-    premiumUsd: 215.05 * (1 + (i % 10)),
-    side: i % 3 ? 'buy' : 'sell',
-    iv: 0.55 + (i % 50) * 1e-3,
-    indexPrice: 100_012.5,
-    underlyingPrice: 100_105.25,
-    tradeId: String(100_000_000 + i),
-    block: false,
-    source: `wss://www.deribit.com/ws/api/v2#${i % 7}`,
-  };
-}
-
-const POOL = 1000;
-const trades = Array.from({ length: POOL }, (_, i) => makeTrade(i));
-const encoded = trades.map((t) => tradeType.toBuffer(t));
-const keys = trades.map((t) => String(t.instrument));
+import { encoded, keys, POOL, trades, tradeType } from './bus-events.ts';
 
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -132,6 +70,57 @@ async function throughput(bus: Bus, events: number, batchSize: number, partition
   return ms;
 }
 
+/**
+ * Kafka round trip with the publisher in a second process (bench/bus-publisher-process.ts) and this process
+ * consuming: the product's own layout (ingest role publishes, processor roles consume, in separate processes).
+ * Timed from the publisher's go to the last message consumed here.
+ */
+async function twoProcessThroughput(brokers: readonly string[], events: number, batchSize: number, withCodec: boolean): Promise<number> {
+  const bus = new KafkaBus({ brokers: [...brokers], clientId: 'bench-consumer', sessionTimeout: 10_000, heartbeatInterval: 1000 });
+  const child = fork(fileURLToPath(new URL('./bus-publisher-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CHILD_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CHILD_PROF']}`] : [])],
+    env: { ...process.env, KAFKA_BROKERS: brokers.join(','), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const replies: ((m: Record<string, unknown>) => void)[] = [];
+  child.on('message', (m) => replies.shift()?.(m as Record<string, unknown>));
+  const next = (): Promise<Record<string, unknown>> => new Promise((resolve) => replies.push(resolve));
+  try {
+    await next(); // ready
+    const topic = `bench.bus2.${randomBytes(4).toString('hex')}`;
+    await bus.ensureTopics([{ name: topic, partitions: 6 }]);
+    let consumed = 0;
+    let resolveDone: () => void = () => undefined;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    let assigned: () => void = () => undefined;
+    const isAssigned = new Promise<void>((r) => (assigned = r));
+    const consumer = await bus.subscribe({
+      groupId: `${topic}.g`,
+      topics: [topic],
+      maxBatchSize: batchSize,
+      onAssignment: (parts) => {
+        if (parts.length > 0) assigned();
+      },
+      eachBatch: async (batch) => {
+        if (withCodec) for (const m of batch.messages) tradeType.fromBuffer(m.value);
+        consumed += batch.messages.length;
+        if (consumed >= events) resolveDone();
+      },
+    });
+    await isAssigned;
+    const start = performance.now();
+    const published = next();
+    child.send({ cmd: 'go', topic, events, batchSize, withCodec });
+    await Promise.all([done, published]);
+    const ms = performance.now() - start;
+    await consumer.stop();
+    return ms;
+  } finally {
+    child.send({ cmd: 'stop' });
+    await bus.close();
+  }
+}
+
 export async function runBusBench(): Promise<void> {
   console.log('bus throughput (publish -> consume, one consumer group)');
   codecBaseline(20_000); // warm-up
@@ -158,6 +147,10 @@ export async function runBusBench(): Promise<void> {
   } finally {
     await kafka.close();
   }
+  await twoProcessThroughput(brokers, 20_000, 5000, false); // warm-up
+  const k2Events = 300_000;
+  line('kafka, publisher in a 2nd process', k2Events, await twoProcessThroughput(brokers, k2Events, 5000, false), baseline);
+  line('kafka, 2 processes + avro encode/decode', k2Events, await twoProcessThroughput(brokers, k2Events, 5000, true), baseline);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runBusBench();

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { kafkajsGroupingFix } from './kafkajs-grouping-fix.ts'; // before kafkajs, as in the product
 import { Kafka, logLevel } from 'kafkajs';
 import { runBusContract } from './bus-contract.ts';
 import { KafkaBus } from './kafka-bus.ts';
@@ -42,4 +43,18 @@ if (problem !== null) {
       }),
     { waitMs: 30_000, quietMs: 1000 },
   );
+
+  test('kafkajs sends through the linear per-partition grouping (kafkajs-grouping-fix.ts)', async () => {
+    assert.equal(kafkajsGroupingFix.active, true);
+    const bus = new KafkaBus({ brokers, clientId: 'grouping-fix' });
+    try {
+      const topic = `grouping-fix-${Date.now()}`;
+      await bus.ensureTopics([{ name: topic, partitions: 3 }]);
+      const before = kafkajsGroupingFix.calls();
+      await bus.publish(topic, [{ key: 'a', value: Buffer.from('1') }, { key: 'b', value: Buffer.from('2') }]);
+      assert.ok(kafkajsGroupingFix.calls() > before, 'the producer grouped its send with the linear grouping');
+    } finally {
+      await bus.close();
+    }
+  });
 }

@@ -1,3 +1,4 @@
+import './kafkajs-grouping-fix.ts'; // before kafkajs: see the module
 import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkajs';
 import type { Bus, BusConsumer, BusMessage, SubscribeOptions, TopicSpec } from './types.ts';
 import { KafkaBusConsumer } from './kafka-consumer.ts';

@@ -1,3 +1,4 @@
+import './kafkajs-grouping-fix.ts'; // before kafkajs: see the module
 import { logLevel, type logCreator } from 'kafkajs';
 import type { Logger } from '../log.ts';
 
