@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import { childLogger, type Logger } from '../../../ops/log.ts';
 import type { SandboxVenue } from '../market/venues.ts';
@@ -19,6 +20,8 @@ export interface Client {
   /** Per-client protocol state (heartbeat timers, snapshot flags, ...). */
   readonly state: Map<string, unknown>;
   readonly timers: NodeJS.Timeout[];
+  /** The client's TCP socket: corked while a burst of frames is written (one write per burst, see send). */
+  readonly socket: Duplex;
 }
 
 export interface RestReply {
@@ -69,7 +72,7 @@ export class VenueHost {
         socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
         return;
       }
-      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onWs(ws, url));
+      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onWs(ws, url, socket));
     });
   }
 
@@ -90,10 +93,19 @@ export class VenueHost {
     this.#silentUntil = Date.now() + ms;
   }
 
-  /** Send one frame (text, or binary for a Buffer) unless silenced or the socket is not open. */
-  send(c: Client, frame: string | Buffer): boolean {
+  /**
+   * Send one frame (text, or binary for a Buffer) unless silenced or the socket is not open. The frames written
+   * in one turn of the event loop leave in one socket write (cork now, uncork on the next tick), as a busy venue
+   * packs many frames into a TCP segment; one syscall per frame would make the sandbox, not the pipeline, the
+   * bottleneck of the load benchmarks.
+   */
+  send(c: Client, frame: string | Buffer, binary = typeof frame !== 'string'): boolean {
     if (this.silent || c.ws.readyState !== WebSocket.OPEN) return false;
-    c.ws.send(frame);
+    if (c.socket.writableCorked === 0) {
+      c.socket.cork();
+      process.nextTick(uncork, c.socket);
+    }
+    c.ws.send(frame, { binary });
     this.framesOut++;
     return true;
   }
@@ -102,10 +114,15 @@ export class VenueHost {
   broadcast(key: string, frame: string | Buffer | (() => string | Buffer)): number {
     let n = 0;
     let text: string | Buffer | null = null;
+    let binary = false;
     for (const c of this.clients) {
       if (!c.subs.has(key)) continue;
-      text ??= typeof frame === 'function' ? frame() : frame;
-      if (this.send(c, text)) n++;
+      if (text === null) {
+        const f = typeof frame === 'function' ? frame() : frame;
+        binary = typeof f !== 'string';
+        text = typeof f === 'string' ? Buffer.from(f) : f; // encoded once for every subscriber
+      }
+      if (this.send(c, text, binary)) n++;
     }
     return n;
   }
@@ -134,8 +151,9 @@ export class VenueHost {
     await new Promise<void>((r) => this.#server.close(() => r()));
   }
 
-  #onWs(ws: WebSocket, url: URL): void {
+  #onWs(ws: WebSocket, url: URL, socket: Duplex): void {
     const c: Client = {
+      socket,
       id: `${this.venue}-${++this.#seq}-${Date.now().toString(36)}`,
       ws,
       path: url.pathname,
@@ -184,6 +202,10 @@ export class VenueHost {
   }
 }
 
+function uncork(socket: Duplex): void {
+  socket.uncork();
+}
+
 /** Group items by key, keeping first-seen key order. */
 export function groupBy<T>(items: readonly T[], key: (t: T) => string | null): Map<string, T[]> {
   const m = new Map<string, T[]>();
@@ -197,8 +219,15 @@ export function groupBy<T>(items: readonly T[], key: (t: T) => string | null): M
   return m;
 }
 
-/** Numbers as venues print them in strings, without float noise. */
+/**
+ * Numbers as venues print them in strings, without float noise: `x` rounded to `decimals` places. When the
+ * shortest representation of x already has at most `decimals` places (the common case), rounding cannot change
+ * it (toFixed lands within 0.5e-decimals of x, which maps back to x), so it is returned as is: toFixed is slow.
+ */
 export function str(x: number, decimals = 8): string {
+  const s = String(x);
+  const dot = s.indexOf('.');
+  if (!s.includes('e') && (dot < 0 || s.length - dot - 1 <= decimals)) return s;
   return String(Number(x.toFixed(decimals)));
 }
 
