@@ -28,6 +28,7 @@ import type { VenueUrls as SandboxUrls } from '../ingest/sandbox/servers/types.t
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
 const BURST = 2_000;
+const FLOOD_ROUNDS = 3;
 
 interface Result {
   readonly events: number;
@@ -98,6 +99,9 @@ interface LoadGenerator {
   readonly urls: Partial<Record<SandboxVenue, SandboxUrls>>;
   /** Emit `perVenue` option trades on every venue; resolves with the running delivered count. */
   emit(perVenue: number): Promise<number>;
+  /** Generate bursts x perVenue trades per venue with the frames held back (untimed); release() writes them. */
+  prepare(perVenue: number, bursts: number): Promise<number>;
+  release(): Promise<number>;
   delivered(): Promise<number>;
   /** CPU seconds the sandbox process has used so far. */
   cpu(): Promise<number>;
@@ -122,6 +126,8 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
   return {
     urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
     emit: (perVenue) => ask({ cmd: 'emit', perVenue }),
+    prepare: (perVenue, bursts) => ask({ cmd: 'prepare', perVenue, bursts }),
+    release: () => ask({ cmd: 'release' }),
     delivered: () => ask({ cmd: 'delivered' }),
     cpu: async () => {
       const reply = next();
@@ -136,10 +142,14 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
   };
 }
 
-type Drive = (gen: LoadGenerator) => Promise<void>;
+/** A load shape: `prepare` (untimed, optional) readies the generator, `run` is the timed part. */
+interface Drive {
+  prepare?(gen: LoadGenerator): Promise<void>;
+  run(gen: LoadGenerator): Promise<void>;
+}
 
 /** Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
-async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
+async function endToEnd(makeBus: () => Bus, drive: Drive, rounds = 1): Promise<Result[]> {
   return withPipeline(makeBus, async (bus, probe) => {
     const gen = await startLoadGenerator();
     const urls: Partial<Record<Venue, VenueUrls>> = {};
@@ -154,19 +164,24 @@ async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
         if (Date.now() > deadline) throw new Error('sandbox connections did not open');
         await sleep(50);
       }
-      await sleep(500);
-      probe.reset();
-      const delivered0 = await gen.delivered();
-      const sandboxCpu0 = await gen.cpu();
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      await drive(gen);
-      const delivered = (await gen.delivered()) - delivered0;
-      await until(() => probe.count >= delivered, 300_000);
-      const seconds = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
-      return { events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99), pipelineCpu: (cpu.user + cpu.system) / 1e6, sandboxCpu };
+      const results: Result[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const delivered0 = await gen.delivered();
+        await drive.prepare?.(gen);
+        await sleep(500);
+        probe.reset();
+        const sandboxCpu0 = await gen.cpu();
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        await drive.run(gen);
+        const delivered = (await gen.delivered()) - delivered0;
+        await until(() => probe.count >= delivered, 300_000);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu = process.cpuUsage(cpu0);
+        const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
+        results.push({ events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99), pipelineCpu: (cpu.user + cpu.system) / 1e6, sandboxCpu });
+      }
+      return results;
     } finally {
       await ingest.stop();
       await gen.stop();
@@ -174,15 +189,24 @@ async function endToEnd(makeBus: () => Bus, drive: Drive): Promise<Result> {
   });
 }
 
-/** Throughput: bursts as fast as the pipeline takes them (latency here is mostly queueing). */
-const flood: Drive = async (gen) => {
-  const perVenue = Math.max(1, Math.round(BURST / 2));
-  for (let sent = 0; sent < TOTAL; sent += perVenue * SANDBOX_VENUES.length) await gen.emit(perVenue);
+/**
+ * Throughput: TOTAL option trades as fast as the pipeline takes them. The sandbox generates them and builds every
+ * venue's frames before the timed window (frames held), then writes them all: the market model's CPU is not
+ * charged to the window, as a load generator pre-builds its requests, and the pipeline gets the machine.
+ */
+const flood: Drive = {
+  prepare: async (gen) => {
+    const perVenue = Math.max(1, Math.round(BURST / 2));
+    await gen.prepare(perVenue, Math.ceil(TOTAL / (perVenue * SANDBOX_VENUES.length)));
+  },
+  run: async (gen) => {
+    await gen.release();
+  },
 };
 
 /** Latency: a steady offered load of `perSecond` trades for `seconds`, in 50 ms slices across the venues. */
 function steady(perSecond: number, seconds: number): Drive {
-  return async (gen) => {
+  const run = async (gen: LoadGenerator): Promise<void> => {
     const slices = seconds * 20;
     const perVenue = Math.max(1, Math.round(perSecond / 20 / SANDBOX_VENUES.length));
     const start = performance.now();
@@ -191,6 +215,7 @@ function steady(perSecond: number, seconds: number): Drive {
       await sleep(Math.max(0, start + (i + 1) * 50 - performance.now()));
     }
   };
+  return { run };
 }
 
 /** The same volume of option trades published straight to the bus and stored: no sockets, no parsers. */
@@ -233,11 +258,14 @@ export async function runIngestE2eBench(): Promise<void> {
   for (const b of buses) {
     const base = await baseline(b.make);
     process.stdout.write(`${line(`${b.name}: baseline publish -> store`, base)}\n`);
-    const e2e = await endToEnd(b.make, flood);
-    process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store`, e2e, base)}\n`);
+    // Three saturation rounds on one running pipeline (the 2 shared cores are noisy): each printed, then the median.
+    const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS);
+    floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store #${i + 1}`, r, base)}\n`));
+    const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
+    if (mid) process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}  target >= 50,000 ev/s: ${mid.events / mid.seconds >= 50_000 ? 'OK' : 'BELOW'}\n`);
     const rate = Number(process.env['BENCH_INGEST_E2E_RATE'] ?? 10_000);
-    const lat = await endToEnd(b.make, steady(rate, 10));
-    process.stdout.write(`${line(`${b.name}: steady ${rate}/s for 10 s (latency)`, lat)}\n`);
+    const [lat] = await endToEnd(b.make, steady(rate, 10));
+    if (lat) process.stdout.write(`${line(`${b.name}: steady ${rate}/s for 10 s (latency)`, lat)}  target p99 < 2 s: ${lat.p99Ms < 2000 ? 'OK' : 'ABOVE'}\n`);
   }
 }
 

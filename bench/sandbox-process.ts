@@ -2,7 +2,10 @@
  * The sandbox market as a separate process, the load generator of the ingest end-to-end bench (as autocannon is
  * for the API bench): the pipeline under test then has the process to itself. Driven over the fork IPC channel:
  *   -> { cmd: 'emit', perVenue }      emit `perVenue` option trades on every venue; replies { delivered }
- *   -> { cmd: 'delivered' }           replies { delivered } (option trades written to at least one socket)
+ *   -> { cmd: 'prepare', perVenue, bursts }  generates `bursts` x `perVenue` option trades per venue with every
+ *                                      venue's frames held back (not written yet); replies { delivered }
+ *   -> { cmd: 'release' }             writes the held frames; replies { delivered, frames } once written
+ *   -> { cmd: 'delivered' }           replies { delivered } (option trades written to, or held for, a socket)
  *   -> { cmd: 'stop' }                stops the servers and exits
  * Every reply also carries `cpu`: the CPU seconds this process has used so far.
  * On start it sends { urls } (the sandbox servers' URLs per venue).
@@ -10,7 +13,12 @@
 import { startSandbox } from '../ingest/sandbox/sandbox.ts';
 import { SANDBOX_VENUES } from '../ingest/sandbox/market/venues.ts';
 
-type Command = { cmd: 'emit'; perVenue: number } | { cmd: 'delivered' } | { cmd: 'stop' };
+type Command =
+  | { cmd: 'emit'; perVenue: number }
+  | { cmd: 'prepare'; perVenue: number; bursts: number }
+  | { cmd: 'release' }
+  | { cmd: 'delivered' }
+  | { cmd: 'stop' };
 
 const sb = await startSandbox({ seed: 99, symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'], speed: 0, model: { tickerIntervalMs: 3_600_000 } });
 const delivered = (): number => SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
@@ -28,6 +36,14 @@ process.on('message', (raw: unknown) => {
   if (m.cmd === 'emit') {
     for (const v of SANDBOX_VENUES) sb.emitTrades(v, m.perVenue);
     send({ delivered: delivered() });
+  } else if (m.cmd === 'prepare') {
+    for (const v of SANDBOX_VENUES) sb.servers[v]?.hold();
+    for (let i = 0; i < m.bursts; i++) for (const v of SANDBOX_VENUES) sb.emitTrades(v, m.perVenue);
+    send({ delivered: delivered() });
+  } else if (m.cmd === 'release') {
+    void Promise.all(SANDBOX_VENUES.map((v) => sb.servers[v]?.release() ?? Promise.resolve(0))).then((n) =>
+      send({ delivered: delivered(), frames: n.reduce((a, b) => a + b, 0) }),
+    );
   } else if (m.cmd === 'delivered') send({ delivered: delivered() });
   else if (m.cmd === 'stop') void sb.stop().then(() => process.exit(0));
 });

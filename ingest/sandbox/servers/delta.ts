@@ -193,6 +193,8 @@ export async function startDeltaServer(venue: DeltaVenue, ctx: VenueServerContex
     malformed,
     disconnectAll: () => host.disconnectAll(),
     silence: (ms) => host.silence(ms),
+    hold: () => host.hold(),
+    release: () => host.release(),
     get clientCount() {
       return host.clients.size;
     },

@@ -56,6 +56,8 @@ export class VenueHost {
   readonly #wss: WebSocketServer;
   readonly #h: HostHandlers;
   #silentUntil = 0;
+  /** Frames held back by hold(), written by release(). */
+  #held: { readonly c: Client; readonly frame: string | Buffer; readonly binary: boolean }[] | null = null;
   #seq = 0;
   /** Frames written to sockets. */
   framesOut = 0;
@@ -101,13 +103,49 @@ export class VenueHost {
    */
   send(c: Client, frame: string | Buffer, binary = typeof frame !== 'string'): boolean {
     if (this.silent || c.ws.readyState !== WebSocket.OPEN) return false;
+    if (this.#held !== null) this.#held.push({ c, frame, binary });
+    else this.#write(c, frame, binary);
+    this.framesOut++;
+    return true;
+  }
+
+  /**
+   * Hold outbound frames instead of writing them (a load generator prepares its frames before the timed window,
+   * as autocannon pre-builds its requests); `release` writes them in order.
+   */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  /**
+   * Write every held frame, in order, to the clients still connected, and stop holding. Written in chunks of
+   * `chunk` frames, yielding between chunks and waiting for a socket's buffer to drain above 8 MB. Returns
+   * the number of frames written.
+   */
+  async release(chunk = 1000): Promise<number> {
+    const held = this.#held ?? [];
+    this.#held = null;
+    let written = 0;
+    for (let i = 0; i < held.length; i += chunk) {
+      for (const h of held.slice(i, i + chunk)) {
+        if (h.c.ws.readyState !== WebSocket.OPEN) continue;
+        this.#write(h.c, h.frame, h.binary);
+        written++;
+      }
+      for (const c of this.clients) {
+        if (c.socket.writableLength > 8 * 1024 * 1024) await new Promise<void>((r) => c.socket.once('drain', () => r()));
+      }
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    return written;
+  }
+
+  #write(c: Client, frame: string | Buffer, binary: boolean): void {
     if (c.socket.writableCorked === 0) {
       c.socket.cork();
       process.nextTick(uncork, c.socket);
     }
     c.ws.send(frame, { binary });
-    this.framesOut++;
-    return true;
   }
 
   /** Send a frame to every client subscribed to `key`; returns how many got it. */
@@ -251,6 +289,8 @@ export function venueServer(
     malformed,
     disconnectAll: () => host.disconnectAll(),
     silence: (ms) => host.silence(ms),
+    hold: () => host.hold(),
+    release: () => host.release(),
     get clientCount() {
       return host.clients.size;
     },

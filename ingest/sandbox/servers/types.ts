@@ -73,6 +73,9 @@ export interface VenueServer {
   malformed(kind: MalformedKind): number;
   disconnectAll(): number;
   silence(ms: number): void;
+  /** Hold outbound frames (see VenueHost.hold); release() writes them in order, resolving with the count. */
+  hold(): void;
+  release(): Promise<number>;
   readonly clientCount: number;
   close(): Promise<void>;
 }
