@@ -89,6 +89,11 @@ export interface RawWriterOptions {
   /** Rows that trigger an INSERT at once; otherwise after `lingerMs`. Defaults 20 000 and 25 ms. */
   readonly maxInsertRows?: number;
   readonly lingerMs?: number;
+  /**
+   * Where a new group starts (default true: everything the bus retains; a first deployment stores the history).
+   * Benchmarks sharing a long-lived broker pass false so earlier runs' events are not re-consumed.
+   */
+  readonly fromBeginning?: boolean;
   readonly onStored?: StoredHook;
 }
 
@@ -112,7 +117,7 @@ export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOpti
       await bus.subscribe({
         groupId,
         topics: RAW_TOPICS,
-        fromBeginning: true,
+        fromBeginning: opts.fromBeginning ?? true,
         maxBatchSize: opts.maxBatchSize ?? 10_000,
         // A store outage holds the batch here with backoff (nothing committed, nothing lost) instead of spinning
         // through redeliveries; on shutdown the failure is returned so the batch stays uncommitted.
