@@ -36,7 +36,7 @@ export async function fillYear(store: Store, fromS: number): Promise<void> {
     `INSERT INTO market_trades_1m
      SELECT 'BTCUSDT', mk, bucket, argMinState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), argMaxState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), max(price), min(price),
        sum(size), sum(price * size), sumIf(size, k % 2 = 0), sumIf(price * size, k % 2 = 0), sumIf(size, k % 2 = 1), sumIf(price * size, k % 2 = 1),
-       toUInt64(count()), max(ts), groupUniqArray(venue)
+       toUInt64(count()), max(ts), groupUniqArray(venue), toUInt16(15)
      FROM (
        SELECT number AS k, if(number % 8 < 4, 'perp', 'spot') AS mk, toDateTime({from:UInt32} + intDiv(number, 8) * ${MIN_S}, 'UTC') AS bucket,
          fromUnixTimestamp64Milli(toInt64(({from:UInt32} + intDiv(number, 8) * ${MIN_S}) * 1000 + (number % 8) * 7000), 'UTC') AS ts,
@@ -61,7 +61,7 @@ export async function fillYear(store: Store, fromS: number): Promise<void> {
   await store.command(
     `INSERT INTO market_liquidations_1m
      SELECT 'BTCUSDT', toDateTime({from:UInt32} + number * 5 * ${MIN_S}, 'UTC'), 0.5, 47500, 1, 0.25, 23750, 1,
-       fromUnixTimestamp64Milli(toInt64(({from:UInt32} + number * 5 * ${MIN_S}) * 1000 + 30000), 'UTC'), ['bybit', 'okx']
+       fromUnixTimestamp64Milli(toInt64(({from:UInt32} + number * 5 * ${MIN_S}) * 1000 + 30000), 'UTC'), ['bybit', 'okx'], toUInt16(6)
      FROM numbers({n:UInt64})
      SETTINGS insert_deduplicate = 0`,
     { from: fromS, n: YEAR_MINUTES / 5 },

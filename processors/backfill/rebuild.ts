@@ -1,4 +1,5 @@
 import type { Store } from '../../clickhouse/store.ts';
+import { VENUES } from '../../schemas/events.ts';
 
 /**
  * Recomputes the 1-minute market states of [fromMs, toMs) from the raw tables read with FINAL (each event
@@ -11,7 +12,8 @@ const TRADES = (table: string, market: string) => `INSERT INTO market_trades_1m
 SELECT symbol, '${market}' AS market, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket,
   argMinState(price, ${TRADE_KEY}), argMaxState(price, ${TRADE_KEY}),
   max(price), min(price), sum(size), sum(price * size), sumIf(size, side = 'buy'), sumIf(price * size, side = 'buy'),
-  sumIf(size, side = 'sell'), sumIf(price * size, side = 'sell'), toUInt64(count()), max(ts), groupUniqArray(toString(venue))
+  sumIf(size, side = 'sell'), sumIf(price * size, side = 'sell'), toUInt64(count()), max(ts), groupUniqArray(toString(venue)),
+  ${VENUE_MASK}
 FROM ${table} FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
 SETTINGS insert_deduplicate = 0`;
 
@@ -20,6 +22,10 @@ const PACKED = (x: string): string => `bitOr(bitShiftLeft(toUInt128(toUnixTimest
 const TRADE_KEY = PACKED('cityHash64(venue, id)');
 /** A perp-stats value with its ts (NULL stays NULL): max = value of the newest message, min = of the oldest. */
 const STAT = (col: string): string => `if(${col} IS NULL, NULL, ${PACKED(`reinterpretAsUInt64(assumeNotNull(${col}))`)})`;
+
+/** The views' venue bitmask (migration 021): bit i = VENUES[i]. */
+const VENUE_LIST = `[${VENUES.map((v) => `'${v}'`).join(', ')}]`;
+const VENUE_MASK = `groupBitOr(if(indexOf(${VENUE_LIST}, toString(venue)) = 0, toUInt16(0), bitShiftLeft(toUInt16(1), indexOf(${VENUE_LIST}, toString(venue)) - 1)))`;
 
 const RAW_RANGE = "ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')";
 const STATE_RANGE = "bucket >= toDateTime({from_s:UInt32}, 'UTC') AND bucket < toDateTime({to_s:UInt32}, 'UTC')";
@@ -40,7 +46,7 @@ SETTINGS insert_deduplicate = 0`,
     insert: `INSERT INTO market_liquidations_1m
 SELECT symbol, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, sumIf(size, side = 'long'), sumIf(price * size, side = 'long'),
   toUInt64(countIf(side = 'long')), sumIf(size, side = 'short'), sumIf(price * size, side = 'short'), toUInt64(countIf(side = 'short')),
-  max(ts), groupUniqArray(toString(venue))
+  max(ts), groupUniqArray(toString(venue)), ${VENUE_MASK}
 FROM liquidations FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
 SETTINGS insert_deduplicate = 0`,
   },

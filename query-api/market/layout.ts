@@ -1,4 +1,5 @@
 import { cellAt, type ColumnsResult, type ResultColumn } from '../../clickhouse/store.ts';
+import { VENUES } from '../../schemas/events.ts';
 import { indexOf, type Grid } from './grid.ts';
 
 export type Column = (number | null)[];
@@ -22,8 +23,10 @@ export interface LayoutSpec<K extends string> {
   readonly fields: Readonly<Record<K, string>>;
   /** Newest event of the bucket, ms. */
   readonly lastMs: string;
-  /** Comma-separated venues of the bucket; absent when the venues of the whole window are given. */
+  /** Comma-separated venues of the bucket (one of venues / venueMask). */
   readonly venues?: string;
+  /** Venue bitmask of the bucket: bit i = VENUES[i] (migration 021). */
+  readonly venueMask?: string;
   /** When set: a bucket belongs to the series only where this count is > 0. */
   readonly present?: string;
 }
@@ -47,9 +50,9 @@ function num(col: ResultColumn, i: number): number | null {
 
 /**
  * Lays a roll-up result (one row per non-empty bucket, `t` = bucket start in Unix seconds) on the grid. Sources:
- * the union of the buckets' `spec.venues`, else `windowVenues` (the venues of the window, read separately).
+ * the venues of the buckets on the grid (`spec.venues` lists or `spec.venueMask` masks).
  */
-export function layOnGrid<K extends string>(grid: Grid, res: ColumnsResult, spec: LayoutSpec<K>, windowVenues: readonly string[] = []): SeriesData<K> {
+export function layOnGrid<K extends string>(grid: Grid, res: ColumnsResult, spec: LayoutSpec<K>): SeriesData<K> {
   const names = Object.keys(spec.fields) as K[];
   const src = names.map((k) => column(res, spec.fields[k]));
   const out = names.map(() => new Array<number | null>(grid.points).fill(null));
@@ -57,7 +60,9 @@ export function layOnGrid<K extends string>(grid: Grid, res: ColumnsResult, spec
   const last = column(res, spec.lastMs);
   const venues = spec.venues === undefined ? null : column(res, spec.venues);
   const present = spec.present === undefined ? null : column(res, spec.present);
+  const mask = spec.venueMask === undefined ? null : column(res, spec.venueMask);
   const venueLists = new Set<string>();
+  let venueBits = 0;
   let coverage = 0;
   let firstMs: number | null = null;
   let lastMs: number | null = null;
@@ -71,12 +76,18 @@ export function layOnGrid<K extends string>(grid: Grid, res: ColumnsResult, spec
     const l = num(last, r);
     if (l !== null && (lastMs === null || l > lastMs)) lastMs = l;
     if (venues !== null) venueLists.add(String(cellAt(venues, r) ?? ''));
+    if (mask !== null) venueBits |= num(mask, r) ?? 0;
     for (let k = 0; k < names.length; k++) (out[k] as Column)[i] = num(src[k] as ResultColumn, r);
   }
-  const sources = new Set<string>(venues === null ? windowVenues : []);
+  const sources = new Set<string>(venuesOfMask(venueBits));
   for (const list of venueLists) for (const v of list.split(',')) if (v !== '') sources.add(v);
   const columns = Object.fromEntries(names.map((k, j) => [k, out[j] as Column])) as Record<K, Column>;
   return { columns, coverage, sources: [...sources].sort(), firstMs, lastMs };
+}
+
+/** The venues whose bits are set in a venue_mask (bit i = VENUES[i]). */
+export function venuesOfMask(mask: number): string[] {
+  return VENUES.filter((_, i) => (mask & (1 << i)) !== 0);
 }
 
 /** A field map where every output column reads the result column of the same name. */

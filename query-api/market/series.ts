@@ -1,7 +1,7 @@
 import type { ColumnsResult, Store } from '../../clickhouse/store.ts';
 import { INTERVAL_MINUTES, type Grid } from './grid.ts';
 import { layOnGrid, sameNames, type Column, type SeriesData } from './layout.ts';
-import { CANDLES_SQL, FLOW_SQL, LIQUIDATION_SOURCES_SQL, LIQUIDATIONS_SQL, PERP_STATS_SQL, TRADE_SOURCES_SQL } from './sql.ts';
+import { CANDLES_SQL, FLOW_SQL, LIQUIDATIONS_SQL, PERP_STATS_SQL } from './sql.ts';
 
 export type { Column, SeriesData } from './layout.ts';
 
@@ -23,38 +23,29 @@ type Data<F extends readonly string[]> = SeriesData<F[number]>;
 /** The grid's range as the statements' {from}/{to} (Unix seconds). */
 const range = (grid: Grid): { from: number; to: number } => ({ from: Math.floor(grid.fromMs / 1000), to: Math.floor(grid.toMs / 1000) });
 
-/** A roll-up's rows and, for the tables with per-minute venue sets, the venues of the whole window. */
-export interface RollUp {
-  readonly rows: ColumnsResult;
-  readonly venues: readonly string[];
+/** Runs one roll-up statement of sql.ts on the grid. */
+function rollUp(store: Store, grid: Grid, sql: string, params: Readonly<Record<string, string>>): Promise<ColumnsResult> {
+  return store.queryColumns(sql, { ...params, ...range(grid), m: INTERVAL_MINUTES[grid.interval] });
 }
 
-/** Runs one roll-up statement of sql.ts on the grid (and, concurrently, its window-venues statement). */
-async function rollUp(store: Store, grid: Grid, sql: string, sourcesSql: string | null, params: Readonly<Record<string, string>>): Promise<RollUp> {
-  const [rows, venues] = await Promise.all([
-    store.queryColumns(sql, { ...params, ...range(grid), m: INTERVAL_MINUTES[grid.interval] }),
-    sourcesSql === null ? [] : store.query<{ venues: string[] }>(sourcesSql, { ...params, ...range(grid) }).then(([r]) => r?.venues ?? []),
-  ]);
-  return { rows, venues };
-}
-
-const LAST_MS = { lastMs: 'last_ms' } as const;
+/** Trades and liquidations roll-ups: newest event and the venue bitmask of each bucket. */
+const LAST_MS = { lastMs: 'last_ms', venueMask: 'venue_mask' } as const;
 
 /** Trades of one market: with open/close (candles) or only the buy/sell flow (CVD). */
-export function readTrades(store: Store, grid: Grid, symbol: string, market: TradeMarket, withCandles: boolean): Promise<RollUp> {
-  return rollUp(store, grid, withCandles ? CANDLES_SQL : FLOW_SQL, TRADE_SOURCES_SQL, { symbol, market });
+export function readTrades(store: Store, grid: Grid, symbol: string, market: TradeMarket, withCandles: boolean): Promise<ColumnsResult> {
+  return rollUp(store, grid, withCandles ? CANDLES_SQL : FLOW_SQL, { symbol, market });
 }
 
-export function candlesOf(grid: Grid, trades: RollUp): Data<typeof CANDLE_FIELDS> {
-  return layOnGrid(grid, trades.rows, { fields: sameNames(CANDLE_FIELDS), ...LAST_MS }, trades.venues);
+export function candlesOf(grid: Grid, trades: ColumnsResult): Data<typeof CANDLE_FIELDS> {
+  return layOnGrid(grid, trades, { fields: sameNames(CANDLE_FIELDS), ...LAST_MS });
 }
 
 /**
  * Cumulative volume delta in coins: delta = taker buy − taker sell volume of the bucket; cvd = running sum
  * of delta from the window start. A bucket without trades is null in both (the sum resumes at the next one).
  */
-export function cvdOf(grid: Grid, trades: RollUp): Data<typeof CVD_FIELDS> {
-  const flow = layOnGrid(grid, trades.rows, { fields: sameNames(['buy_volume', 'sell_volume'] as const), ...LAST_MS }, trades.venues);
+export function cvdOf(grid: Grid, trades: ColumnsResult): Data<typeof CVD_FIELDS> {
+  const flow = layOnGrid(grid, trades, { fields: sameNames(['buy_volume', 'sell_volume'] as const), ...LAST_MS });
   const buy = flow.columns.buy_volume;
   const sell = flow.columns.sell_volume;
   const delta: Column = new Array<number | null>(grid.points).fill(null);
@@ -72,12 +63,12 @@ export function cvdOf(grid: Grid, trades: RollUp): Data<typeof CVD_FIELDS> {
   return { ...flow, columns: { delta, cvd, buy_volume: buy, sell_volume: sell } };
 }
 
-export function readPerpStats(store: Store, grid: Grid, symbol: string): Promise<RollUp> {
-  return rollUp(store, grid, PERP_STATS_SQL, null, { symbol });
+export function readPerpStats(store: Store, grid: Grid, symbol: string): Promise<ColumnsResult> {
+  return rollUp(store, grid, PERP_STATS_SQL, { symbol });
 }
 
-export function openInterestOf(grid: Grid, stats: RollUp): Data<typeof OPEN_INTEREST_FIELDS> {
-  return layOnGrid(grid, stats.rows, {
+export function openInterestOf(grid: Grid, stats: ColumnsResult): Data<typeof OPEN_INTEREST_FIELDS> {
+  return layOnGrid(grid, stats, {
     fields: { oi: 'oi', oi_usd: 'oi_usd', venue_count: 'oi_venues' },
     lastMs: 'oi_last_ms',
     venues: 'oi_sources',
@@ -85,8 +76,8 @@ export function openInterestOf(grid: Grid, stats: RollUp): Data<typeof OPEN_INTE
   });
 }
 
-export function fundingOf(grid: Grid, stats: RollUp): Data<typeof FUNDING_FIELDS> {
-  return layOnGrid(grid, stats.rows, {
+export function fundingOf(grid: Grid, stats: ColumnsResult): Data<typeof FUNDING_FIELDS> {
+  return layOnGrid(grid, stats, {
     fields: { rate_open: 'rate_open', rate_close: 'rate_close', rate_mean: 'rate_mean', venue_count: 'funding_venues' },
     lastMs: 'funding_last_ms',
     venues: 'funding_sources',
@@ -103,8 +94,8 @@ export async function readOpenInterest(store: Store, grid: Grid, symbol: string)
 }
 
 export async function readLiquidations(store: Store, grid: Grid, symbol: string): Promise<Data<typeof LIQUIDATION_FIELDS>> {
-  const liq = await rollUp(store, grid, LIQUIDATIONS_SQL, LIQUIDATION_SOURCES_SQL, { symbol });
-  return layOnGrid(grid, liq.rows, { fields: sameNames(LIQUIDATION_FIELDS), ...LAST_MS }, liq.venues);
+  const liq = await rollUp(store, grid, LIQUIDATIONS_SQL, { symbol });
+  return layOnGrid(grid, liq, { fields: sameNames(LIQUIDATION_FIELDS), ...LAST_MS });
 }
 
 /**

@@ -4,13 +4,14 @@
  * statement takes {symbol:String}, {m:UInt32} (interval minutes), {from:UInt32} and {to:UInt32} (Unix seconds,
  * [from, to), on the primary key) and returns one row per non-empty bucket, ordered by `t` (bucket start, Unix
  * seconds), with `last_ms` (newest event, ms). Read through Store.queryColumns (RowBinary). The venues of a
- * trades or liquidations window come from one aggregate over the window (*_SOURCES_SQL): a venue set per
- * bucket would cost more than the roll-up itself.
+ * trades or liquidations bucket are `venue_mask` (migration 021: bit i = VENUES[i] of schemas/events.ts), ORed
+ * in the same pass: no second scan for them.
  */
 
 const BUCKET = "toUInt32(toUnixTimestamp(toStartOfInterval(bucket, toIntervalMinute({m:UInt32}), 'UTC')))";
 const RANGE = "symbol = {symbol:String} AND bucket >= toDateTime({from:UInt32}, 'UTC') AND bucket < toDateTime({to:UInt32}, 'UTC')";
 const LAST_MS = 'toUnixTimestamp64Milli(max(last_ts)) AS last_ms';
+const VENUE_MASK = 'groupBitOr(venue_mask) AS venue_mask';
 
 /** Float64 carried in the low 64 bits of a packed (ts_ms << 64 | bits) perp-stats value; NULL stays NULL. */
 const unpack = (x: string): string => `reinterpretAsFloat64(toUInt64(${x}))`;
@@ -21,20 +22,16 @@ export const CANDLES_SQL = `SELECT ${BUCKET} AS t,
   sum(volume) AS volume, sum(volume_usd) AS volume_usd,
   sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume,
   sum(buy_volume_usd) AS buy_volume_usd, sum(sell_volume_usd) AS sell_volume_usd,
-  sum(trades) AS trades, ${LAST_MS}
+  sum(trades) AS trades, ${LAST_MS}, ${VENUE_MASK}
 FROM market_trades_1m
 WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;
 
 /** Taker buy and sell volume in coins per bucket (CVD without candles: no open/close states read); takes {market:String}. */
-export const FLOW_SQL = `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume, ${LAST_MS}
+export const FLOW_SQL = `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume, ${LAST_MS}, ${VENUE_MASK}
 FROM market_trades_1m
 WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;
-
-/** The venues of a trades window (one row: `venues`, sorted); takes {market:String}, no {m}. */
-export const TRADE_SOURCES_SQL = `SELECT arraySort(groupUniqArrayArray(venues)) AS venues FROM market_trades_1m
-WHERE ${RANGE} AND market = {market:String}`;
 
 /**
  * Open interest and funding in one pass over market_perp_stats_1m. Per venue and bucket: the last open interest
@@ -67,11 +64,7 @@ GROUP BY t ORDER BY t`;
 /** Long and short liquidations (liquidated position side), coins, USD and counts. */
 export const LIQUIDATIONS_SQL = `SELECT ${BUCKET} AS t,
   sum(long_size) AS long_size, sum(short_size) AS short_size, sum(long_usd) AS long_usd, sum(short_usd) AS short_usd,
-  sum(long_count) AS long_count, sum(short_count) AS short_count, ${LAST_MS}
+  sum(long_count) AS long_count, sum(short_count) AS short_count, ${LAST_MS}, ${VENUE_MASK}
 FROM market_liquidations_1m
 WHERE ${RANGE}
 GROUP BY t ORDER BY t`;
-
-/** The venues of a liquidations window (one row: `venues`, sorted); no {m}. */
-export const LIQUIDATION_SOURCES_SQL = `SELECT arraySort(groupUniqArrayArray(venues)) AS venues FROM market_liquidations_1m
-WHERE ${RANGE}`;
