@@ -263,7 +263,7 @@ export async function runIngestE2eBench(): Promise<void> {
     const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS);
     floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store #${i + 1}`, r, base)}\n`));
     const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
-    if (mid) process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}  target >= 50,000 ev/s: ${mid.events / mid.seconds >= 50_000 ? 'OK' : 'BELOW'}\n`);
+    if (mid) process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}${b.name === 'memory' ? `  target >= 50,000 ev/s (embedded default): ${mid.events / mid.seconds >= 50_000 ? 'OK' : 'BELOW'}` : '  (reported; the 50k target is the embedded default\'s)'}\n`);
     const rate = Number(process.env['BENCH_INGEST_E2E_RATE'] ?? 10_000);
     const [lat] = await endToEnd(b.make, steady(rate, 10));
     if (lat) process.stdout.write(`${line(`${b.name}: steady ${rate}/s for 10 s (latency)`, lat)}  target p99 < 2 s: ${lat.p99Ms < 2000 ? 'OK' : 'ABOVE'}\n`);
