@@ -119,22 +119,19 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
   child.on('message', (m) => replies.shift()?.(m as Record<string, unknown>));
   const next = (): Promise<Record<string, unknown>> => new Promise((resolve) => replies.push(resolve));
   const ready = await next();
-  const ask = async (cmd: object): Promise<number> => {
+  const ask = async (cmd: object): Promise<Record<string, unknown>> => {
     const reply = next();
     child.send(cmd);
-    return Number((await reply)['delivered']);
+    return reply;
   };
+  const delivered = async (cmd: object): Promise<number> => Number((await ask(cmd))['delivered']);
   return {
     urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
-    emit: (perVenue) => ask({ cmd: 'emit', perVenue }),
-    prepare: (perVenue, bursts) => ask({ cmd: 'prepare', perVenue, bursts }),
-    release: () => ask({ cmd: 'release' }),
-    delivered: () => ask({ cmd: 'delivered' }),
-    cpu: async () => {
-      const reply = next();
-      child.send({ cmd: 'delivered' });
-      return Number((await reply)['cpu']);
-    },
+    emit: (perVenue) => delivered({ cmd: 'emit', perVenue }),
+    prepare: (perVenue, bursts) => delivered({ cmd: 'prepare', perVenue, bursts }),
+    release: () => delivered({ cmd: 'release' }),
+    delivered: () => delivered({ cmd: 'delivered' }),
+    cpu: async () => Number((await ask({ cmd: 'delivered' }))['cpu']),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

@@ -74,9 +74,9 @@ test('the weight bound evicts the oldest stored entries first and never stores a
   assert.equal(cache.size, 3);
 });
 
-test('the two-argument form keeps working (unbounded)', async () => {
+test('without a bound every entry is kept until it expires', async () => {
   const c = clock();
-  const cache = new TtlCache<number>(500, c);
+  const cache = new TtlCache<number>({ ttlMs: 500, clock: c });
   assert.equal(await cache.get('k', async () => 1), 1);
   assert.equal(await cache.get('k', async () => 2), 1);
   c.advance(500);

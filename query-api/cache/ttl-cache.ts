@@ -19,10 +19,8 @@ export class TtlCache<T> {
   private readonly inflight = new Map<string, Promise<T>>();
   private readonly opts: TtlCacheOptions<T>;
 
-  constructor(opts: TtlCacheOptions<T>);
-  constructor(ttlMs: number, clock: () => number);
-  constructor(a: TtlCacheOptions<T> | number, clock?: () => number) {
-    this.opts = typeof a === 'number' ? { ttlMs: a, clock: clock ?? Date.now } : a;
+  constructor(opts: TtlCacheOptions<T>) {
+    this.opts = opts;
   }
 
   async get(key: string, load: () => Promise<T>): Promise<T> {

@@ -90,9 +90,9 @@ export class MarketData {
     private readonly log: FastifyBaseLogger,
     cacheMs: number,
   ) {
-    this.coverageCache = new TtlCache(cacheMs, clock);
-    this.spotCache = new TtlCache(cacheMs, clock);
-    this.expiryCache = new TtlCache(cacheMs, clock);
+    this.coverageCache = new TtlCache({ ttlMs: cacheMs, clock });
+    this.spotCache = new TtlCache({ ttlMs: cacheMs, clock });
+    this.expiryCache = new TtlCache({ ttlMs: cacheMs, clock });
   }
 
   private async safeQuery<T>(what: string, sql: string, params: Record<string, unknown> = {}): Promise<T[]> {

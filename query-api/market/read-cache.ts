@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Store } from '../../clickhouse/store.ts';
-import { metricsRegistry } from '../../ops/metrics/registry.ts';
+import { metricsRegistry, registeredMetric } from '../../ops/metrics/registry.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { readBundle, type BundleResult } from './bundle.ts';
 import type { Grid } from './grid.ts';
@@ -22,14 +22,16 @@ const LOOKUPS = 'gex_api_market_cache_lookups_total';
 type Route = 'candles' | 'open_interest' | 'bundle';
 
 function lookups(): Counter<'route' | 'result'> {
-  const existing = metricsRegistry.getSingleMetric(LOOKUPS);
-  if (existing !== undefined) return existing as Counter<'route' | 'result'>;
-  return new Counter({
-    name: LOOKUPS,
-    help: 'Market route cache lookups by route and result (hit, shared = joined a read in flight, miss).',
-    labelNames: ['route', 'result'] as const,
-    registers: [metricsRegistry],
-  });
+  return registeredMetric(
+    LOOKUPS,
+    () =>
+      new Counter({
+        name: LOOKUPS,
+        help: 'Market route cache lookups by route and result (hit, shared = joined a read in flight, miss).',
+        labelNames: ['route', 'result'] as const,
+        registers: [metricsRegistry],
+      }),
+  );
 }
 
 function cellsOf(s: SeriesData | null): number {

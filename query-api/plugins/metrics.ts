@@ -1,19 +1,21 @@
 import fp from 'fastify-plugin';
 import { Histogram } from 'prom-client';
-import { metricsRegistry } from '../../ops/metrics/registry.ts';
+import { metricsRegistry, registeredMetric } from '../../ops/metrics/registry.ts';
 
 const NAME = 'gex_api_http_request_duration_seconds';
 
 function histogram(): Histogram<'method' | 'route' | 'status'> {
-  const existing = metricsRegistry.getSingleMetric(NAME);
-  if (existing !== undefined) return existing as Histogram<'method' | 'route' | 'status'>;
-  return new Histogram({
-    name: NAME,
-    help: 'Duration of /v2 HTTP requests by route template and status code.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [metricsRegistry],
-  });
+  return registeredMetric(
+    NAME,
+    () =>
+      new Histogram({
+        name: NAME,
+        help: 'Duration of /v2 HTTP requests by route template and status code.',
+        labelNames: ['method', 'route', 'status'] as const,
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+        registers: [metricsRegistry],
+      }),
+  );
 }
 
 /** Request duration histogram on the shared metrics registry (route = template, never the raw URL). */

@@ -2,7 +2,7 @@ import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../../
 import { hash32 } from '../../parse-helpers.ts';
 import { ddmmyy } from '../market/calendar.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, groupBy, str, type Client, type RestReply, malformedFrame } from './host.ts';
+import { VenueHost, groupBy, str, type Client, type RestReply, malformedFrame, venueServer } from './host.ts';
 import type { MalformedKind, VenueServer, VenueServerContext } from './types.ts';
 
 /**
@@ -186,18 +186,5 @@ export async function startDeltaServer(venue: DeltaVenue, ctx: VenueServerContex
     return host.sendAll(frame);
   }
 
-  return {
-    venue,
-    urls: { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}` } },
-    publish,
-    malformed,
-    disconnectAll: () => host.disconnectAll(),
-    silence: (ms) => host.silence(ms),
-    hold: () => host.hold(),
-    release: () => host.release(),
-    get clientCount() {
-      return host.clients.size;
-    },
-    close: () => host.close(),
-  };
+  return venueServer(venue, host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}` } }, publish, malformed);
 }
