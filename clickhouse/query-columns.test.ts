@@ -60,6 +60,16 @@ describe('embedded store: queryColumns', () => {
     assert.deepEqual(plain(fixed)['f']?.slice(0, 3), [0, 0.25, 0.5]);
     assert.deepEqual(plain(fixed)['i']?.slice(2998), [-2998e9, -2999e9]);
     assert.deepEqual(plain(fixed)['b']?.slice(0, 2), [1, 1]);
+    // Every fixed-width type on the one-stride path, signs and extremes included.
+    const types = await store.queryColumns(
+      `SELECT toInt8(-128 + number) AS i8, toUInt16(65535 - number) AS u16, toInt16(-32768 + number) AS i16, toInt32(-2147483648 + number) AS i32,
+         toFloat32(0.25 - 0.5 * number) AS f32, toUInt64(9007199254740991 - number) AS u64, toInt64(-9007199254740991 + number) AS i64, toDate(number) AS d
+       FROM numbers(2) ORDER BY i8`,
+    );
+    assert.deepEqual(plain(types), {
+      i8: [-128, -127], u16: [65535, 65534], i16: [-32768, -32767], i32: [-2147483648, -2147483647],
+      f32: [0.25, -0.25], u64: [9007199254740991, 9007199254740990], i64: [-9007199254740991, -9007199254740990], d: [0, 1],
+    });
   });
 
   test('an unsupported type, a ClickHouse error and a placeholder mismatch are errors', async () => {

@@ -163,17 +163,33 @@ function decodeFixed(buf: Uint8Array, start: number, types: readonly ColumnType[
   const body = buf.byteLength - start;
   if (stride === 0 || body % stride !== 0) return null;
   const rows = body / stride;
-  const r = new Reader(buf);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let offset = start;
   return types.map((c, k) => {
-    const values = new Float64Array(rows);
-    for (let i = 0; i < rows; i++) {
-      r.pos = offset + i * stride;
-      values[i] = r.number(c.t);
-    }
+    const values = readFixedColumn(view, c.t, offset, stride, rows);
     offset += widths[k] ?? 0;
     return { kind: 'number', values, nulls: null };
   });
+}
+
+/** One fixed-width column of `rows` rows at `offset`, `stride` bytes apart: one tight loop per type. */
+function readFixedColumn(v: DataView, t: T, offset: number, stride: number, rows: number): Float64Array {
+  const out = new Float64Array(rows);
+  let p = offset;
+  switch (t) {
+    case T.F64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat64(p, true); break;
+    case T.F32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat32(p, true); break;
+    case T.U8: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint8(p); break;
+    case T.I8: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt8(p); break;
+    case T.U16: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint16(p, true); break;
+    case T.I16: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt16(p, true); break;
+    case T.U32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true); break;
+    case T.I32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt32(p, true); break;
+    case T.U64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true) + v.getUint32(p + 4, true) * 4294967296; break;
+    case T.I64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true) + v.getInt32(p + 4, true) * 4294967296; break;
+    default: throw new Error('RowBinary: not a number type');
+  }
+  return out;
 }
 
 export function decodeRowBinary(buf: Uint8Array): ColumnsResult {

@@ -54,35 +54,70 @@ function num(col: ResultColumn, i: number): number | null {
  */
 export function layOnGrid<K extends string>(grid: Grid, res: ColumnsResult, spec: LayoutSpec<K>): SeriesData<K> {
   const names = Object.keys(spec.fields) as K[];
-  const src = names.map((k) => column(res, spec.fields[k]));
-  const out = names.map(() => new Array<number | null>(grid.points).fill(null));
   const t = column(res, 't');
   const last = column(res, spec.lastMs);
   const venues = spec.venues === undefined ? null : column(res, spec.venues);
   const present = spec.present === undefined ? null : column(res, spec.present);
   const mask = spec.venueMask === undefined ? null : column(res, spec.venueMask);
+  // Where each result row lands on the grid (-1: off the grid or not present), then one pass per column.
+  const at = new Int32Array(res.rows);
   const venueLists = new Set<string>();
   let venueBits = 0;
   let coverage = 0;
   let firstMs: number | null = null;
   let lastMs: number | null = null;
   for (let r = 0; r < res.rows; r++) {
+    at[r] = -1;
     if (present !== null && !((num(present, r) ?? 0) > 0)) continue;
     const bucketMs = (num(t, r) ?? Number.NaN) * 1000;
     const i = indexOf(grid, bucketMs);
     if (i < 0) continue;
+    at[r] = i;
     coverage++;
     if (firstMs === null || bucketMs < firstMs) firstMs = bucketMs;
     const l = num(last, r);
     if (l !== null && (lastMs === null || l > lastMs)) lastMs = l;
     if (venues !== null) venueLists.add(String(cellAt(venues, r) ?? ''));
     if (mask !== null) venueBits |= num(mask, r) ?? 0;
-    for (let k = 0; k < names.length; k++) (out[k] as Column)[i] = num(src[k] as ResultColumn, r);
   }
+  const columns = {} as Record<K, Column>;
+  for (const k of names) columns[k] = spread(column(res, spec.fields[k]), at, grid.points);
   const sources = new Set<string>(venuesOfMask(venueBits));
   for (const list of venueLists) for (const v of list.split(',')) if (v !== '') sources.add(v);
-  const columns = Object.fromEntries(names.map((k, j) => [k, out[j] as Column])) as Record<K, Column>;
   return { columns, coverage, sources: [...sources].sort(), firstMs, lastMs };
+}
+
+/** Slot values of the column being spread (reused: synchronous, one column at a time). */
+let scratch = new Float64Array(0);
+
+/**
+ * A result column spread onto `points` grid slots (`at[r]` = slot of row r, -1 = none); other slots null. A column
+ * with a finite value in every slot comes back as a packed array of doubles (no boxed numbers: cheaper to build,
+ * to collect and to serialize).
+ */
+function spread(col: ResultColumn, at: Int32Array, points: number): Column {
+  if (scratch.length < points) scratch = new Float64Array(points);
+  const values = scratch.subarray(0, points).fill(Number.NaN);
+  let filled = 0;
+  const plain = col.kind === 'number' && col.nulls === null ? col.values : null;
+  for (let r = 0; r < at.length; r++) {
+    const i = at[r] as number;
+    if (i < 0) continue;
+    const v = plain !== null ? (plain[r] as number) : (num(col, r) ?? Number.NaN);
+    if (!Number.isFinite(v)) continue;
+    if (Number.isNaN(values[i] as number)) filled++;
+    values[i] = v;
+  }
+  const out: Column = [];
+  if (filled === points) {
+    for (let i = 0; i < points; i++) out.push(values[i] as number);
+    return out;
+  }
+  for (let i = 0; i < points; i++) {
+    const v = values[i] as number;
+    out.push(Number.isNaN(v) ? null : v);
+  }
+  return out;
 }
 
 /** The venues whose bits are set in a venue_mask (bit i = VENUES[i]). */
