@@ -1,6 +1,7 @@
 /**
- * Market series benchmark: a year of 1-minute BTCUSDT states in an embedded store, then p50 latency through the
- * real app (app.inject, production serialisation) of
+ * Market series benchmark: a year of 1-minute BTCUSDT states in an embedded store, then p50 latency of
+ * requests over HTTP to the real app listening on loopback (keep-alive; time to the last byte of the body, as
+ * a client sees it) of
  *   - /v2/market/bundle at 1h over 8760 hours (all six series, 8,760 points),
  *   - /v2/market/candles at 1m over 500 hours (30,000 points),
  * against a baseline measured in the same run: one `SELECT count()` of market_trades_1m over the same range.
@@ -11,6 +12,7 @@
  * Run: node --import tsx bench/market.ts   (or `npm run bench -- market` once registered)
  */
 import { rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { migrate } from '../clickhouse/migrate.ts';
@@ -74,6 +76,23 @@ function p(xs: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
 }
 
+/** GET over a keep-alive socket; resolves when the whole body has arrived (bytes, not decoded). */
+function httpGet(agent: Agent, base: string, path: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(path, base);
+    const req = request({ agent, host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, headers: { 'x-api-key': key } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${path}: HTTP ${res.statusCode ?? '?'}`))));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function time(fn: () => Promise<void>): Promise<number[]> {
   for (let i = 0; i < WARMUP; i++) await fn();
   const out: number[] = [];
@@ -106,8 +125,13 @@ export async function runMarketBench(): Promise<void> {
       cold: await buildApp({ store, config: apiConfig({ marketCacheMs: 0 }), logger: false, clock: () => now }),
       cached: await buildApp({ store, config: apiConfig({ marketCacheMs: 30_000 }), logger: false, clock: () => now }),
     };
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const get = (app: ApiInstance) => async (url: string): Promise<void> => {
+      const base = { cold: await apps.cold.listen({ host: '127.0.0.1', port: 0 }), cached: await apps.cached.listen({ host: '127.0.0.1', port: 0 }) };
+      const get = (which: keyof typeof apps) => async (url: string): Promise<void> => {
+        await httpGet(agent, base[which], url, key);
+      };
+      const inject = (app: ApiInstance) => async (url: string): Promise<void> => {
         const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
         if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       };
@@ -116,10 +140,12 @@ export async function runMarketBench(): Promise<void> {
       const res = await apps.cold.inject({ method: 'GET', url: bundleUrl, headers: { 'x-api-key': key } });
       const body = res.body;
       const cov = (res.json<{ meta: { extra: { coverage: Record<string, number> } } }>()).meta.extra.coverage;
-      const bundleMs = await time(() => get(apps.cold)(bundleUrl));
-      const candlesMs = await time(() => get(apps.cold)(candlesUrl));
-      const bundleCachedMs = await time(() => get(apps.cached)(bundleUrl));
-      const candlesCachedMs = await time(() => get(apps.cached)(candlesUrl));
+      const bundleMs = await time(() => get('cold')(bundleUrl));
+      const candlesMs = await time(() => get('cold')(candlesUrl));
+      const bundleCachedMs = await time(() => get('cached')(bundleUrl));
+      const candlesCachedMs = await time(() => get('cached')(candlesUrl));
+      const bundleInjectMs = await time(() => inject(apps.cold)(bundleUrl));
+      const candlesInjectMs = await time(() => inject(apps.cold)(candlesUrl));
       const countYear = await time(async () => {
         await store.query("SELECT count() FROM market_trades_1m WHERE symbol = {s:String} AND bucket >= toDateTime({f:UInt32}, 'UTC')", { s: 'BTCUSDT', f: Math.floor(now / 1000) - 8760 * 3600 });
       });
@@ -132,17 +158,21 @@ export async function runMarketBench(): Promise<void> {
       const lines = [
         `market bench (embedded chDB; 1 year of 1m BTCUSDT states: market_trades_1m ${rows?.t} rows, market_perp_stats_1m ${rows?.s}, market_liquidations_1m ${rows?.l}; ` +
           `filled in ${fillS.toFixed(1)} s via INSERT … SELECT FROM numbers(); ${cpus().length} cores, load avg ${load1?.toFixed(1) ?? '?'}; ${ROUNDS} rounds after ${WARMUP} warm-up)`,
+        `  p50 over HTTP on loopback (keep-alive, to the last byte of the body)`,
         `  bundle 1h x 8760 h (6 series, ${(body.length / 1e6).toFixed(1)} MB, coverage ${JSON.stringify(cov)})`,
         `    cold (cache off: every request rolls up 1m states) : p50 ${f(p(bundleMs, 0.5))}, p90 ${f(p(bundleMs, 0.9))}  target p50 < 100 ms: ${verdict(bundleMs)}`,
         `    server cache (30 s, spec "computed routes")       : p50 ${f(p(bundleCachedMs, 0.5))}, p90 ${f(p(bundleCachedMs, 0.9))}  target p50 < 100 ms: ${verdict(bundleCachedMs)}`,
+        `    cold, in-process app.inject (reference: adds the harness' copy and utf-8 decode of the body) : p50 ${f(p(bundleInjectMs, 0.5))}`,
         `  candles 1m x 500 h (30,000 points)`,
         `    cold                                              : p50 ${f(p(candlesMs, 0.5))}, p90 ${f(p(candlesMs, 0.9))}  target p50 < 100 ms: ${verdict(candlesMs)}`,
         `    server cache                                      : p50 ${f(p(candlesCachedMs, 0.5))}, p90 ${f(p(candlesCachedMs, 0.9))}  target p50 < 100 ms: ${verdict(candlesCachedMs)}`,
+        `    cold, in-process app.inject (reference)         : p50 ${f(p(candlesInjectMs, 0.5))}`,
         `  baseline SELECT count() market_trades_1m, 8760 h     : p50 ${f(p(countYear, 0.5))}  bundle cold = ${(p(bundleMs, 0.5) / p(countYear, 0.5)).toFixed(1)}x, cached = ${(p(bundleCachedMs, 0.5) / p(countYear, 0.5)).toFixed(1)}x`,
         `  baseline SELECT count() market_trades_1m, 500 h      : p50 ${f(p(count500, 0.5))}  candles cold = ${(p(candlesMs, 0.5) / p(count500, 0.5)).toFixed(1)}x, cached = ${(p(candlesCachedMs, 0.5) / p(count500, 0.5)).toFixed(1)}x`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     } finally {
+      agent.destroy();
       await apps.cold.close();
       await apps.cached.close();
     }

@@ -59,11 +59,26 @@ function typeOf(type: string, nullable = false): ColumnType {
   return { t, nullable };
 }
 
+/** The previous value of a string column: where its bytes are, and the decoded string. */
+interface StringMemo {
+  at: number;
+  len: number;
+  s: string | null;
+}
+
+function sameBytes(buf: Uint8Array, a: number, b: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (buf[a + i] !== buf[b + i]) return false;
+  return true;
+}
+
 class Reader {
   pos = 0;
   private readonly view: DataView;
+  /** The same bytes as a Buffer, for string slices without a Buffer object per value. */
+  private readonly bytes: Buffer;
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   }
   get done(): boolean {
     return this.pos >= this.buf.byteLength;
@@ -85,10 +100,16 @@ class Reader {
       if (b < 0x80) return n;
     }
   }
-  string(): string {
+  string(memo?: StringMemo): string {
     const len = this.varint();
     const p = this.need(len);
-    return Buffer.from(this.buf.buffer, this.buf.byteOffset + p, len).toString('utf8');
+    if (memo === undefined) return this.bytes.toString('utf8', p, p + len);
+    // A column repeating its previous value (venue lists, symbols) reuses that string: no decode.
+    if (memo.s !== null && memo.len === len && sameBytes(this.buf, memo.at, p, len)) return memo.s;
+    memo.at = p;
+    memo.len = len;
+    memo.s = this.bytes.toString('utf8', p, p + len);
+    return memo.s;
   }
   number(t: T): number {
     const v = this.view;
@@ -119,13 +140,14 @@ class Builder {
   private nums = new Float64Array(1024);
   private nulls: Uint8Array | null;
   private readonly strs: (string | null)[] = [];
+  private readonly memo: StringMemo = { at: 0, len: 0, s: null };
   constructor(private readonly type: ColumnType) {
     this.nulls = type.nullable && type.t !== T.Str ? new Uint8Array(1024) : null;
   }
   read(r: Reader, row: number): void {
     const isNull = this.type.nullable && r.byte() === 1;
     if (this.type.t === T.Str) {
-      this.strs.push(isNull ? null : r.string());
+      this.strs.push(isNull ? null : r.string(this.memo));
       return;
     }
     if (row === this.nums.length) this.grow();
