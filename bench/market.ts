@@ -12,7 +12,7 @@
  * Run: node --import tsx bench/market.ts   (or `npm run bench -- market` once registered)
  */
 import { rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { migrate } from '../clickhouse/migrate.ts';
@@ -22,6 +22,7 @@ import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
 import { AccountsRepository } from '../query-api/accounts/repository.ts';
 import type { ApiInstance } from '../query-api/types.ts';
+import { httpGet } from './http-get.ts';
 
 const MIN_S = 60;
 const YEAR_MINUTES = 525_600;
@@ -76,23 +77,6 @@ function p(xs: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
 }
 
-/** GET over a keep-alive socket; resolves when the whole body has arrived (bytes, not decoded). */
-function httpGet(agent: Agent, base: string, path: string, key: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
-    const req = request({ agent, host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, headers: { 'x-api-key': key } }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${path}: HTTP ${res.statusCode ?? '?'}`))));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function time(fn: () => Promise<void>): Promise<number[]> {
   for (let i = 0; i < WARMUP; i++) await fn();
   const out: number[] = [];
@@ -129,7 +113,8 @@ export async function runMarketBench(): Promise<void> {
     try {
       const base = { cold: await apps.cold.listen({ host: '127.0.0.1', port: 0 }), cached: await apps.cached.listen({ host: '127.0.0.1', port: 0 }) };
       const get = (which: keyof typeof apps) => async (url: string): Promise<void> => {
-        await httpGet(agent, base[which], url, key);
+        const { status } = await httpGet(agent, new URL(url, base[which]), { 'x-api-key': key });
+        if (status !== 200) throw new Error(`${url}: HTTP ${status}`);
       };
       const inject = (app: ApiInstance) => async (url: string): Promise<void> => {
         const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });

@@ -1,4 +1,5 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { httpGet } from './http-get.ts';
 
 /**
  * Open-loop load at a steady rate (the wrk2 model): request i is due at start + i / rate whatever happened to
@@ -52,14 +53,13 @@ export function steadyLoad(job: SteadyJob): Promise<SteadyResult> {
       resolve({ rps: total / wall, p50: ms2(pct(sorted, 0.5)), p90: ms2(pct(sorted, 0.9)), p99: ms2(pct(sorted, 0.99)), max: ms2(sorted[total - 1] ?? Number.NaN), non2xx, errors, total });
     };
     const fire = (i: number, dueAt: number): void => {
-      const req = request({ agent, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: job.headers }, (res) => {
-        if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
-        res.resume();
-        res.once('end', () => finish(i, dueAt, true));
-        res.once('error', () => finish(i, dueAt, false));
-      });
-      req.once('error', () => finish(i, dueAt, false));
-      req.end();
+      httpGet(agent, url, job.headers).then(
+        ({ status }) => {
+          if (status < 200 || status > 299) non2xx++;
+          finish(i, dueAt, true);
+        },
+        () => finish(i, dueAt, false),
+      );
     };
     const pump = (): void => {
       const due = Math.min(total, Math.floor((performance.now() - start) / stepMs) + 1);

@@ -59,6 +59,10 @@ function typeOf(type: string, nullable = false): ColumnType {
   return { t, nullable };
 }
 
+/** Little-endian 64-bit integers as doubles (exact up to 2^53). */
+const u64At = (v: DataView, p: number): number => v.getUint32(p, true) + v.getUint32(p + 4, true) * 4294967296;
+const i64At = (v: DataView, p: number): number => v.getUint32(p, true) + v.getInt32(p + 4, true) * 4294967296;
+
 /** The previous value of a string column: where its bytes are, and the decoded string. */
 interface StringMemo {
   at: number;
@@ -122,14 +126,8 @@ class Reader {
       case T.I32: return v.getInt32(this.need(4), true);
       case T.F32: return v.getFloat32(this.need(4), true);
       case T.F64: return v.getFloat64(this.need(8), true);
-      case T.U64: {
-        const p = this.need(8);
-        return v.getUint32(p, true) + v.getUint32(p + 4, true) * 4294967296;
-      }
-      case T.I64: {
-        const p = this.need(8);
-        return v.getUint32(p, true) + v.getInt32(p + 4, true) * 4294967296;
-      }
+      case T.U64: return u64At(v, this.need(8));
+      case T.I64: return i64At(v, this.need(8));
       default: throw new Error('RowBinary: not a number type');
     }
   }
@@ -207,8 +205,8 @@ function readFixedColumn(v: DataView, t: T, offset: number, stride: number, rows
     case T.I16: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt16(p, true); break;
     case T.U32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true); break;
     case T.I32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt32(p, true); break;
-    case T.U64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true) + v.getUint32(p + 4, true) * 4294967296; break;
-    case T.I64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true) + v.getInt32(p + 4, true) * 4294967296; break;
+    case T.U64: for (let i = 0; i < rows; i++, p += stride) out[i] = u64At(v, p); break;
+    case T.I64: for (let i = 0; i < rows; i++, p += stride) out[i] = i64At(v, p); break;
     default: throw new Error('RowBinary: not a number type');
   }
   return out;

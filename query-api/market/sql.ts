@@ -19,7 +19,8 @@ const VENUE_MASK = 'groupBitOr(venue_mask) AS venue_mask';
  * Hashing one integer is ~15 % faster on the year-long perp-stats roll-up than the (bucket, LowCardinality venue)
  * pair; the venues of schemas/events.ts have distinct hashes (clickhouse/venue-mask.test.ts checks it).
  */
-export const VENUE_BUCKET_KEY = `bitOr(bitShiftLeft(toUInt64(${BUCKET}), 32), cityHash64(venue) % 4294967291)`;
+export const VENUE_HASH = 'cityHash64(venue) % 4294967291';
+export const VENUE_BUCKET_KEY = `bitOr(bitShiftLeft(toUInt64(${BUCKET}), 32), ${VENUE_HASH})`;
 
 /** Float64 carried in the low 64 bits of a packed (ts_ms << 64 | bits) perp-stats value; NULL stays NULL. */
 const unpack = (x: string): string => `reinterpretAsFloat64(toUInt64(${x}))`;
