@@ -38,7 +38,7 @@ import { apiConfig } from '../query-api/config.ts';
 import { syntheticChain } from '../processors/analytics/synthetic-chain.ts';
 import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { levelsOf } from '../processors/snapshots/levels-step.ts';
-import { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../query-api/snapshots/snapshot-cache.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
 import { steadyLoad, type SteadyResult } from './steady-load.ts';
 

@@ -8,12 +8,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Bus } from '../ops/bus/types.ts';
+import type { Bus } from '../ops/floor/bus/types.ts';
 import type { MarketEvent, Venue } from '../schemas/events.ts';
 import type { VenueUrls } from '../ingest/types.ts';
-import { MemoryBus } from '../ops/bus/memory-bus.ts';
-import { KafkaBus } from '../ops/bus/kafka-bus.ts';
-import { ensureProductTopics } from '../ops/runtime/topics.ts';
+import { MemoryBus } from '../ops/floor/bus/memory-bus.ts';
+import { KafkaBus } from '../ops/floor/bus/kafka-bus.ts';
+import { ensureProductTopics } from '../ops/floor/bus/topics.ts';
 import { migrate } from '../clickhouse/migrate.ts';
 import { openTempStore } from '../clickhouse/testing/temp-store.ts';
 import { RAW_TABLES } from '../clickhouse/rows.ts';

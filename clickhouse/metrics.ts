@@ -1,5 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
-import { metricsRegistry } from '../ops/metrics/registry.ts';
+import { metricsRegistry } from '../ops/floor/metrics/registry.ts';
 
 /** Store metrics, registered once per process on the shared registry. */
 export const storeMetrics = {

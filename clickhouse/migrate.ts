@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childLogger } from '../ops/log.ts';
+import { childLogger } from '../ops/floor/log.ts';
 import { splitSqlStatements } from './split-sql.ts';
 import type { Store } from './store.ts';
 

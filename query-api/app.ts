@@ -1,8 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
-import type { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
-import { childLogger, type Logger } from '../ops/log.ts';
+import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
+import { childLogger, type Logger } from '../ops/floor/log.ts';
 import { AccountCache } from './accounts/cache.ts';
 import { AccountsRepository } from './accounts/repository.ts';
 import type { ApiConfig } from './config.ts';

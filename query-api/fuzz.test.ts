@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SnapshotCache } from '../processors/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from './snapshots/snapshot-cache.ts';
 import { fuzzApp, registeredPaths } from './testing/fuzz.ts';
 import { C, seedGex } from './testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from './testing/harness.ts';

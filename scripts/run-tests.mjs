@@ -5,7 +5,7 @@
 // Kafka suite rules:
 //   - KAFKA_TEST_BROKERS set            -> use that broker.
 //   - else a broker answers on 127.0.0.1:9092 -> use it.
-//   - else Java + Maven present         -> start one with ops/kafka/start.sh, stop it at the end.
+//   - else Java + Maven present         -> start one with ops/roof/kafka/start.sh, stop it at the end.
 //   - else, CI=true                     -> fail (the Kafka suite never skips in CI).
 //   - else                              -> skip ONLY the Kafka suite, loudly.
 import { spawnSync, spawn } from 'node:child_process';
@@ -51,8 +51,8 @@ if (kafkaFiles.length) {
   if (await probe(brokers)) {
     env.KAFKA_TEST_BROKERS = brokers;
   } else if (!env.KAFKA_TEST_BROKERS && has('java') && has('mvn')) {
-    console.error('[test] no broker on 127.0.0.1:9092: starting one with ops/kafka/start.sh');
-    const r = spawnSync('bash', [join(root, 'ops/kafka/start.sh')], { stdio: 'inherit', env });
+    console.error('[test] no broker on 127.0.0.1:9092: starting one with ops/roof/kafka/start.sh');
+    const r = spawnSync('bash', [join(root, 'ops/roof/kafka/start.sh')], { stdio: 'inherit', env });
     if (r.status !== 0) { console.error('[test] FAILED to start Kafka'); process.exit(1); }
     startedKafka = true;
     env.KAFKA_TEST_BROKERS = '127.0.0.1:9092';
@@ -70,6 +70,6 @@ const concurrency = env.TEST_CONCURRENCY ?? '2';
 const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files];
 const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {
-  if (startedKafka) spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { stdio: 'inherit', env });
+  if (startedKafka) spawnSync('bash', [join(root, 'ops/roof/kafka/stop.sh')], { stdio: 'inherit', env });
   process.exit(code ?? 1);
 });

@@ -1,8 +1,8 @@
 import { TOPICS, type DeadLetter, type MarketEvent } from '../../schemas/events.ts';
 import { encodeMarketEvent, encodeDeadLetter } from '../../schemas/event-codec.ts';
-import type { Bus, BusMessage } from '../../ops/bus/types.ts';
+import type { Bus, BusMessage } from '../../ops/floor/bus/types.ts';
 import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
-import { childLogger } from '../../ops/log.ts';
+import { childLogger } from '../../ops/floor/log.ts';
 
 export interface PublisherOptions {
   /** Flush a topic as soon as it holds this many messages. */

@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { metricsRegistry } from '../../ops/metrics/registry.ts';
+import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
 
 export const ingestMetrics = {
   events: new Counter({

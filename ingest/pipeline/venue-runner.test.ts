@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DeadLetter, MarketEvent } from '../../schemas/events.ts';
-import { MemoryBus } from '../../ops/bus/memory-bus.ts';
+import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
 import { fixtureText } from '../fixtures/load.ts';
 import { createParadexConnector } from '../paradex/index.ts';
 import { encodeTrade } from '../paradex/sbe-encode.ts';

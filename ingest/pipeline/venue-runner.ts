@@ -7,7 +7,7 @@ import type { BackoffOptions } from '../ws/backoff.ts';
 import { RestPoller, type RestRequest as RestInit } from '../ws/rest-poller.ts';
 import { observeVenueLag } from '../ws/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
-import { childLogger } from '../../ops/log.ts';
+import { childLogger } from '../../ops/floor/log.ts';
 
 export interface VenueRunnerOptions {
   readonly spec: VenueConnectorSpec;

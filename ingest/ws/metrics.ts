@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry } from '../../ops/metrics/registry.ts';
+import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
 
 /** Connection-level ingest metrics, labelled by venue. Registered once per process on metricsRegistry. */
 

@@ -1,5 +1,5 @@
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
-import { childLogger, type Logger } from '../../ops/log.ts';
+import { childLogger, type Logger } from '../../ops/floor/log.ts';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.ts';
 import { connectionUp, framesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
 

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { childLogger, type Logger } from '../../ops/log.ts';
+import { childLogger, type Logger } from '../../ops/floor/log.ts';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.ts';
 import { restRequestSeconds, restRequestsTotal } from './metrics.ts';
 

@@ -19,7 +19,7 @@ import type { MaxPain } from './max-pain.ts';
 import { findRoots } from './profile.ts';
 import type { FlipDirection, ProfileStatus } from './profile.ts';
 import { pricingT } from './black76.ts';
-import type { AggregateSnapshot } from './aggregate.ts';
+import type { AggregateSnapshot } from './aggregate-types.ts';
 import type { ScopeBlock } from './snapshot-row.ts';
 import type { DealerModel } from './types.ts';
 

@@ -2,9 +2,9 @@ import { Counter } from 'prom-client';
 import { TOPICS } from '../../schemas/events.ts';
 import { RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/bus/types.ts';
-import { metricsRegistry } from '../../ops/metrics/registry.ts';
-import { childLogger } from '../../ops/log.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
+import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { childLogger } from '../../ops/floor/log.ts';
 import { decodeStep } from './decode-step.ts';
 import { CoalescingSink, type BatchRows } from './coalescing-sink.ts';
 

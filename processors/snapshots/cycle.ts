@@ -6,7 +6,7 @@
  * gex_levels and gamma_flow always describe the stored rows.
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { ChainOptions } from './chain.ts';

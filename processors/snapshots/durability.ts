@@ -2,7 +2,7 @@
  * Durability watermarks from another consumer group's commits (the raw writer's): an event is durable in
  * ClickHouse once that group committed past its offset, because the raw writer commits only after the insert.
  */
-import type { Bus } from '../../ops/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -9,7 +9,7 @@
  */
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
-import { msParam } from './sql.ts';
+import { msParam } from '../../clickhouse/epoch-ms.ts';
 import { instrumentKey } from './state.ts';
 
 export interface InventoryEntry {

@@ -21,8 +21,8 @@
  *   crash is completed from those rows. Ticks that start more than one interval late are computed the same way.
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/bus/types.ts';
-import { childLogger } from '../../ops/log.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
+import { childLogger } from '../../ops/floor/log.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { decodeMarketEvent } from '../../schemas/event-codec.ts';

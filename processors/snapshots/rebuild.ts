@@ -7,7 +7,7 @@
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
 import type { ChainOptions } from './chain.ts';
-import { msColumn, msParam } from './sql.ts';
+import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
 import { MarketState } from './state.ts';
 
 interface TickerRow {

@@ -10,7 +10,7 @@ import type { VenueSnapshotRow } from '../analytics/snapshot-row.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import type { InventoryStats } from './inventory-stats.ts';
 import { decodeLevelsPack, encodeLevelsPack } from './level-pack.ts';
-import { msColumn } from './sql.ts';
+import { msColumn } from '../../clickhouse/epoch-ms.ts';
 
 export type SnapshotSource = 'live' | 'store';
 

@@ -1,7 +1,25 @@
 import type { Entitlement } from '../accounts/plans.ts';
 import type { HitResult } from './counter.ts';
-import type { LimitDecision } from './limiter.ts';
 import { minuteWindow, monthWindow, secondsUntil, unixSeconds } from './windows.ts';
+
+export interface LimitState {
+  /** Per-minute cap in force (null = unlimited); lower than the plan's in fallback. */
+  readonly limit: number | null;
+  readonly remaining: number | null;
+  /** Unix seconds when the minute window ends. */
+  readonly reset: number;
+}
+
+export interface LimitDecision {
+  readonly allowed: boolean;
+  readonly reason: 'burst' | 'quota' | null;
+  readonly fallback: boolean;
+  readonly burst: LimitState;
+  readonly quota: LimitState;
+  /** Seconds until the limiting window ends (429 only). */
+  readonly retryAfterSeconds: number | null;
+  readonly month: number;
+}
 
 /** The limiter's answer for a counted (or refused) request: remaining counts, window resets, Retry-After. */
 export function decisionOf(

@@ -3,27 +3,11 @@ import type { Entitlement } from '../accounts/plans.ts';
 import type { CounterBackend, HitRequest, HitResult } from './counter.ts';
 import { MemoryCounter } from './memory-counter.ts';
 import { decisionOf } from './decision.ts';
+import type { LimitDecision } from './decision.ts';
+
+export type { LimitDecision, LimitState } from './decision.ts';
 import type { UsageRecorder } from './usage.ts';
 import { minuteWindow, monthWindow, secondsUntil, unixSeconds } from './windows.ts';
-
-export interface LimitState {
-  /** Per-minute cap in force (null = unlimited); lower than the plan's in fallback. */
-  readonly limit: number | null;
-  readonly remaining: number | null;
-  /** Unix seconds when the minute window ends. */
-  readonly reset: number;
-}
-
-export interface LimitDecision {
-  readonly allowed: boolean;
-  readonly reason: 'burst' | 'quota' | null;
-  readonly fallback: boolean;
-  readonly burst: LimitState;
-  readonly quota: LimitState;
-  /** Seconds until the limiting window ends (429 only). */
-  readonly retryAfterSeconds: number | null;
-  readonly month: number;
-}
 
 export interface LimiterOptions {
   /** Shared counters (Redis) or undefined for in-process counters. */

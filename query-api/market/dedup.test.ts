@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rebuildMarketMinutes } from '../../processors/backfill/rebuild.ts';
+import { rebuildMarketMinutes } from '../../clickhouse/market-rebuild.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { migratedStore } from '../testing/harness.ts';
 import { LIQS, MIN, seedMarket, STATS, T0, trade } from './fixtures.ts';

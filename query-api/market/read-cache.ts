@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Store } from '../../clickhouse/store.ts';
-import { metricsRegistry, registeredMetric } from '../../ops/metrics/registry.ts';
+import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { readBundle, type BundleResult } from './bundle.ts';
 import type { Grid } from './grid.ts';

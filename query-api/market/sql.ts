@@ -17,7 +17,7 @@ const VENUE_MASK = 'groupBitOr(venue_mask) AS venue_mask';
  * One UInt64 grouping key per (bucket, venue): bucket start (Unix seconds) in the high 32 bits, a hash of the venue
  * name in the low 32 (cityHash64 mod the largest 32-bit prime, evaluated once per LowCardinality dictionary entry).
  * Hashing one integer is ~15 % faster on the year-long perp-stats roll-up than the (bucket, LowCardinality venue)
- * pair; the venues of schemas/events.ts have distinct hashes (clickhouse/venue-mask.test.ts checks it).
+ * pair; the venues of schemas/events.ts have distinct hashes (query-api/market/venue-mask.test.ts checks it).
  */
 export const VENUE_HASH = 'cityHash64(venue) % 4294967291';
 export const VENUE_BUCKET_KEY = `bitOr(bitShiftLeft(toUInt64(${BUCKET}), 32), ${VENUE_HASH})`;

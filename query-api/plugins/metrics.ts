@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { Histogram } from 'prom-client';
-import { metricsRegistry, registeredMetric } from '../../ops/metrics/registry.ts';
+import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
 
 const NAME = 'gex_api_http_request_duration_seconds';
 

@@ -4,7 +4,7 @@
  * what the assertions need; `assertScenario` checks it.
  */
 import assert from 'node:assert/strict';
-import type { Bus } from '../../ops/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import type { VenueUrls } from '../../ingest/types.ts';
 import type { SocketEvent } from '../../ingest/ws/resilient-socket.ts';
@@ -17,7 +17,7 @@ import { startIngest, type RunningIngest } from '../../ingest/pipeline/run-inges
 import { startRawWriter } from '../../processors/raw-writer/raw-writer.ts';
 import { migrate } from '../../clickhouse/migrate.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { ensureProductTopics } from '../../ops/runtime/topics.ts';
+import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
 import { compareWithLedger, countsByVenue, pendingMessages, storedDeadLetters, waitFor, type SetDiff, type StoredDeadLetter } from './stored.ts';
 
 export const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'];

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../clickhouse/store.ts';
-import { runBackfill } from '../../processors/backfill/run-backfill.ts';
+import { runBackfill } from '../../ops/roof/runtime/backfill.ts';
 import { assertOk } from '../../query-api/testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../query-api/testing/harness.ts';
 import type { ApiInstance } from '../../query-api/types.ts';

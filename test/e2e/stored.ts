@@ -1,6 +1,6 @@
 /** Reading what the raw writer stored, and comparing it with the sandbox ledger (e2e tests and the bench). */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 import { RAW_TOPICS } from '../../processors/raw-writer/raw-writer.ts';
 import type { TradeLedger, LedgerKind } from '../../ingest/sandbox/market/ledger.ts';
 

@@ -1,6 +1,6 @@
 import type { MarketSymbol, OptionType } from '../../../schemas/events.ts';
 import { ddmmyy, dmmmyy, yyyymmdd, type CalendarPolicy } from './calendar.ts';
-import type { LinearSpec, OptionSeriesSpec, VenueSpec } from './venues.ts';
+import type { LinearSpec, OptionSeriesSpec, VenueSpec } from './venue-spec.ts';
 
 /**
  * Sandbox listings of the second venue batch. Sandbox choices shaped like the venues' products (not their actual

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import { childLogger, type Logger } from '../../../ops/log.ts';
+import { childLogger, type Logger } from '../../../ops/floor/log.ts';
 import type { SandboxVenue } from '../market/venues.ts';
 import type { MarketEvent } from '../../../schemas/events.ts';
 import type { MalformedKind, VenueServer, VenueUrls } from './types.ts';

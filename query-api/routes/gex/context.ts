@@ -1,4 +1,4 @@
-import type { SnapshotCache } from '../../../processors/snapshots/snapshot-cache.ts';
+import type { SnapshotCache } from '../../snapshots/snapshot-cache.ts';
 import type { AppContext } from '../../types.ts';
 import type { SnapshotMemo } from './memo.ts';
 

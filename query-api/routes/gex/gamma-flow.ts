@@ -1,5 +1,5 @@
-import { GAMMA_FLOW_DEFAULT_WINDOW_MS, gammaFlowSeries, type GammaFlowSeries } from '../../../processors/snapshots/readers.ts';
-import { snapshotTimeAtOrBefore } from '../../../processors/snapshots/snapshot-reads.ts';
+import { GAMMA_FLOW_DEFAULT_WINDOW_MS, gammaFlowSeries, type GammaFlowSeries } from '../../snapshots/readers.ts';
+import { snapshotTimeAtOrBefore } from '../../snapshots/snapshot-reads.ts';
 import type { MarketSymbol } from '../../../schemas/events.ts';
 import { notFound } from '../../errors.ts';
 import { responses } from '../../schemas/envelope.ts';

@@ -4,7 +4,7 @@ import type { Store } from '../../../clickhouse/store.ts';
 import { computeLevelsFromChain } from '../../../processors/analytics/chain-file.ts';
 import type { LevelsData } from '../../../processors/analytics/levels.ts';
 import type { ChainSnapshot, DealerModel } from '../../../processors/analytics/types.ts';
-import { SnapshotCache } from '../../../processors/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../../snapshots/snapshot-cache.ts';
 import { VENUES } from '../../../schemas/events.ts';
 import { assertError, assertOk } from '../../testing/assertions.ts';
 import { A, B, C, chainAt, M1, M2, solChain, SPOTS, seedGex } from '../../testing/gex-fixture.ts';

@@ -1,4 +1,4 @@
-import { levelsAsOf, levelsOfSnapshot } from '../../../processors/snapshots/as-of.ts';
+import { levelsAsOf, levelsOfSnapshot } from '../../snapshots/as-of.ts';
 import { notFound } from '../../errors.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance } from '../../types.ts';

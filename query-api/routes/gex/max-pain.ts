@@ -1,4 +1,4 @@
-import { maxPainOfSnapshot } from '../../../processors/snapshots/readers.ts';
+import { maxPainOfSnapshot } from '../../snapshots/readers.ts';
 import { notFound } from '../../errors.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance } from '../../types.ts';

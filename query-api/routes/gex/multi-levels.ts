@@ -1,4 +1,4 @@
-import { levelsOfSnapshot } from '../../../processors/snapshots/as-of.ts';
+import { levelsOfSnapshot } from '../../snapshots/as-of.ts';
 import type { DealerModel } from '../../../processors/analytics/types.ts';
 import type { MarketSymbol } from '../../../schemas/events.ts';
 import { responses } from '../../schemas/envelope.ts';

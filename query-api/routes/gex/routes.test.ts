@@ -4,7 +4,7 @@ import type { Store } from '../../../clickhouse/store.ts';
 import { computeLevelsFromChain } from '../../../processors/analytics/chain-file.ts';
 import { maxPain } from '../../../processors/analytics/max-pain.ts';
 import type { ChainSnapshot, DealerModel } from '../../../processors/analytics/types.ts';
-import { SnapshotCache } from '../../../processors/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../../snapshots/snapshot-cache.ts';
 import { E1, E2 } from '../../../processors/snapshots/testing/chain-fixture.ts';
 import { assertError, assertOk } from '../../testing/assertions.ts';
 import { A, B, C, chainAt, solChain, SPOTS, seedGex } from '../../testing/gex-fixture.ts';
