@@ -258,8 +258,9 @@ export class ResilientSocket {
       const beat = (): void => {
         if (c.ws.readyState !== WebSocket.OPEN) return;
         if (hb.kind === 'protocol') {
-          if (this.#holds > 0) return; // the pong cannot be read while paused
-          if (c.pongPending) {
+          // While reading is paused the pong cannot be read: keep pinging (venues that require client pings, such
+          // as Thalex, would close the connection), but do not judge the missing pong.
+          if (c.pongPending && this.#holds === 0) {
             this.#log.warn('no pong to protocol ping; terminating');
             c.ws.terminate();
             return;
