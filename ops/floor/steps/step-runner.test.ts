@@ -82,10 +82,9 @@ describe('step runner', () => {
   test('classification: skip -> drop result + counter; dead_letter -> hook + counter; fail -> thrown at once', async () => {
     const { log } = capturingLog();
     const seen: unknown[][] = [];
-    const classes = ['skip', 'dead_letter', 'fail'] as const;
     const attemptsSeen: number[] = [];
     const name = uniqueName('classify');
-    const make = (cls: (typeof classes)[number]): PipelineStep<string, string> => ({
+    const make = (cls: 'skip' | 'dead_letter' | 'fail'): PipelineStep<string, string> => ({
       name, log,
       classify: (_err, attempts) => {
         attemptsSeen.push(attempts);

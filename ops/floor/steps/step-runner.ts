@@ -90,9 +90,3 @@ export async function runStep<I, O>(step: PipelineStep<I, O>, input: I, signal?:
     return result;
   }
 }
-
-/** The value of an ok result; a drop or dead letter throws (for steps that can only succeed or throw). */
-export function okValue<T>(result: StepResult<T>): T {
-  if (result.kind === 'ok') return result.value;
-  throw new Error(`step result was ${result.kind}: ${result.reason}`);
-}
