@@ -8,8 +8,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
@@ -24,6 +22,7 @@ import { SANDBOX_VENUES, type SandboxVenue } from '../../ingest/sandbox/market/v
 import type { VenueUrls as SandboxUrls } from '../../ingest/sandbox/servers/types.ts';
 import { startIngest } from '../../ingest/pipeline/run-ingest.ts';
 import { waitFor } from './stored.ts';
+import { forkSandboxProcess } from './sandbox-ipc.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -38,7 +37,8 @@ const CONTROL_STALL_MS = 12_000;
  * Stated bound: growth of heapUsed + external (the encoded Avro bodies are Buffers) after forced GC, over the 30 s
  * stall with backpressure. What may be held: the publisher's high-water mark (2,000 messages, ~350 B each with
  * their buffers) plus, per socket, the frames already read when it paused (one 64 KB read each, ~25 sockets).
- * Measured on the 2-core build machine: 0.8 MB paused; the control grows ~0.7 MB per second of stall.
+ * Measured on the 2-core build machine: 1.0 MB over the 30 s stall (64,400 trades flooded); the control grew 9.8 MB
+ * in 12 s (27,800 trades), ~0.8 MB per second of stall.
  */
 const HEAP_BOUND_MB = 6;
 
@@ -59,37 +59,6 @@ class StallableBus extends MemoryBus {
     while (this.#gate) await this.#gate;
     await super.publish(topic, messages);
   }
-}
-
-interface FloodSandbox {
-  readonly urls: Partial<Record<SandboxVenue, SandboxUrls>>;
-  ask(cmd: object): Promise<Record<string, unknown>>;
-  stop(): Promise<void>;
-}
-
-async function startFloodSandbox(): Promise<FloodSandbox> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./flood-sandbox.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const replies: ((m: Record<string, unknown>) => void)[] = [];
-  child.on('message', (m) => replies.shift()?.(m as Record<string, unknown>));
-  const next = (): Promise<Record<string, unknown>> => new Promise((resolve) => replies.push(resolve));
-  const ready = await next();
-  return {
-    urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
-    ask: async (cmd) => {
-      const reply = next();
-      child.send(cmd);
-      return reply;
-    },
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ cmd: 'stop' });
-      }),
-  };
 }
 
 const MB = 1024 * 1024;
@@ -117,7 +86,7 @@ interface StallRun {
 
 /** Connectors against the flooding sandbox; the bus stalls for `stallMs`, then recovers; the ledger is compared. */
 async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<StallRun> {
-  const sandbox = await startFloodSandbox();
+  const sandbox = await forkSandboxProcess(new URL('./flood-sandbox.ts', import.meta.url));
   const bus = new StallableBus({ clientId: 'backpressure' });
   const onBus = new Map<string, string[]>();
   let pauses = 0;
@@ -143,7 +112,7 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
     });
     const urls: Partial<Record<Venue, VenueUrls>> = {};
     for (const v of SANDBOX_VENUES) {
-      const u = sandbox.urls[v];
+      const u = (sandbox.ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>)[v];
       if (u) urls[v] = connectorUrlsFor(v, u);
     }
     const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { highWaterMark }, onSocketEvent });
