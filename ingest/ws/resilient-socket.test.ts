@@ -274,7 +274,7 @@ describe('ResilientSocket backpressure', () => {
       const atPause = got.length;
       await new Promise((r) => setTimeout(r, 600)); // 4x staleMs, 12 unanswered ping beats
       assert.ok(got.length - atPause < 200, `read ${got.length - atPause} frames while paused`);
-      assert.ok(sent - got.length > 10_000, `the server kept writing (${sent - got.length} frames unread)`);
+      assert.ok(sent - got.length > 1_000, `the server kept writing (${sent - got.length} frames unread)`);
       assert.equal(events.filter((e) => e.type === 'stale' || e.type === 'close').length, 0, 'no stale kill, no pong kill');
       release();
       await waitFor(() => !sock.readingPaused && got.length > sent - 2_000, 10_000);

@@ -1,8 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { BusConsumer, ConsumedMessage } from './types.ts';
+import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
-import type { ConsumedBatch } from './types.ts';
 import { Backoff } from '../steps/retry-policy.ts';
 import { runStep, type PipelineStep } from '../steps/step-runner.ts';
 
@@ -17,9 +16,9 @@ const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /**
  * One kafkajs consumer-group member behind the BusConsumer interface. kafkajs runs with autoCommit off and
  * eachBatchAutoResolve off; this wrapper splits each fetched batch into chunks of at most maxBatchSize, and after
- * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. A handler throw
- * seeks the partition back to the chunk's first offset (redelivery) after a backoff; pause() makes the wrapper
- * seek back and return, and kafkajs stops fetching the paused topics.
+ * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. The handler runs as
+ * the pipeline step 'bus.consume'; a throw seeks the partition back to the chunk's first offset (redelivery) after
+ * the shared jittered backoff; pause() makes the wrapper seek back and return, and kafkajs stops fetching.
  */
 export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   readonly groupId: string;

@@ -1,7 +1,6 @@
-import type { BusConsumer } from './types.ts';
+import type { BusConsumer, ConsumedBatch } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
-import type { ConsumedBatch } from './types.ts';
 import { Backoff } from '../steps/retry-policy.ts';
 import { runStep, type PipelineStep } from '../steps/step-runner.ts';
 import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
