@@ -6,6 +6,7 @@ import { parseCommand } from './parse.ts';
 import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
 import { backfillCommand } from './backfill.ts';
+import { loadCommand } from './load.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, usersCommand, keysCommand];
