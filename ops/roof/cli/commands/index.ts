@@ -7,6 +7,7 @@ import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
 import { backfillCommand } from './backfill.ts';
 import { loadCommand } from './load.ts';
+import { cotCommand, holdersCommand } from './research.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, cotCommand, holdersCommand, usersCommand, keysCommand];
