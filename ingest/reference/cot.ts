@@ -1,5 +1,6 @@
 import { splitCsvLine, textLines } from './csv.ts';
 import { decimal, isoDate, type ParseResult, type RowError } from './types.ts';
+import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts';
 
 /**
  * CFTC Commitments of Traders files as the CFTC publishes them (comma-separated, quoted names, space-padded
@@ -9,8 +10,7 @@ import { decimal, isoDate, type ParseResult, type RowError } from './types.ts';
  * `Open_Interest_All` and the Disaggregated file's `Swap__Positions_Short_All` all match.
  */
 
-export type CotReport = 'tff' | 'legacy' | 'disaggregated';
-export type CotVariant = 'futures_only' | 'combined';
+export type { CotReport, CotVariant } from '../../schemas/reference.ts';
 
 /** Trader categories per report, in the CFTC's order. */
 export const COT_CATEGORIES: Readonly<Record<CotReport, readonly string[]>> = {
@@ -26,19 +26,8 @@ const WITH_SPREAD: Readonly<Record<CotReport, ReadonlySet<string>>> = {
   disaggregated: new Set(['swap', 'm_money', 'other_rept']),
 };
 
-export interface CotRecord {
-  readonly report: CotReport;
-  readonly variant: CotVariant;
-  /** CFTC contract market code (6 characters, e.g. 133741): the key (commodity codes change mid-file). */
-  readonly marketCode: string;
-  readonly marketName: string;
-  readonly reportDate: string;
-  readonly openInterest: number;
+export interface CotRecord extends CotWeek {
   readonly contractUnits: string;
-  readonly categories: readonly string[];
-  /** Per category; null = suppressed by the CFTC (`.`). */
-  readonly long: readonly (number | null)[];
-  readonly short: readonly (number | null)[];
   /** Per category; null = suppressed or no spreading column for that category. */
   readonly spread: readonly (number | null)[];
   readonly line: number;

@@ -27,6 +27,9 @@ export interface CotSummaryRow {
   readonly extreme: boolean;
 }
 
+/** The fields naming a market in every COT answer. */
+const identity = (s: CotSeries) => ({ id: s.id, name: s.name, asset_class: s.assetClass, report: s.report, variant: s.variant, smart: s.smart, fast: s.fast });
+
 const abs = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : Math.abs(v));
 const maxOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.max(a, b));
 
@@ -40,17 +43,11 @@ export function summaryRow(s: CotSeries, span: CotSpan): CotSummaryRow {
   const zs = smart?.zscore ?? null;
   const zf = fast?.zscore ?? null;
   return {
-    id: s.id,
-    name: s.name,
-    asset_class: s.assetClass,
-    report: s.report,
-    variant: s.variant,
+    ...identity(s),
     date: latest.reportDate,
     weeks: s.weeks.length,
     open_interest: latest.openInterest,
     open_interest_change: prev === undefined ? null : latest.openInterest - prev.openInterest,
-    smart: s.smart,
-    fast: s.fast,
     categories,
     extremity: round(maxOf(abs(zs), abs(zf)), 3),
     divergence: zs === null || zf === null ? null : round(Math.abs(zs - zf), 3),
@@ -93,13 +90,7 @@ export function summaryRows(series: readonly CotSeries[], q: SummaryQuery): CotS
 
 export function marketEntry(s: CotSeries) {
   return {
-    id: s.id,
-    name: s.name,
-    asset_class: s.assetClass,
-    report: s.report,
-    variant: s.variant,
-    smart: s.smart,
-    fast: s.fast,
+    ...identity(s),
     categories: [...(s.weeks.at(-1)?.categories ?? [])],
     first_date: s.weeks[0]?.reportDate ?? '',
     latest_date: s.weeks.at(-1)?.reportDate ?? '',

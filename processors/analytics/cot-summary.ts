@@ -1,18 +1,8 @@
-import { assetClassOf, preferredSource, SMART_FAST, type CotAssetClass, type CotReport, type CotVariant } from './cot-markets.ts';
-import { extremeFlags, percentileRank, round, windowStart, zScore, type CotSpan } from './cot-stats.ts';
+import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts';
 
-/** One market-week of one report, as stored (cot_positions) or parsed. */
-export interface CotWeek {
-  readonly marketCode: string;
-  readonly marketName: string;
-  readonly report: CotReport;
-  readonly variant: CotVariant;
-  readonly reportDate: string;
-  readonly openInterest: number;
-  readonly categories: readonly string[];
-  readonly long: readonly (number | null)[];
-  readonly short: readonly (number | null)[];
-}
+export type { CotWeek };
+import { assetClassOf, preferredSource, SMART_FAST, type CotAssetClass } from './cot-markets.ts';
+import { extremeFlags, percentileRank, round, windowStart, zScore, type CotSpan } from './cot-stats.ts';
 
 /** A market's weeks from its preferred report, ascending by date. */
 export interface CotSeries {

@@ -8,6 +8,7 @@ import { COT_SPANS, type CotSpan } from '../../../../processors/analytics/cot-st
 import { holdersData, type HolderPosition } from '../../../../processors/analytics/reference-flows.ts';
 import { HOLDER_CUSIPS } from '../../../../query-api/routes/reference/schemas.ts';
 import type { RowError } from '../../../../ingest/reference/types.ts';
+import type { SourceFile } from '../../../../ingest/reference/load.ts';
 
 /** Researcher commands: the `data` objects of /v2/cot/* and /v2/filings/holders computed from files, no store. */
 
@@ -27,6 +28,15 @@ const filesOf = (flags: ReadonlyMap<string, string>, positionals: readonly strin
   return f === undefined || f === 'true' ? [] : [f, ...positionals];
 };
 
+/** The files, or the exit code after reporting why they cannot be read. */
+async function readOrFail(cmd: string, paths: readonly string[]): Promise<SourceFile[] | number> {
+  try {
+    return await readSources(paths);
+  } catch (err) {
+    return fail(cmd, (err as Error).message);
+  }
+}
+
 const print = (data: unknown): number => {
   process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   return 0;
@@ -42,12 +52,8 @@ export const cotCommand: CliCommand = {
     if (paths.length === 0) return fail('cot', '--file F is required');
     const span = (flags.get('span') ?? '3y') as CotSpan;
     if (!COT_SPANS.includes(span)) return fail('cot', `--span must be one of ${COT_SPANS.join(', ')}`);
-    let files;
-    try {
-      files = await readSources(paths);
-    } catch (err) {
-      return fail('cot', (err as Error).message);
-    }
+    const files = await readOrFail('cot', paths);
+    if (typeof files === 'number') return files;
     const parsed = files.map((f) => parseCot(f.text, f.name));
     const errors = parsed.flatMap((p) => p.errors);
     if (errors.length > 0) return refuse('cot', errors);
@@ -74,12 +80,8 @@ export const holdersCommand: CliCommand = {
     if (!Object.hasOwn(HOLDER_CUSIPS, ticker)) return fail('holders', `--ticker must be one of ${Object.keys(HOLDER_CUSIPS).join(', ')}`);
     const limit = Number(flags.get('limit') ?? '20');
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return fail('holders', '--limit must be an integer between 1 and 100');
-    let files;
-    try {
-      files = await readSources(paths);
-    } catch (err) {
-      return fail('holders', (err as Error).message);
-    }
+    const files = await readOrFail('holders', paths);
+    if (typeof files === 'number') return files;
     const parsed = parse13fFiles(files);
     if (parsed.errors.length > 0) return refuse('holders', parsed.errors);
     const cusip = HOLDER_CUSIPS[ticker as keyof typeof HOLDER_CUSIPS];
