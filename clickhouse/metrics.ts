@@ -1,29 +1,30 @@
 import { Counter, Histogram } from 'prom-client';
 import { metricsRegistry } from '../ops/floor/metrics/registry.ts';
+import { METRIC } from '../ops/floor/metrics/names.ts';
 
 /** Store metrics, registered once per process on the shared registry. */
 export const storeMetrics = {
   insertDuration: new Histogram({
-    name: 'store_insert_duration_seconds',
+    name: METRIC.storeInsertDuration,
     help: 'Duration of one batched insert into ClickHouse',
     labelNames: ['table'] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metricsRegistry],
   }),
   insertedRows: new Counter({
-    name: 'store_inserted_rows_total',
+    name: METRIC.storeInsertedRows,
     help: 'Rows sent to ClickHouse in successful inserts (before deduplication)',
     labelNames: ['table'] as const,
     registers: [metricsRegistry],
   }),
   queryDuration: new Histogram({
-    name: 'store_query_duration_seconds',
+    name: METRIC.storeQueryDuration,
     help: 'Duration of one ClickHouse read query',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metricsRegistry],
   }),
   errors: new Counter({
-    name: 'store_errors_total',
+    name: METRIC.storeErrors,
     help: 'Failed ClickHouse operations',
     labelNames: ['op'] as const,
     registers: [metricsRegistry],

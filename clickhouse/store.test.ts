@@ -106,14 +106,14 @@ describe('embedded store', () => {
   });
 
   test('metrics: insert rows and durations per table, errors per op', async () => {
-    const before = (await metricsRegistry.getSingleMetric('store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value ?? 0;
+    const before = (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value ?? 0;
     await store.insert('liquidations', [{ venue: 'okx', symbol: 'ETHUSDT', ts: Date.now(), received_at: Date.now(), id: 'm1', instrument: 'ETH-USDT-SWAP', side: 'long', price: 1, size: 2 }]);
-    const after = (await metricsRegistry.getSingleMetric('store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value;
+    const after = (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value;
     assert.equal(after, before + 1);
     const text = await metricsRegistry.metrics();
-    assert.match(text, /store_insert_duration_seconds_count\{[^}]*table="liquidations"[^}]*\} [1-9]/);
-    assert.match(text, /store_query_duration_seconds_count\{[^}]*\} [1-9]/);
-    assert.match(text, /store_errors_total\{[^}]*op="query"[^}]*\} [1-9]/);
+    assert.match(text, /gex_store_insert_duration_seconds_count\{[^}]*table="liquidations"[^}]*\} [1-9]/);
+    assert.match(text, /gex_store_query_duration_seconds_count\{[^}]*\} [1-9]/);
+    assert.match(text, /gex_store_errors_total\{[^}]*op="query"[^}]*\} [1-9]/);
   });
 });
 

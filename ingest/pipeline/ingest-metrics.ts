@@ -1,15 +1,16 @@
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 
 export const ingestMetrics = {
   events: new Counter({
-    name: 'ingest_events_total',
+    name: METRIC.ingestEvents,
     help: 'Normalized events published, by venue and event type',
     labelNames: ['venue', 'type'] as const,
     registers: [metricsRegistry],
   }),
   deadLetters: new Counter({
-    name: 'ingest_parse_errors_total',
+    name: METRIC.ingestParseErrors,
     help: 'Frames that failed to parse or validate and went to the dead-letter topic, by venue and reason class',
     labelNames: ['venue', 'reason'] as const,
     registers: [metricsRegistry],

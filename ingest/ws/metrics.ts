@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 
 /** Connection-level ingest metrics, labelled by venue. Registered once per process on metricsRegistry. */
 
@@ -21,32 +22,32 @@ function histogram(name: string, help: string, buckets: readonly number[], label
   return new Histogram({ name, help, labelNames: [...labelNames], buckets: [...buckets], registers: [metricsRegistry] });
 }
 
-export const framesTotal = counter('ingest_frames_total', 'WebSocket frames received from a venue');
-export const reconnectsTotal = counter('ingest_reconnects_total', 'WebSocket reconnect attempts to a venue');
+export const framesTotal = counter(METRIC.ingestFrames, 'WebSocket frames received from a venue');
+export const reconnectsTotal = counter(METRIC.ingestReconnects, 'WebSocket reconnect attempts to a venue');
 export const staleReconnectsTotal = counter(
-  'ingest_stale_reconnects_total',
+  METRIC.ingestStaleReconnects,
   'Connections terminated because the feed went silent for longer than staleMs',
 );
 export const readPausesTotal = counter(
-  'ingest_read_pauses_total',
+  METRIC.ingestReadPauses,
   'Times a connection stopped reading its socket because the publisher signalled backpressure',
 );
 /** Number of open connections of the venue (0 = down). */
-export const connectionUp = gauge('ingest_connection_up', 'Open WebSocket connections to a venue');
+export const connectionUp = gauge(METRIC.ingestOpenConnections, 'Open WebSocket connections to a venue');
 
-export const restRequestsTotal = counter('ingest_rest_requests_total', 'REST requests to a venue by outcome', [
+export const restRequestsTotal = counter(METRIC.ingestRestRequests, 'REST requests to a venue by outcome', [
   'venue',
   'outcome',
 ]);
 export const restRequestSeconds = histogram(
-  'ingest_rest_request_seconds',
+  METRIC.ingestRestRequestDuration,
   'REST request duration (one attempt)',
   [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   ['venue'],
 );
 
 const venueLag = histogram(
-  'ingest_venue_lag_seconds',
+  METRIC.ingestVenueLag,
   'Lag between the venue event time and the local receive time',
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   ['venue'],

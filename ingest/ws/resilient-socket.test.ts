@@ -35,9 +35,9 @@ describe('ResilientSocket', () => {
       const closes = events.filter((e) => e.type === 'close');
       assert.equal(closes.length, 2);
       assert.ok(closes.every((e) => e.type === 'close' && e.reconnectInMs !== null && e.reconnectInMs < 100));
-      assert.ok((await metric('ingest_reconnects_total', 't_reconnect')) >= 2);
-      assert.equal(await metric('ingest_connection_up', 't_reconnect'), 1);
-      assert.ok((await metric('ingest_frames_total', 't_reconnect')) >= 2);
+      assert.ok((await metric('gex_ingest_reconnects_total', 't_reconnect')) >= 2);
+      assert.equal(await metric('gex_ingest_open_connections', 't_reconnect'), 1);
+      assert.ok((await metric('gex_ingest_frames_total', 't_reconnect')) >= 2);
     } finally {
       await sock.close();
       await srv.close();
@@ -64,7 +64,7 @@ describe('ResilientSocket', () => {
       assert.ok(took >= 150, `reconnected after ${took} ms`);
       const stale = events.find((e) => e.type === 'stale');
       assert.ok(stale && stale.type === 'stale' && stale.silentMs > 150);
-      assert.ok((await metric('ingest_stale_reconnects_total', 't_stale')) >= 1);
+      assert.ok((await metric('gex_ingest_stale_reconnects_total', 't_stale')) >= 1);
     } finally {
       await sock.close();
       await srv.close();
@@ -202,7 +202,7 @@ describe('ResilientSocket', () => {
       assert.ok(events.some((e) => e.type === 'open' && e.replacing));
       // the rotated-out connections were closed by the client, normally, without a reconnect cycle
       assert.equal(events.filter((e) => e.type === 'close' && e.reconnectInMs !== null).length, 0);
-      assert.equal(await metric('ingest_reconnects_total', 't_lifetime'), 0);
+      assert.equal(await metric('gex_ingest_reconnects_total', 't_lifetime'), 0);
     } finally {
       await sock.close();
       await srv.close();
@@ -218,7 +218,7 @@ describe('ResilientSocket', () => {
     await new Promise((r) => setTimeout(r, 250));
     assert.equal(srv.sockets.length, 1);
     assert.equal(sock.isOpen, false);
-    assert.equal(await metric('ingest_connection_up', 't_close'), 0);
+    assert.equal(await metric('gex_ingest_open_connections', 't_close'), 0);
     await srv.close();
   });
 
@@ -281,7 +281,7 @@ describe('ResilientSocket backpressure', () => {
       assert.ok(events.some((e) => e.type === 'read_paused') && events.some((e) => e.type === 'read_resumed'));
       assert.equal(srv.sockets.length, 1, 'one connection throughout');
       assert.ok(got.every((n, i) => n === i), 'every frame, in order');
-      assert.ok((await metric('ingest_read_pauses_total', 't_hold')) >= 1);
+      assert.ok((await metric('gex_ingest_read_pauses_total', 't_hold')) >= 1);
     } finally {
       await sock.close();
       await srv.close();

@@ -4,6 +4,7 @@ import { RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts
 import type { Store } from '../../clickhouse/store.ts';
 import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
 import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 import { childLogger } from '../../ops/floor/log.ts';
 import { ok, runStep, type PipelineStep } from '../../ops/floor/steps/step-runner.ts';
 import type { RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
@@ -24,13 +25,13 @@ export const RAW_TOPICS: readonly string[] = [
 ];
 
 const rowsWritten = new Counter({
-  name: 'raw_writer_rows_total',
+  name: METRIC.rawWriterRows,
   help: 'Rows written to raw tables by the raw writer',
   labelNames: ['table'] as const,
   registers: [metricsRegistry],
 });
 const undecodable = new Counter({
-  name: 'raw_writer_undecodable_total',
+  name: METRIC.rawWriterUndecodable,
   help: 'Bus messages that could not be decoded (stored in dead_letters)',
   labelNames: ['topic'] as const,
   registers: [metricsRegistry],

@@ -20,7 +20,7 @@ const CYCLE_ATTEMPTS = 3;
 /**
  * One snapshot cycle as a pipeline step ('snapshots.cycle'): timed, retried and logged by the step runner. The
  * cycles are idempotent (dedup tokens, a stored tick is completed from its rows), so a retry is safe. A cycle cut
- * by a stop (AbortedError) or still failing after the retries is dropped (logged, pipeline_step_skipped_total):
+ * by a stop (AbortedError) or still failing after the retries is dropped (logged, gex_pipeline_step_skipped_total):
  * the next tick carries on. A tick without data is an ok step whose result says `skipped`.
  */
 export function cycleRunner(ctx: CycleContext, signal: AbortSignal, log: Logger, onCycle?: (r: CycleResult) => void): (input: CycleInput) => Promise<void> {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 
 const lastComputedAt = new Map<string, number>();
 
@@ -11,32 +12,32 @@ export function recordSnapshotAt(symbol: string, computedAt: number): void {
 /** Snapshot-processor metrics (registered once per process on the shared registry). */
 export const snapshotMetrics = {
   cycleDuration: new Histogram({
-    name: 'gex_snapshot_cycle_seconds',
+    name: METRIC.snapshotCycleDuration,
     help: 'Duration of one snapshot cycle for one symbol (chain, inventory query, rows, inserts, publish)',
     labelNames: ['symbol', 'source'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [metricsRegistry],
   }),
   written: new Counter({
-    name: 'gex_snapshots_written_total',
+    name: METRIC.snapshotsWritten,
     help: 'Snapshots stored (one per symbol and tick)',
     labelNames: ['symbol', 'source'] as const,
     registers: [metricsRegistry],
   }),
   skipped: new Counter({
-    name: 'gex_snapshot_ticks_skipped_total',
+    name: METRIC.snapshotTicksSkipped,
     help: 'Aligned ticks not computed: reason no_data (no fresh chain or spot) or out_of_window (missed beyond the catch-up window)',
     labelNames: ['symbol', 'reason'] as const,
     registers: [metricsRegistry],
   }),
   instruments: new Gauge({
-    name: 'gex_snapshot_instruments',
+    name: METRIC.snapshotInstruments,
     help: 'Instruments in the last snapshot per symbol and venue',
     labelNames: ['symbol', 'venue'] as const,
     registers: [metricsRegistry],
   }),
   lastSnapshotAge: new Gauge({
-    name: 'gex_last_snapshot_age_seconds',
+    name: METRIC.snapshotAge,
     help: 'Age of the newest stored snapshot per symbol (now − computed_at)',
     labelNames: ['symbol'] as const,
     registers: [metricsRegistry],
@@ -46,7 +47,7 @@ export const snapshotMetrics = {
     },
   }),
   coverage: new Gauge({
-    name: 'gex_flow_inventory_coverage',
+    name: METRIC.snapshotFlowCoverage,
     help: 'Flow-model coverage Σ|dealer inventory| / ΣOI in the last snapshot',
     labelNames: ['symbol'] as const,
     registers: [metricsRegistry],

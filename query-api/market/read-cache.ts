@@ -1,6 +1,7 @@
 import { Counter } from 'prom-client';
 import type { Store } from '../../clickhouse/store.ts';
 import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { readBundle, type BundleResult } from './bundle.ts';
 import type { Grid } from './grid.ts';
@@ -18,7 +19,7 @@ type OpenInterest = SeriesData<(typeof OPEN_INTEREST_FIELDS)[number]>;
  */
 export const MARKET_CACHE_MAX_CELLS = 4_000_000;
 
-const LOOKUPS = 'gex_api_market_cache_lookups_total';
+const LOOKUPS = METRIC.apiMarketCacheLookups;
 type Route = 'candles' | 'open_interest' | 'bundle';
 
 function lookups(): Counter<'route' | 'result'> {

@@ -1,8 +1,9 @@
 import fp from 'fastify-plugin';
 import { Histogram } from 'prom-client';
 import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
+import { METRIC } from '../../ops/floor/metrics/names.ts';
 
-const NAME = 'gex_api_http_request_duration_seconds';
+const NAME = METRIC.apiRequestDuration;
 
 function histogram(): Histogram<'method' | 'route' | 'status'> {
   return registeredMetric(

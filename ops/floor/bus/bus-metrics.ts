@@ -1,5 +1,6 @@
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '../metrics/registry.ts';
+import { METRIC } from '../metrics/names.ts';
 import { childLogger } from '../log.ts';
 import type { Bus } from './types.ts';
 
@@ -13,28 +14,28 @@ const log = childLogger('bus-metrics');
 type BusKind = Bus['kind'];
 
 const published = new Counter({
-  name: 'bus_published_messages_total',
+  name: METRIC.busPublishedMessages,
   help: 'Messages published to the bus',
   labelNames: ['topic', 'bus'] as const,
   registers: [metricsRegistry],
 });
 
 const consumed = new Counter({
-  name: 'bus_consumed_messages_total',
+  name: METRIC.busConsumedMessages,
   help: 'Messages handed to a consumer group handler that returned successfully (committed)',
   labelNames: ['topic', 'group', 'bus'] as const,
   registers: [metricsRegistry],
 });
 
 const publishErrors = new Counter({
-  name: 'bus_publish_errors_total',
+  name: METRIC.busPublishErrors,
   help: 'Publish calls that failed',
   labelNames: ['topic', 'bus'] as const,
   registers: [metricsRegistry],
 });
 
 const handlerErrors = new Counter({
-  name: 'bus_handler_errors_total',
+  name: METRIC.busHandlerErrors,
   help: 'Batch handlers that threw (the batch is redelivered)',
   labelNames: ['topic', 'group', 'bus'] as const,
   registers: [metricsRegistry],
@@ -50,7 +51,7 @@ const lagSources = new Set<LagSource>();
 const LAG_TIMEOUT_MS = 2000;
 
 new Gauge({
-  name: 'bus_consumer_lag',
+  name: METRIC.busConsumerLag,
   help: 'Log end offset minus committed offset per partition (the log end when nothing is committed yet)',
   labelNames: ['topic', 'group', 'partition'] as const,
   registers: [metricsRegistry],

@@ -24,7 +24,7 @@ async function counter(metric: { get(): Promise<{ values: { labels: Record<strin
 
 async function durationCount(step: string, outcome: string): Promise<number> {
   const m = await stepMetrics.duration.get();
-  return m.values.find((v) => v.metricName === 'pipeline_step_seconds_count' && v.labels['step'] === step && v.labels['outcome'] === outcome)?.value ?? 0;
+  return m.values.find((v) => v.metricName === 'gex_pipeline_step_duration_seconds_count' && v.labels['step'] === step && v.labels['outcome'] === outcome)?.value ?? 0;
 }
 
 let seq = 0;

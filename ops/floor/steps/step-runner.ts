@@ -6,7 +6,7 @@
  *   dead_letter  -> the step's dead-letter hook, counted, a dead_letter result;
  *   fail         -> thrown to the caller (e.g. a bus consumer then redelivers the batch).
  * Retries exhausted, or the caller's signal aborted during a backoff, also throw the last error. Every attempt is
- * timed (pipeline_step_seconds{step,outcome}) and every failure logged with the step's context fields.
+ * timed (gex_pipeline_step_duration_seconds{step,outcome}) and every failure logged with the step's context fields.
  */
 import { childLogger, type Logger } from '../log.ts';
 import { mayRetry, retryDelay, waitDelay, type RandomSource, type RetryPolicy } from './retry-policy.ts';
