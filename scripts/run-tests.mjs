@@ -8,6 +8,7 @@
 //   - else Java + Maven present         -> start one with ops/roof/kafka/start.sh, stop it at the end.
 //   - else, CI=true                     -> fail (the Kafka suite never skips in CI).
 //   - else                              -> skip ONLY the Kafka suite, loudly.
+// Prometheus suite (*.prometheus.test.ts): promtool + prometheus on PATH, else fail in CI, else skip it loudly.
 import { spawnSync, spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -64,6 +65,25 @@ if (kafkaFiles.length) {
     console.error(`${bar}\n!! SKIPPING THE KAFKA SUITE: no broker at ${brokers} and no Java/Maven to start one.\n!! Skipped files: ${kafkaFiles.join(', ')}\n!! Install Java 17 + Maven (or set KAFKA_TEST_BROKERS) to run it.\n${bar}`);
     files = files.filter((f) => !f.endsWith('.kafka.test.ts'));
   }
+}
+
+// Prometheus suite (*.prometheus.test.ts: promtool checks and unit tests, the real scrape test) needs Debian's
+// `prometheus` package (promtool + prometheus): required in CI, skipped loudly without it elsewhere.
+const promFiles = files.filter((f) => f.endsWith('.prometheus.test.ts'));
+if (promFiles.length && !(has('promtool') && has('prometheus'))) {
+  if (env.CI === 'true') {
+    console.error('[test] CI=true and no promtool/prometheus on PATH: the Prometheus suite is required in CI (apt-get install prometheus).');
+    process.exit(1);
+  }
+  const bar = '!'.repeat(78);
+  console.error(`${bar}\n!! SKIPPING THE PROMETHEUS SUITE: promtool/prometheus not on PATH.\n!! Skipped files: ${promFiles.join(', ')}\n!! Install Debian's prometheus package to run it.\n${bar}`);
+  files = files.filter((f) => !f.endsWith('.prometheus.test.ts'));
+}
+
+if (files.length === 0) {
+  // node --test with no file would run its default patterns instead of nothing.
+  console.error('[test] no test file left to run');
+  process.exit(0);
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
