@@ -6,6 +6,8 @@ import { openStore } from './open-store.ts';
 import { migrate } from '../../../clickhouse/migrate.ts';
 import { ensureProductTopics } from '../../floor/bus/topics.ts';
 import { startMetricsServer } from '../../floor/metrics/server.ts';
+import { startClickHouseHttp } from './clickhouse-http.ts';
+import { resolve } from 'node:path';
 import { childLogger, type Logger } from '../../floor/log.ts';
 
 /** What every role of one process shares: configuration, the bus, the store, metrics and a logger. */
@@ -30,6 +32,17 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
   steps.push(() => store.close());
   const { applied } = await migrate(store);
   log.info({ store: store.kind, applied }, 'store ready');
+  if (config.clickhouseHttpPort !== undefined && store.kind === 'embedded') {
+    const http = await startClickHouseHttp({
+      dataPath: resolve(config.dataDir, 'clickhouse'),
+      database: config.clickhouseDatabase,
+      host: config.clickhouseHttpHost,
+      port: config.clickhouseHttpPort,
+      ...(config.clickhouseHttpAdminToken !== undefined ? { adminToken: config.clickhouseHttpAdminToken } : {}),
+    });
+    steps.push(() => http.close());
+    log.info({ url: http.url, admin: config.clickhouseHttpAdminToken !== undefined }, 'ClickHouse HTTP endpoint serving the embedded store');
+  }
 
   const bus = createBus({ brokers: config.kafkaBrokers, clientId: config.kafkaClientId });
   await ensureProductTopics(bus, config.topicPartitions);
