@@ -8,7 +8,7 @@ import { migrate } from './migrate.ts';
 import { optionTradeRow } from './rows.ts';
 import { createStore, type Store } from './store.ts';
 import { optionTrade } from './testing/fixtures.ts';
-import { openTempStore } from './testing/temp-store.ts';
+import { openTempStore, VIA_HTTP_ENV } from './testing/temp-store.ts';
 
 const trades = (from: number, n: number): ReturnType<typeof optionTradeRow>[] =>
   Array.from({ length: n }, (_, i) => optionTradeRow(optionTrade(from + i)));
@@ -30,7 +30,7 @@ describe('embedded store', () => {
   after(async () => dispose());
 
   test('kind and ping', async () => {
-    assert.equal(store.kind, 'embedded');
+    assert.equal(store.kind, process.env[VIA_HTTP_ENV] === '1' ? 'server' : 'embedded');
     assert.equal(await store.ping(), true);
   });
 

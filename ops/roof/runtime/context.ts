@@ -6,7 +6,7 @@ import { openStore } from './open-store.ts';
 import { migrate } from '../../../clickhouse/migrate.ts';
 import { ensureProductTopics } from '../../floor/bus/topics.ts';
 import { startMetricsServer } from '../../floor/metrics/server.ts';
-import { startClickHouseHttp } from './clickhouse-http.ts';
+import { startClickHouseHttp } from '../../../clickhouse/http-endpoint.ts';
 import { resolve } from 'node:path';
 import { childLogger, type Logger } from '../../floor/log.ts';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createStore } from '../../../clickhouse/store.ts';
-import { migrate } from '../../../clickhouse/migrate.ts';
-import { startClickHouseHttp } from './clickhouse-http.ts';
+import { createStore } from './store.ts';
+import { migrate } from './migrate.ts';
+import { startClickHouseHttp } from './http-endpoint.ts';
 
 const TOKEN = 'admin-token-for-tests';
 
@@ -73,4 +73,11 @@ test('ClickHouse HTTP endpoint over the embedded store: read-only users, the adm
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('param values are read in the escaped format clients send; array literals pass as they are', async () => {
+  const { unescapeParam } = await import('./http-endpoint.ts');
+  assert.equal(unescapeParam("x\\'; --\\\\\\n\\t"), "x'; --\\\n\t");
+  assert.equal(unescapeParam("['a\\'b','c']"), "['a\\'b','c']");
+  assert.equal(unescapeParam('plain'), 'plain');
 });

@@ -61,6 +61,18 @@ function isAdmin(user: string, password: string, token: string | undefined): boo
   return true;
 }
 
+const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '0': '\0' };
+
+/**
+ * A `param_*` value as ClickHouse reads it: in the escaped (TSV) format, so `\'`, `\\`, `\n`… are one character
+ * (clients escape string values so). chDB binds the text as is, hence the unescaping here. Array, tuple and map
+ * literals (`[…]`, `(…)`, `{…}`) are passed as they are: their quoted elements keep the literal syntax.
+ */
+export function unescapeParam(value: string): string {
+  if (/^[[({]/.test(value)) return value;
+  return value.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c);
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -81,7 +93,7 @@ async function execute(opts: ClickHouseHttpOptions, req: IncomingMessage, url: U
   const params: Record<string, string> = {};
   const setup = [`USE ${database}`, ...(admin ? [] : ['SET readonly = 1'])];
   for (const [k, v] of url.searchParams) {
-    if (k.startsWith('param_')) params[k.slice('param_'.length)] = v;
+    if (k.startsWith('param_')) params[k.slice('param_'.length)] = unescapeParam(v);
     else if (!PROTOCOL_PARAMS.has(k)) {
       if (!SETTING_NAME.test(k)) throw new HttpError(115, `Unknown setting ${k}`);
       setup.push(`SET ${k} = '${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
