@@ -16,7 +16,7 @@
 --     `gex backfill --rebuild --days N` re-derives them (clickhouse/market-rebuild.ts).
 
 CREATE TABLE IF NOT EXISTS market_trades_1h AS market_trades_1m
-ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (symbol, market, bucket)
+ENGINE = AggregatingMergeTree PARTITION BY toYear(bucket) ORDER BY (symbol, market, bucket)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS market_trades_1d AS market_trades_1m
@@ -24,7 +24,7 @@ ENGINE = AggregatingMergeTree PARTITION BY toYear(bucket) ORDER BY (symbol, mark
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS market_perp_stats_1h AS market_perp_stats_1m
-ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (symbol, bucket, venue)
+ENGINE = AggregatingMergeTree PARTITION BY toYear(bucket) ORDER BY (symbol, bucket, venue)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS market_perp_stats_1d AS market_perp_stats_1m
@@ -32,7 +32,7 @@ ENGINE = AggregatingMergeTree PARTITION BY toYear(bucket) ORDER BY (symbol, buck
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS market_liquidations_1h AS market_liquidations_1m
-ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (symbol, bucket)
+ENGINE = AggregatingMergeTree PARTITION BY toYear(bucket) ORDER BY (symbol, bucket)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE TABLE IF NOT EXISTS market_liquidations_1d AS market_liquidations_1m

@@ -85,7 +85,7 @@ export function openInterestOf(grid: Grid, stats: ColumnsResult): Data<typeof OP
   return layOnGrid(grid, stats, {
     fields: { oi: 'oi', oi_usd: 'oi_usd', venue_count: 'oi_venues' },
     lastMs: 'oi_last_ms',
-    venues: 'oi_sources',
+    venueMask: 'oi_mask',
     present: 'oi_venues',
   });
 }
@@ -94,7 +94,7 @@ export function fundingOf(grid: Grid, stats: ColumnsResult): Data<typeof FUNDING
   return layOnGrid(grid, stats, {
     fields: { rate_open: 'rate_open', rate_close: 'rate_close', rate_mean: 'rate_mean', venue_count: 'funding_venues' },
     lastMs: 'funding_last_ms',
-    venues: 'funding_sources',
+    venueMask: 'funding_mask',
     present: 'funding_venues',
   });
 }

@@ -1,3 +1,4 @@
+import { VENUES } from '../../schemas/events.ts';
 import { TIERS, type Tier } from './tiers.ts';
 
 /**
@@ -17,13 +18,17 @@ const LAST_MS = 'toUnixTimestamp64Milli(max(last_ts)) AS last_ms';
 const VENUE_MASK = 'groupBitOr(venue_mask) AS venue_mask';
 
 /**
- * One UInt64 grouping key per (bucket, venue): bucket start (Unix seconds) in the high 32 bits, a hash of the venue
- * name in the low 32 (cityHash64 mod the largest 32-bit prime, evaluated once per LowCardinality dictionary entry).
- * Hashing one integer is ~15 % faster on the year-long perp-stats roll-up than the (bucket, LowCardinality venue)
- * pair; the venues of schemas/events.ts have distinct hashes (query-api/market/venue-mask.test.ts checks it).
+ * One UInt64 grouping key per (bucket, venue): bucket start (Unix seconds) in the high 32 bits, the venue's id in the
+ * low 32, evaluated once per LowCardinality dictionary entry: 1 + its index in VENUES (schemas/events.ts) for a known
+ * venue, so the id also gives its bit in the venue masks (migration 021), else 16 + cityHash64 mod a 32-bit bound
+ * (distinct from the known ids). Hashing one integer is ~15 % faster on the year-long perp-stats roll-up than the
+ * (bucket, LowCardinality venue) pair, and the bucket's sources come out as a bitmask (groupBitOr) instead of
+ * concatenated venue names (~60 % of that statement's engine time on a year at 1h with ten venues).
  */
-export const VENUE_HASH = 'cityHash64(venue) % 4294967291';
-export const VENUE_BUCKET_KEY = `bitOr(bitShiftLeft(toUInt64(${BUCKET}), 32), ${VENUE_HASH})`;
+const VENUE_LIST = `[${VENUES.map((v) => `'${v}'`).join(', ')}]`;
+export const VENUE_HASH = 'cityHash64(venue) % 4294967279';
+export const VENUE_ID = `if(indexOf(${VENUE_LIST}, venue) = 0, 16 + ${VENUE_HASH}, indexOf(${VENUE_LIST}, venue))`;
+export const VENUE_BUCKET_KEY = `bitOr(bitShiftLeft(toUInt64(${BUCKET}), 32), ${VENUE_ID})`;
 
 /** Float64 carried in the low 64 bits of a packed (ts_ms << 64 | bits) perp-stats value; NULL stays NULL. */
 const unpack = (x: string): string => `reinterpretAsFloat64(toUInt64(${x}))`;
@@ -49,20 +54,21 @@ GROUP BY t ORDER BY t`;
  * Open interest and funding in one pass over market_perp_stats_<tier>. Per venue and bucket: the last open interest
  * (coins, USD), the first/last funding rate and the mean of its samples; then per bucket
  *   - open interest: the sum over the venues that published one in the bucket (`oi_venues` of them; `oi_usd`
- *     sums their last USD values), `oi_last_ms`, `oi_sources`;
+ *     sums their last USD values), `oi_last_ms`, `oi_mask`;
  *   - funding: the plain cross-venue mean of each rate over the venues with a rate in the bucket
- *     (`funding_venues`), `funding_last_ms`, `funding_sources`.
+ *     (`funding_venues`), `funding_last_ms`, `funding_mask`.
  * A bucket where no venue published open interest (funding) has `oi_venues` (`funding_venues`) = 0: that series
- * has no data there. `oi_sources` / `funding_sources`: the bucket's venues of each, comma-separated (cheap here:
- * at most a few venues per bucket, counted from the inner result).
+ * has no data there. `oi_mask` / `funding_mask`: the bucket's venues of each as a venue bitmask (bit i = VENUES[i];
+ * a venue outside VENUES counts in the figures but not in the mask, as in the trades' masks).
  */
 const perpStats = (tier: Tier): string => `SELECT t,
   countIf(v_oi IS NOT NULL) AS oi_venues, sumIf(v_oi, v_oi IS NOT NULL) AS oi, sumIf(v_oi_usd, v_oi IS NOT NULL) AS oi_usd,
-  maxIf(v_last, v_oi IS NOT NULL) AS oi_last_ms, arrayStringConcat(groupArrayIf(toString(v_venue), v_oi IS NOT NULL), ',') AS oi_sources,
+  maxIf(v_last, v_oi IS NOT NULL) AS oi_last_ms, groupBitOrIf(v_bit, v_oi IS NOT NULL) AS oi_mask,
   count(v_fc) AS funding_venues, avg(v_fo) AS rate_open, avg(v_fc) AS rate_close, avg(v_fm) AS rate_mean,
-  maxIf(v_last, v_fc IS NOT NULL) AS funding_last_ms, arrayStringConcat(groupArrayIf(toString(v_venue), v_fc IS NOT NULL), ',') AS funding_sources
+  maxIf(v_last, v_fc IS NOT NULL) AS funding_last_ms, groupBitOrIf(v_bit, v_fc IS NOT NULL) AS funding_mask
 FROM (
-  SELECT toUInt32(bitShiftRight(k, 32)) AS t, any(venue) AS v_venue,
+  SELECT toUInt32(bitShiftRight(k, 32)) AS t, bitAnd(k, 4294967295) AS v_id,
+    if(v_id <= ${VENUES.length}, bitShiftLeft(toUInt16(1), toUInt8(v_id - 1)), toUInt16(0)) AS v_bit,
     ${unpack('max(oi_last)')} AS v_oi, ${unpack('max(oi_usd_last)')} AS v_oi_usd,
     ${unpack('min(funding_open)')} AS v_fo, ${unpack('max(funding_close)')} AS v_fc,
     if(sum(funding_count) = 0, NULL, sum(funding_sum) / sum(funding_count)) AS v_fm,
