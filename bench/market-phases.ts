@@ -4,7 +4,8 @@
  *     after another), including the RowBinary decode of its result;
  *   - layout: the rest of the read (spreading the results onto the grid, CVD, venue masks);
  *   - json: JSON.stringify of the response's `data` (timestamps + every column), what the route's serializer does.
- * HTTP minus these three is routing, auth, meta, the envelope and the socket.
+ * HTTP minus these three is routing, auth, meta, the envelope and the socket. On a loaded machine wall times stretch;
+ * `readCpu` (this process's CPU during the read) does not, much.
  */
 import type { Store } from '../clickhouse/store.ts';
 import { readBundle } from '../query-api/market/bundle.ts';
@@ -15,6 +16,14 @@ export interface Phases {
   readonly engine: number;
   readonly layout: number;
   readonly json: number;
+  /** CPU time of this process (JS and chDB's threads) during the read: unlike wall time, barely moved by other load. */
+  readonly readCpu: number;
+}
+
+/** CPU ms used by this process since `since` (process.cpuUsage()). */
+export function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
 }
 
 /** A store that records when each queryColumns call was in flight. */
@@ -57,6 +66,7 @@ export type Read = 'bundle' | 'candles';
 /** One read of `what` on `grid` split into engine, layout and JSON time (ms). */
 export async function measurePhases(store: Store, grid: Grid, what: Read, tier: TierChoice = 'auto'): Promise<Phases> {
   const t = timedStore(store);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const data: Record<string, unknown> = { symbol: 'BTCUSDT', interval: grid.interval, timestamps: timestamps(grid) };
   if (what === 'bundle') {
@@ -67,8 +77,9 @@ export async function measurePhases(store: Store, grid: Grid, what: Read, tier: 
     data['candles'] = c.columns;
   }
   const read = performance.now() - t0;
+  const readCpu = cpuMsSince(cpu0);
   const engine = t.take();
   const j0 = performance.now();
   JSON.stringify({ data });
-  return { engine, layout: read - engine, json: performance.now() - j0 };
+  return { engine, layout: read - engine, json: performance.now() - j0, readCpu };
 }

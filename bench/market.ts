@@ -25,7 +25,7 @@ import { gridFor, type MarketInterval } from '../query-api/market/grid.ts';
 import type { TierChoice } from '../query-api/market/series.ts';
 import { httpGet } from './http-get.ts';
 import { fillYear, MIN_S, tableRows, YEAR_MINUTES } from './market-fill.ts';
-import { measurePhases, type Phases, type Read } from './market-phases.ts';
+import { cpuMsSince, measurePhases, type Phases, type Read } from './market-phases.ts';
 
 const ROUNDS = 30;
 const WARMUP = 3;
@@ -69,10 +69,11 @@ async function phasesP50(store: Store, c: Case, now: number, tier: TierChoice): 
   for (let i = 0; i < WARMUP; i++) await measurePhases(store, grid, c.what, tier);
   const all: Phases[] = [];
   for (let i = 0; i < ROUNDS; i++) all.push(await measurePhases(store, grid, c.what, tier));
-  return { engine: p(all.map((x) => x.engine), 0.5), layout: p(all.map((x) => x.layout), 0.5), json: p(all.map((x) => x.json), 0.5) };
+  const at = (k: keyof Phases): number => p(all.map((x) => x[k]), 0.5);
+  return { engine: at('engine'), layout: at('layout'), json: at('json'), readCpu: at('readCpu') };
 }
 
-const phaseLine = (x: Phases): string => `engine ${f(x.engine)} + layout ${f(x.layout)} + JSON ${f(x.json)}`;
+const phaseLine = (x: Phases): string => `engine ${f(x.engine)} + layout ${f(x.layout)} + JSON ${f(x.json)} (read CPU ${f(x.readCpu)})`;
 
 export async function runMarketBench(): Promise<void> {
   const dataPath = tempDataPath('gex-bench-market-');
@@ -97,8 +98,11 @@ export async function runMarketBench(): Promise<void> {
     try {
       const base = { cold: await apps.cold.listen({ host: '127.0.0.1', port: 0 }), cached: await apps.cached.listen({ host: '127.0.0.1', port: 0 }) };
       let bytes = 0;
+      let cpu: number[] = [];
       const get = (which: keyof typeof apps, url: string) => async (): Promise<void> => {
+        const c0 = process.cpuUsage();
         const r = await httpGet(agent, new URL(url, base[which]), { 'x-api-key': key });
+        cpu.push(cpuMsSince(c0));
         if (r.status !== 200) throw new Error(`${url}: HTTP ${r.status}`);
         bytes = r.bytes;
       };
@@ -111,14 +115,16 @@ export async function runMarketBench(): Promise<void> {
         '  p50 over HTTP on loopback (keep-alive, to the last byte of the body); engine / layout / JSON: p50 of in-process reads',
       ];
       for (const c of CASES) {
+        cpu = [];
         const cold = p(await time(get('cold', urlOf(c))), 0.5);
+        const coldCpu = p(cpu, 0.5);
         const size = bytes;
         const cached = p(await time(get('cached', urlOf(c))), 0.5);
         const baseline = p(await time(count(c.hours)), 0.5);
         const phases = await phasesP50(store, c, now, 'auto');
         lines.push(
           `  ${c.label}, ${(size / 1e6).toFixed(2)} MB`,
-          `    cold (cache off)  : p50 ${f(cold)}  target < ${c.targetMs} ms: ${cold < c.targetMs ? 'OK' : `ABOVE by ${f(cold - c.targetMs)}`}; ${(cold / baseline).toFixed(1)}x baseline`,
+          `    cold (cache off)  : p50 ${f(cold)}  target < ${c.targetMs} ms: ${cold < c.targetMs ? 'OK' : `ABOVE by ${f(cold - c.targetMs)}`}; ${(cold / baseline).toFixed(1)}x baseline; CPU (client + server, one process) p50 ${f(coldCpu)}`,
           `      in-process      : ${phaseLine(phases)}; HTTP, routing, meta, envelope: ${f(cold - phases.engine - phases.layout - phases.json)}`,
           `    server cache 30 s : p50 ${f(cached)}  ${(cached / baseline).toFixed(1)}x baseline`,
           `    baseline SELECT count() market_trades_1m, ${c.hours} h: p50 ${f(baseline)}`,
@@ -131,7 +137,7 @@ export async function runMarketBench(): Promise<void> {
         const read = (x: Phases): number => x.engine + x.layout;
         lines.push(
           `  ${year.label} read from the 1-minute tables (the pre-022 path), same data, in-process:`,
-          `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x`,
+          `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
         );
       }
       lines.push(`  load avg at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
