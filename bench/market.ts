@@ -12,6 +12,7 @@
  * Run: node --import tsx bench/market.ts   (or `npm run bench -- market` once registered)
  */
 import { rmSync } from 'node:fs';
+import { msInstant, msInt64 } from '../clickhouse/epoch-ms.ts';
 import { Agent } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -31,18 +32,18 @@ const WARMUP = 3;
 
 const VENUES = "['deribit', 'bybit', 'okx', 'binance']";
 /** A perp-stats value packed as the MV packs it: ts_ms << 64 | the Float64's bits. */
-const PACK = (v: string): string => `bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(reinterpretAsUInt64(${v})))`;
+const PACK = (v: string): string => `bitOr(bitShiftLeft(toUInt128(${msInt64('ts')}), 64), toUInt128(reinterpretAsUInt64(${v})))`;
 
 export async function fillYear(store: Store, fromS: number): Promise<void> {
   const p = { from: fromS, n: YEAR_MINUTES * 8 };
   await store.command(
     `INSERT INTO market_trades_1m
-     SELECT 'BTCUSDT', mk, bucket, argMinState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), argMaxState(price, bitOr(bitShiftLeft(toUInt128(toUnixTimestamp64Milli(ts)), 64), toUInt128(k))), max(price), min(price),
+     SELECT 'BTCUSDT', mk, bucket, argMinState(price, bitOr(bitShiftLeft(toUInt128(${msInt64('ts')}), 64), toUInt128(k))), argMaxState(price, bitOr(bitShiftLeft(toUInt128(${msInt64('ts')}), 64), toUInt128(k))), max(price), min(price),
        sum(size), sum(price * size), sumIf(size, k % 2 = 0), sumIf(price * size, k % 2 = 0), sumIf(size, k % 2 = 1), sumIf(price * size, k % 2 = 1),
        toUInt64(count()), max(ts), groupUniqArray(venue), toUInt16(15)
      FROM (
        SELECT number AS k, if(number % 8 < 4, 'perp', 'spot') AS mk, toDateTime({from:UInt32} + intDiv(number, 8) * ${MIN_S}, 'UTC') AS bucket,
-         fromUnixTimestamp64Milli(toInt64(({from:UInt32} + intDiv(number, 8) * ${MIN_S}) * 1000 + (number % 8) * 7000), 'UTC') AS ts,
+         ${msInstant(`toInt64(({from:UInt32} + intDiv(number, 8) * ${MIN_S}) * 1000 + (number % 8) * 7000)`)} AS ts,
          95000 + 5000 * sin(number / 400000) + (number % 13) AS price, 0.01 + (number % 7) / 100 AS size, ${VENUES}[number % 4 + 1] AS venue
        FROM numbers({n:UInt64}))
      GROUP BY mk, bucket
@@ -54,7 +55,7 @@ export async function fillYear(store: Store, fromS: number): Promise<void> {
      SELECT 'BTCUSDT', venue, bucket, max(${PACK('oi')}), max(${PACK('oi_usd')}), min(${PACK('f')}), max(${PACK('f')}), sum(f), toUInt64(count(f)), max(ts)
      FROM (
        SELECT ${VENUES}[number % 4 + 1] AS venue, toDateTime({from:UInt32} + intDiv(number, 4) * ${MIN_S}, 'UTC') AS bucket,
-         fromUnixTimestamp64Milli(toInt64(({from:UInt32} + intDiv(number, 4) * ${MIN_S}) * 1000 + 59000), 'UTC') AS ts,
+         ${msInstant(`toInt64(({from:UInt32} + intDiv(number, 4) * ${MIN_S}) * 1000 + 59000)`)} AS ts,
          20000.0 + number % 97 AS oi, (20000.0 + number % 97) * 95000 AS oi_usd, 0.0001 + (number % 11) / 1e6 AS f
        FROM numbers({n:UInt64}))
      GROUP BY venue, bucket
@@ -64,7 +65,7 @@ export async function fillYear(store: Store, fromS: number): Promise<void> {
   await store.command(
     `INSERT INTO market_liquidations_1m
      SELECT 'BTCUSDT', toDateTime({from:UInt32} + number * 5 * ${MIN_S}, 'UTC'), 0.5, 47500, 1, 0.25, 23750, 1,
-       fromUnixTimestamp64Milli(toInt64(({from:UInt32} + number * 5 * ${MIN_S}) * 1000 + 30000), 'UTC'), ['bybit', 'okx'], toUInt16(6)
+       ${msInstant(`toInt64(({from:UInt32} + number * 5 * ${MIN_S}) * 1000 + 30000)`)}, ['bybit', 'okx'], toUInt16(6)
      FROM numbers({n:UInt64})
      SETTINGS insert_deduplicate = 0`,
     { from: fromS, n: YEAR_MINUTES / 5 },
