@@ -4,12 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { exact, type Equal, type Flat } from './testing/type-equality.ts';
 import type { MarketSymbol, Venue, TakerSide, OptionType, InstrumentKind } from './events.ts';
 import type * as E from './events.ts';
 
-/** True only when A and B are mutually assignable with identical readonly-ness (the usual exact-equality trick). */
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-const exact = <T extends true>(_: T): void => undefined;
 
 interface V1EventBase {
   readonly venue: Venue;
@@ -158,5 +156,3 @@ test('inferred event types equal the v1 interfaces', () => {
   assert.ok(true);
 });
 
-/** An interface as a plain object type (Equal compares structure; interfaces and mapped types print differently). */
-type Flat<T> = { [K in keyof T]: T[K] };
