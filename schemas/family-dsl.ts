@@ -118,18 +118,9 @@ export type TsOf<T> = T extends { readonly kind: 'string'; readonly values: read
               ? readonly TsOf<O>[]
               : never;
 
-/** Value of a ClickHouse row column: categorical strings widen to string, times stay epoch ms. */
-export type RowValueOf<T> = T extends { readonly kind: 'string' | 'enum' }
-  ? string
-  : T extends { readonly kind: 'double' | 'long' | 'timestamp-ms' }
-    ? number
-    : T extends { readonly kind: 'boolean' }
-      ? boolean
-      : T extends { readonly kind: 'optional'; readonly of: infer O }
-        ? RowValueOf<O> | null
-        : T extends { readonly kind: 'array'; readonly of: infer O }
-          ? readonly RowValueOf<O>[]
-          : never;
+/** Value of a ClickHouse row column: the event's, with categorical strings widened to string (times stay epoch ms). */
+export type RowValueOf<T> = WidenStrings<TsOf<T>>;
+type WidenStrings<V> = V extends string ? string : V extends readonly (infer E)[] ? readonly WidenStrings<E>[] : V;
 
 /** `receivedAt` -> `received_at` (type level; `snakeCase` is the value-level twin). */
 export type SnakeCase<S extends string> = S extends `${infer C}${infer R}`
