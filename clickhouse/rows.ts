@@ -5,28 +5,19 @@
  * epoch (verified on chDB / ClickHouse 26.7), so no string formatting and no time-zone ambiguity.
  */
 import type { FamilyDecl, RowOf, EventOf } from '../schemas/family-dsl.ts';
-import {
-  DEAD_LETTER,
-  INDEX_PRICE,
-  INSTRUMENT,
-  LINEAR_TRADE,
-  LIQUIDATION,
-  OPTION_TICKER,
-  OPTION_TRADE,
-  PERP_STATS,
-} from '../schemas/families.ts';
+import { EVENT_FAMILIES as F } from '../schemas/families.ts';
 import type { MarketEvent, MarketEventType } from '../schemas/events.ts';
 import { declaredColumns } from './columns.ts';
 
-export type InstrumentRow = RowOf<typeof INSTRUMENT>;
-export type OptionTradeRow = RowOf<typeof OPTION_TRADE>;
-export type OptionTickerRow = RowOf<typeof OPTION_TICKER>;
+export type InstrumentRow = RowOf<typeof F.instrument>;
+export type OptionTradeRow = RowOf<typeof F.option_trade>;
+export type OptionTickerRow = RowOf<typeof F.option_ticker>;
 /** perp_trades and spot_trades. */
-export type LinearTradeRow = RowOf<typeof LINEAR_TRADE>;
-export type PerpStatsRow = RowOf<typeof PERP_STATS>;
-export type LiquidationRow = RowOf<typeof LIQUIDATION>;
-export type IndexPriceRow = RowOf<typeof INDEX_PRICE>;
-export type DeadLetterRow = RowOf<typeof DEAD_LETTER>;
+export type LinearTradeRow = RowOf<typeof F.linear_trade>;
+export type PerpStatsRow = RowOf<typeof F.perp_stats>;
+export type LiquidationRow = RowOf<typeof F.liquidation>;
+export type IndexPriceRow = RowOf<typeof F.index>;
+export type DeadLetterRow = RowOf<typeof F.dead_letter>;
 
 export type RawRow =
   | InstrumentRow
@@ -54,15 +45,15 @@ export type RawTable = (typeof RAW_TABLES)[keyof typeof RAW_TABLES];
 
 /** The declaration each raw table is written from (perp and spot trades share one). */
 export const RAW_TABLE_FAMILIES: Readonly<Record<RawTable, FamilyDecl>> = {
-  instruments: INSTRUMENT,
-  option_trades: OPTION_TRADE,
-  option_tickers: OPTION_TICKER,
-  perp_trades: LINEAR_TRADE,
-  spot_trades: LINEAR_TRADE,
-  perp_stats: PERP_STATS,
-  liquidations: LIQUIDATION,
-  index_prices: INDEX_PRICE,
-  dead_letters: DEAD_LETTER,
+  instruments: F.instrument,
+  option_trades: F.option_trade,
+  option_tickers: F.option_ticker,
+  perp_trades: F.linear_trade,
+  spot_trades: F.linear_trade,
+  perp_stats: F.perp_stats,
+  liquidations: F.liquidation,
+  index_prices: F.index,
+  dead_letters: F.dead_letter,
 };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -81,14 +72,14 @@ export function rowMapper<D extends FamilyDecl>(decl: D): (e: EventOf<D>) => Row
   return new Function('e', `return { ${props.join(', ')} };`) as (e: EventOf<D>) => RowOf<D>;
 }
 
-export const instrumentRow = rowMapper(INSTRUMENT);
-export const optionTradeRow = rowMapper(OPTION_TRADE);
-export const optionTickerRow = rowMapper(OPTION_TICKER);
-export const linearTradeRow = rowMapper(LINEAR_TRADE);
-export const perpStatsRow = rowMapper(PERP_STATS);
-export const liquidationRow = rowMapper(LIQUIDATION);
-export const indexPriceRow = rowMapper(INDEX_PRICE);
-export const deadLetterRow = rowMapper(DEAD_LETTER);
+export const instrumentRow = rowMapper(F.instrument);
+export const optionTradeRow = rowMapper(F.option_trade);
+export const optionTickerRow = rowMapper(F.option_ticker);
+export const linearTradeRow = rowMapper(F.linear_trade);
+export const perpStatsRow = rowMapper(F.perp_stats);
+export const liquidationRow = rowMapper(F.liquidation);
+export const indexPriceRow = rowMapper(F.index);
+export const deadLetterRow = rowMapper(F.dead_letter);
 
 /** Table and row of any market event, for the raw writer. */
 export function toRawRow(m: MarketEvent): { readonly table: RawTable; readonly row: RawRow } {

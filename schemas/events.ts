@@ -18,20 +18,7 @@
  */
 
 import type { EventOf } from './family-dsl.ts';
-import type {
-  ANALYTICS_SNAPSHOT,
-  DEAD_LETTER,
-  INDEX_PRICE,
-  INSTRUMENT,
-  INSTRUMENT_KINDS,
-  LINEAR_TRADE,
-  LIQUIDATION,
-  OPTION_TICKER,
-  OPTION_TRADE,
-  OPTION_TYPES,
-  PERP_STATS,
-  TAKER_SIDES,
-} from './families.ts';
+import type { EVENT_FAMILIES as F, INSTRUMENT_KINDS, OPTION_TYPES, TAKER_SIDES } from './families.ts';
 
 export { SYMBOLS, VENUES, SYMBOL_BASE, type MarketSymbol, type Venue } from './markets.ts';
 
@@ -40,18 +27,18 @@ export type OptionType = (typeof OPTION_TYPES)[number];
 export type InstrumentKind = (typeof INSTRUMENT_KINDS)[number];
 
 /* The event types, inferred from their one declaration in schemas/families.ts (field docs are there). */
-export type Instrument = EventOf<typeof INSTRUMENT>;
-export type OptionTrade = EventOf<typeof OPTION_TRADE>;
-export type OptionTicker = EventOf<typeof OPTION_TICKER>;
+export type Instrument = EventOf<typeof F.instrument>;
+export type OptionTrade = EventOf<typeof F.option_trade>;
+export type OptionTicker = EventOf<typeof F.option_ticker>;
 /** Perpetual or spot trade (same shape; `market` tells which). */
-export type LinearTrade = EventOf<typeof LINEAR_TRADE>;
-export type PerpStats = EventOf<typeof PERP_STATS>;
-export type Liquidation = EventOf<typeof LIQUIDATION>;
-export type IndexPrice = EventOf<typeof INDEX_PRICE>;
+export type LinearTrade = EventOf<typeof F.linear_trade>;
+export type PerpStats = EventOf<typeof F.perp_stats>;
+export type Liquidation = EventOf<typeof F.liquidation>;
+export type IndexPrice = EventOf<typeof F.index>;
 /** A frame that failed to parse or validate. Never dropped silently. */
-export type DeadLetter = EventOf<typeof DEAD_LETTER>;
+export type DeadLetter = EventOf<typeof F.dead_letter>;
 /** An analytics snapshot published for the WebSocket feed. `payload` is the JSON document. */
-export type AnalyticsSnapshot = EventOf<typeof ANALYTICS_SNAPSHOT>;
+export type AnalyticsSnapshot = EventOf<typeof F.snapshot>;
 
 /** Every normalized market event, tagged with its family. */
 export type MarketEvent =

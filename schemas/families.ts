@@ -179,3 +179,16 @@ export const ANALYTICS_SNAPSHOT = family({
     string('id'),
   ],
 });
+
+/** Every family by its Avro family name (schemas/avro/event-schemas.ts); perp and spot trades share LINEAR_TRADE. */
+export const EVENT_FAMILIES = {
+  instrument: INSTRUMENT,
+  option_trade: OPTION_TRADE,
+  option_ticker: OPTION_TICKER,
+  linear_trade: LINEAR_TRADE,
+  perp_stats: PERP_STATS,
+  liquidation: LIQUIDATION,
+  index: INDEX_PRICE,
+  dead_letter: DEAD_LETTER,
+  snapshot: ANALYTICS_SNAPSHOT,
+} as const;
