@@ -1,5 +1,6 @@
 import { EVENT_FAMILIES } from '../families.ts';
 import { avroRecord, type AvroSchemaJson } from './from-family.ts';
+import { V1_EVENT_SCHEMAS } from './writer-history-v1.ts';
 
 export type { AvroSchemaJson };
 
@@ -17,7 +18,11 @@ export const EVENT_SCHEMAS: Readonly<Record<AvroFamily, AvroSchemaJson>> = Objec
 ) as Record<AvroFamily, AvroSchemaJson>;
 
 /**
- * Writer schemas of earlier releases, kept so bytes written by them still decode. Empty at v1; when a schema
- * changes, append its previous form here (the codec registers every entry by fingerprint).
+ * Writer schemas of earlier releases, kept so bytes written by them still decode (the codec registers every entry
+ * by fingerprint; an entry equal to the current schema is the current writer). Adding an optional field to a
+ * declaration needs no entry here: the frozen v1 schemas are always registered.
  */
-export const WRITER_HISTORY: readonly { readonly family: AvroFamily; readonly schema: AvroSchemaJson }[] = [];
+export const WRITER_HISTORY: readonly { readonly family: AvroFamily; readonly schema: AvroSchemaJson }[] = AVRO_FAMILIES.map((family) => ({
+  family,
+  schema: V1_EVENT_SCHEMAS[family],
+}));
