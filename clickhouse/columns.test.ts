@@ -19,8 +19,9 @@ test('every raw table has exactly the declared columns with the declared types (
   }
 });
 
-test('the raw tables of 001 have the column counts of the v1 DDL', () => {
-  const counts = Object.fromEntries([...migrated].filter(([t]) => t in RAW_TABLE_FAMILIES).map(([t, c]) => [t, c.size]));
+test('the reader finds every column of the raw tables in 001 (immutable, so these counts never change)', () => {
+  const v1 = tableColumns(loadMigrations().find((m) => m.name === '001_raw_tables')?.statements ?? []);
+  const counts = Object.fromEntries([...v1].filter(([t]) => t in RAW_TABLE_FAMILIES).map(([t, c]) => [t, c.size]));
   assert.deepEqual(counts, {
     instruments: 14, option_trades: 20, option_tickers: 20, perp_trades: 11, spot_trades: 11,
     perp_stats: 12, liquidations: 9, index_prices: 8, dead_letters: 7,

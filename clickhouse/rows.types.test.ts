@@ -1,6 +1,7 @@
 /**
- * The derived row types are exactly the v1 hand-written row interfaces (copied below from clickhouse/rows.ts at
- * commit 19bd6f3): checked by the compiler (tsc fails on a difference); the test itself only needs to load.
+ * The inferred row types hold the v1 hand-written interfaces exactly (copied below from clickhouse/rows.ts at commit
+ * 19bd6f3; fields added later are not compared): checked by the compiler (tsc fails on a difference in name, type or
+ * readonly-ness); the test itself only needs to load.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,13 +111,13 @@ interface V1DeadLetterRow {
 }
 
 test('derived row types equal the v1 row interfaces', () => {
-  exact<Equal<R.InstrumentRow, Flat<V1InstrumentRow>>>(true);
-  exact<Equal<R.OptionTradeRow, Flat<V1OptionTradeRow>>>(true);
-  exact<Equal<R.OptionTickerRow, Flat<V1OptionTickerRow>>>(true);
-  exact<Equal<R.LinearTradeRow, Flat<V1LinearTradeRow>>>(true);
-  exact<Equal<R.PerpStatsRow, Flat<V1PerpStatsRow>>>(true);
-  exact<Equal<R.LiquidationRow, Flat<V1LiquidationRow>>>(true);
-  exact<Equal<R.IndexPriceRow, Flat<V1IndexPriceRow>>>(true);
-  exact<Equal<R.DeadLetterRow, Flat<V1DeadLetterRow>>>(true);
+  exact<Equal<Pick<R.InstrumentRow, keyof V1InstrumentRow>, Flat<V1InstrumentRow>>>(true);
+  exact<Equal<Pick<R.OptionTradeRow, keyof V1OptionTradeRow>, Flat<V1OptionTradeRow>>>(true);
+  exact<Equal<Pick<R.OptionTickerRow, keyof V1OptionTickerRow>, Flat<V1OptionTickerRow>>>(true);
+  exact<Equal<Pick<R.LinearTradeRow, keyof V1LinearTradeRow>, Flat<V1LinearTradeRow>>>(true);
+  exact<Equal<Pick<R.PerpStatsRow, keyof V1PerpStatsRow>, Flat<V1PerpStatsRow>>>(true);
+  exact<Equal<Pick<R.LiquidationRow, keyof V1LiquidationRow>, Flat<V1LiquidationRow>>>(true);
+  exact<Equal<Pick<R.IndexPriceRow, keyof V1IndexPriceRow>, Flat<V1IndexPriceRow>>>(true);
+  exact<Equal<Pick<R.DeadLetterRow, keyof V1DeadLetterRow>, Flat<V1DeadLetterRow>>>(true);
   assert.ok(true);
 });

@@ -1,6 +1,7 @@
 /**
- * The inferred event types are exactly the v1 hand-written interfaces (copied below from schemas/events.ts at
- * commit 19bd6f3): checked by the compiler (tsc fails on a difference); the test itself only needs to load.
+ * The inferred event types hold the v1 hand-written interfaces exactly (copied below from schemas/events.ts at commit
+ * 19bd6f3; fields added later are not compared): checked by the compiler (tsc fails on a difference in name, type or
+ * readonly-ness); the test itself only needs to load.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,17 +143,17 @@ interface V1AnalyticsSnapshot {
 
 
 test('inferred event types equal the v1 interfaces', () => {
-  exact<Equal<E.Instrument, Flat<V1Instrument>>>(true);
-  exact<Equal<E.OptionTrade, Flat<V1OptionTrade>>>(true);
-  exact<Equal<E.OptionTicker, Flat<V1OptionTicker>>>(true);
-  exact<Equal<E.LinearTrade, Flat<V1LinearTrade>>>(true);
-  exact<Equal<E.PerpStats, Flat<V1PerpStats>>>(true);
-  exact<Equal<E.Liquidation, Flat<V1Liquidation>>>(true);
-  exact<Equal<E.IndexPrice, Flat<V1IndexPrice>>>(true);
-  exact<Equal<E.DeadLetter, Flat<V1DeadLetter>>>(true);
-  exact<Equal<E.AnalyticsSnapshot, Flat<V1AnalyticsSnapshot>>>(true);
+  exact<Equal<Pick<E.Instrument, keyof V1Instrument>, Flat<V1Instrument>>>(true);
+  exact<Equal<Pick<E.OptionTrade, keyof V1OptionTrade>, Flat<V1OptionTrade>>>(true);
+  exact<Equal<Pick<E.OptionTicker, keyof V1OptionTicker>, Flat<V1OptionTicker>>>(true);
+  exact<Equal<Pick<E.LinearTrade, keyof V1LinearTrade>, Flat<V1LinearTrade>>>(true);
+  exact<Equal<Pick<E.PerpStats, keyof V1PerpStats>, Flat<V1PerpStats>>>(true);
+  exact<Equal<Pick<E.Liquidation, keyof V1Liquidation>, Flat<V1Liquidation>>>(true);
+  exact<Equal<Pick<E.IndexPrice, keyof V1IndexPrice>, Flat<V1IndexPrice>>>(true);
+  exact<Equal<Pick<E.DeadLetter, keyof V1DeadLetter>, Flat<V1DeadLetter>>>(true);
+  exact<Equal<Pick<E.AnalyticsSnapshot, keyof V1AnalyticsSnapshot>, Flat<V1AnalyticsSnapshot>>>(true);
   // @ts-expect-error a differing type is caught (optional vs required number)
-  exact<Equal<E.PerpStats, Flat<V1PerpStats & { readonly extra: number }>>>(true);
+  exact<Equal<Pick<E.PerpStats, keyof V1PerpStats>, Flat<V1PerpStats & { readonly extra: number }>>>(true);
   assert.ok(true);
 });
 
