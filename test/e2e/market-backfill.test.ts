@@ -8,6 +8,7 @@ import { SERIES } from '../../query-api/market/series.ts';
 import { assertOk } from '../../query-api/testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../query-api/testing/harness.ts';
 import type { ApiInstance } from '../../query-api/types.ts';
+import { msParam } from '../../clickhouse/epoch-ms.ts';
 
 /** Sandbox -> backfill (encode -> in-process bus -> raw writer -> raw tables -> MVs) -> /v2/market/bundle. */
 
@@ -47,12 +48,12 @@ test('the bundle over the backfilled window: candle volume = sum of stored perp 
   const from = data.timestamps[0] ?? 0;
   const [perp] = await store.query<{ v: number; n: string; b: number; s: number }>(
     `SELECT sum(size) AS v, toString(count()) AS n, sumIf(size, side = 'buy') AS b, sumIf(size, side = 'sell') AS s FROM perp_trades FINAL
-     WHERE symbol = 'BTCUSDT' AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+     WHERE symbol = 'BTCUSDT' AND ts >= ${msParam('from')}`,
     { from },
   );
   const [spot] = await store.query<{ b: number; s: number }>(
     `SELECT sumIf(size, side = 'buy') AS b, sumIf(size, side = 'sell') AS s FROM spot_trades FINAL
-     WHERE symbol = 'BTCUSDT' AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+     WHERE symbol = 'BTCUSDT' AND ts >= ${msParam('from')}`,
     { from },
   );
   const candles = data['candles'] as Columns;
