@@ -5,9 +5,9 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 function gex(args: readonly string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'ops/cli/main.ts', ...args], { cwd: root, input, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'ops/roof/cli/main.ts', ...args], { cwd: root, input, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
