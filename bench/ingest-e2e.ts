@@ -6,8 +6,7 @@
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
  * sockets, no parsers) and stored by the same raw writer.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Bus } from '../ops/floor/bus/types.ts';
 import type { MarketEvent, Venue } from '../schemas/events.ts';
 import type { VenueUrls } from '../ingest/types.ts';
@@ -23,6 +22,7 @@ import { EventPublisher } from '../ingest/pipeline/event-publisher.ts';
 import { createSandboxMarket } from '../ingest/sandbox/market/market.ts';
 import { connectorUrlsFor } from '../ingest/sandbox/connector-urls.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '../ingest/sandbox/market/venues.ts';
+import { forkSandboxProcess } from '../test/e2e/sandbox-ipc.ts';
 import type { VenueUrls as SandboxUrls } from '../ingest/sandbox/servers/types.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
@@ -110,33 +110,17 @@ interface LoadGenerator {
 }
 
 async function startLoadGenerator(): Promise<LoadGenerator> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sandbox-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CHILD_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CHILD_PROF']}`] : [])],
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const replies: ((m: Record<string, unknown>) => void)[] = [];
-  child.on('message', (m) => replies.shift()?.(m as Record<string, unknown>));
-  const next = (): Promise<Record<string, unknown>> => new Promise((resolve) => replies.push(resolve));
-  const ready = await next();
-  const ask = async (cmd: object): Promise<Record<string, unknown>> => {
-    const reply = next();
-    child.send(cmd);
-    return reply;
-  };
-  const delivered = async (cmd: object): Promise<number> => Number((await ask(cmd))['delivered']);
+  const prof = process.env['BENCH_CHILD_PROF'];
+  const child = await forkSandboxProcess(new URL('./sandbox-process.ts', import.meta.url), prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []);
+  const delivered = async (cmd: object): Promise<number> => Number((await child.ask(cmd))['delivered']);
   return {
-    urls: ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
+    urls: child.ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
     emit: (perVenue) => delivered({ cmd: 'emit', perVenue }),
     prepare: (perVenue, bursts) => delivered({ cmd: 'prepare', perVenue, bursts }),
     release: () => delivered({ cmd: 'release' }),
     delivered: () => delivered({ cmd: 'delivered' }),
-    cpu: async () => Number((await ask({ cmd: 'delivered' }))['cpu']),
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ cmd: 'stop' });
-      }),
+    cpu: async () => Number((await child.ask({ cmd: 'delivered' }))['cpu']),
+    stop: () => child.stop(),
   };
 }
 

@@ -3,6 +3,8 @@ import { encodeMarketEvent, encodeDeadLetter } from '../../schemas/event-codec.t
 import type { Bus, BusMessage } from '../../ops/floor/bus/types.ts';
 import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
 import { childLogger } from '../../ops/floor/log.ts';
+import { ok, runStep, type PipelineStep } from '../../ops/floor/steps/step-runner.ts';
+import type { RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
 
 export interface PublisherOptions {
   /** Flush a topic as soon as it holds this many messages. */
@@ -15,6 +17,13 @@ export interface PublisherOptions {
 
 const CLOSE_RETRIES = 5;
 const log = childLogger('publisher');
+/** A refused batch is retried after the shared jittered backoff: up to 100 ms first, at most 5 s. */
+const PUBLISH_RETRY: RetryPolicy = { baseMs: 100, maxMs: 5000 };
+
+interface TopicBatch {
+  readonly topic: string;
+  readonly messages: BusMessage[];
+}
 const DEFAULTS: PublisherOptions = { maxBatch: 2000, lingerMs: 25, highWaterMark: 50_000 };
 
 /**
@@ -30,6 +39,18 @@ export class EventPublisher {
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   private closing = false;
+  /**
+   * A batch the bus refuses is retried with the shared backoff rather than dropped (callers are held back by the
+   * high-water mark meanwhile). Once closing, it gives up after CLOSE_RETRIES attempts and `flush` throws.
+   */
+  private readonly publishStep: PipelineStep<TopicBatch, void> = {
+    name: 'bus.publish',
+    log,
+    retry: PUBLISH_RETRY,
+    classify: (_err, attempts) => (this.closing && attempts >= CLOSE_RETRIES ? 'fail' : 'retry'),
+    context: (b) => ({ topic: b.topic, size: b.messages.length }),
+    run: async (b) => ok(await this.bus.publish(b.topic, b.messages)),
+  };
 
   constructor(private readonly bus: Bus, opts: Partial<PublisherOptions> = {}) {
     this.opts = { ...DEFAULTS, ...opts };
@@ -77,27 +98,13 @@ export class EventPublisher {
     await this.flush();
   }
 
-  /**
-   * A batch the bus refuses is retried with backoff rather than dropped (callers are held back by the
-   * high-water mark meanwhile). Once closing, it gives up after `closeRetries` attempts and `flush` throws.
-   */
-  private async publishWithRetry(topic: string, batch: BusMessage[]): Promise<void> {
-    let delay = 100;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.bus.publish(topic, batch);
-        this.inFlight -= batch.length;
-        return;
-      } catch (err) {
-        if (this.closing && attempt >= CLOSE_RETRIES) {
-          this.inFlight -= batch.length;
-          this.failure = err as Error;
-          return;
-        }
-        log.warn({ err, topic, size: batch.length, attempt }, 'publish failed, retrying');
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(delay * 2, 5000);
-      }
+  private async publishBatch(batch: TopicBatch): Promise<void> {
+    try {
+      await runStep(this.publishStep, batch);
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+    } finally {
+      this.inFlight -= batch.messages.length;
     }
   }
 
@@ -128,7 +135,7 @@ export class EventPublisher {
       this.buffers.set(topic, []);
       this.buffered -= buf.length;
       this.inFlight += buf.length;
-      this.chain = this.chain.then(() => this.publishWithRetry(topic, buf));
+      this.chain = this.chain.then(() => this.publishBatch({ topic, messages: buf }));
     }
   }
 }

@@ -27,6 +27,10 @@ export const staleReconnectsTotal = counter(
   'ingest_stale_reconnects_total',
   'Connections terminated because the feed went silent for longer than staleMs',
 );
+export const readPausesTotal = counter(
+  'ingest_read_pauses_total',
+  'Times a connection stopped reading its socket because the publisher signalled backpressure',
+);
 /** Number of open connections of the venue (0 = down). */
 export const connectionUp = gauge('ingest_connection_up', 'Open WebSocket connections to a venue');
 

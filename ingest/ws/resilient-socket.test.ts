@@ -242,3 +242,70 @@ describe('ResilientSocket', () => {
     assert.deepEqual(delays.slice(0, 5), [9, 19, 39, 79, 79]);
   });
 });
+
+describe('ResilientSocket backpressure', () => {
+  test('holdReading stops reading until the promise settles; no stale reconnect or pong kill meanwhile; nothing lost', async () => {
+    // The server writes 200 numbered frames of 1 KB every 10 ms for as long as the connection is open.
+    let sent = 0;
+    const pad = 'x'.repeat(1000);
+    const srv = await startTestWsServer((ws) => {
+      const t = setInterval(() => {
+        for (let i = 0; i < 200; i++) ws.send(`${sent++} ${pad}`);
+      }, 10);
+      ws.on('close', () => clearInterval(t));
+    });
+    const got: number[] = [];
+    const events: SocketEvent[] = [];
+    let release: () => void = () => undefined;
+    const sock = new ResilientSocket({
+      url: srv.url,
+      venue: 't_hold',
+      backoff: fast,
+      staleMs: 150,
+      heartbeat: { kind: 'protocol', intervalMs: 50 },
+      onFrame: (f) => got.push(Number(String(f).split(' ', 1)[0])),
+      onEvent: (e) => events.push(e),
+    }).start();
+    try {
+      await waitFor(() => got.length > 500);
+      sock.holdReading(new Promise<void>((r) => (release = r)));
+      assert.equal(sock.readingPaused, true);
+      await new Promise((r) => setTimeout(r, 100)); // frames already received are still delivered
+      const atPause = got.length;
+      await new Promise((r) => setTimeout(r, 600)); // 4x staleMs, 12 unanswered ping beats
+      assert.ok(got.length - atPause < 200, `read ${got.length - atPause} frames while paused`);
+      assert.ok(sent - got.length > 1_000, `the server kept writing (${sent - got.length} frames unread)`);
+      assert.equal(events.filter((e) => e.type === 'stale' || e.type === 'close').length, 0, 'no stale kill, no pong kill');
+      release();
+      await waitFor(() => !sock.readingPaused && got.length > sent - 2_000, 10_000);
+      assert.ok(events.some((e) => e.type === 'read_paused') && events.some((e) => e.type === 'read_resumed'));
+      assert.equal(srv.sockets.length, 1, 'one connection throughout');
+      assert.ok(got.every((n, i) => n === i), 'every frame, in order');
+      assert.ok((await metric('ingest_read_pauses_total', 't_hold')) >= 1);
+    } finally {
+      await sock.close();
+      await srv.close();
+    }
+  });
+
+  test('overlapping holds resume after the last one settles', async () => {
+    const srv = await startTestWsServer();
+    const sock = new ResilientSocket({ url: srv.url, venue: 't_hold2', backoff: fast, onFrame: () => undefined }).start();
+    try {
+      await waitFor(() => sock.isOpen);
+      let first: () => void = () => undefined;
+      let second: () => void = () => undefined;
+      sock.holdReading(new Promise<void>((r) => (first = r)));
+      sock.holdReading(new Promise<void>((r) => (second = r)));
+      first();
+      await new Promise((r) => setTimeout(r, 10));
+      assert.equal(sock.readingPaused, true);
+      second();
+      await new Promise((r) => setTimeout(r, 10));
+      assert.equal(sock.readingPaused, false);
+    } finally {
+      await sock.close();
+      await srv.close();
+    }
+  });
+});

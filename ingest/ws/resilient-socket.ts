@@ -1,7 +1,15 @@
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
 import { childLogger, type Logger } from '../../ops/floor/log.ts';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.ts';
-import { connectionUp, framesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
+import { retryDelay, type RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
+import { connectionUp, framesTotal, readPausesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
+
+/** The shared retry policy (ops/floor/steps/retry-policy.ts) plus when a healthy connection resets the attempts. */
+export interface ReconnectPolicy extends RetryPolicy {
+  /** A connection that stayed up this long resets the attempt counter. Default 60 s. */
+  readonly resetAfterMs?: number;
+}
+
+export const DEFAULT_RECONNECT: ReconnectPolicy = { baseMs: 500, maxMs: 30_000, resetAfterMs: 60_000 };
 
 /**
  * Heartbeat rules as data.
@@ -21,6 +29,8 @@ export type SocketEvent =
   | { readonly type: 'close'; readonly code: number; readonly reason: string; readonly reconnectInMs: number | null }
   | { readonly type: 'stale'; readonly silentMs: number }
   | { readonly type: 'lifetime'; readonly ageMs: number }
+  | { readonly type: 'read_paused' }
+  | { readonly type: 'read_resumed'; readonly pausedMs: number }
   | { readonly type: 'error'; readonly error: Error };
 
 export type FrameHandler = (frame: string | Buffer, receivedAt: number) => void;
@@ -40,7 +50,7 @@ export interface ResilientSocketOptions {
   readonly replyTo?: (frame: string) => string | null;
   /** No frame for this long -> terminate and reconnect. Default 60 s; 0 disables. */
   readonly staleMs?: number;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: ReconnectPolicy;
   /** Proactive reconnect after this connection age (Binance: 24 h). Make-before-break. */
   readonly maxLifetimeMs?: number;
   /** Overlap of old and new connection on a lifetime rotation. Default 1 s. */
@@ -71,7 +81,7 @@ function toBuffer(data: RawData): Buffer {
 export class ResilientSocket {
   readonly #opts: ResilientSocketOptions;
   readonly #log: Logger;
-  readonly #backoff: BackoffOptions;
+  readonly #backoff: ReconnectPolicy;
   readonly #random: () => number;
   readonly #live = new Set<Conn>();
   #current: Conn | null = null;
@@ -80,10 +90,13 @@ export class ResilientSocket {
   #rotating = false;
   #started = false;
   #closed = false;
+  /** Outstanding holdReading() calls; reading is paused while > 0. */
+  #holds = 0;
+  #pausedAt = 0;
 
   constructor(opts: ResilientSocketOptions) {
     this.#opts = opts;
-    this.#backoff = opts.backoff ?? DEFAULT_BACKOFF;
+    this.#backoff = opts.backoff ?? DEFAULT_RECONNECT;
     this.#random = opts.random ?? Math.random;
     this.#log = childLogger('ws').child({ venue: opts.venue, ...(opts.name ? { conn: opts.name } : {}) });
   }
@@ -106,6 +119,43 @@ export class ResilientSocket {
     if (!c || c.ws.readyState !== WebSocket.OPEN) return false;
     c.ws.send(frame);
     return true;
+  }
+
+  /** True while a holdReading() is outstanding: the socket is not read (the venue's data waits in TCP buffers). */
+  get readingPaused(): boolean {
+    return this.#holds > 0;
+  }
+
+  /**
+   * Backpressure: stop reading the socket until `until` settles (the publisher's high-water-mark promise). Frames
+   * already received are still delivered; nothing more is read, so the venue's data waits in the TCP buffers
+   * (ours, then the venue's) instead of in this process. Overlapping holds resume after the last one settles.
+   * While paused, stale detection and the protocol-ping deadline are suspended (silence is ours, not the
+   * venue's); a connection opened meanwhile subscribes, then pauses too.
+   */
+  holdReading(until: Promise<unknown>): void {
+    if (this.#closed) return;
+    if (this.#holds++ === 0) {
+      this.#pausedAt = Date.now();
+      readPausesTotal.inc({ venue: this.#opts.venue });
+      for (const c of this.#live) c.ws.pause();
+      this.#emit({ type: 'read_paused' });
+    }
+    const release = (): void => {
+      if (--this.#holds === 0) this.#resumeReading();
+    };
+    until.then(release, release);
+  }
+
+  #resumeReading(): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    for (const c of this.#live) {
+      c.lastFrameAt = now;
+      c.pongPending = false;
+      c.ws.resume();
+    }
+    this.#emit({ type: 'read_resumed', pausedMs: now - this.#pausedAt });
   }
 
   /** Stop for good: no more reconnects, timers cleared, connections closed (terminated after 1 s). */
@@ -187,6 +237,7 @@ export class ResilientSocket {
     this.#log.info({ attempt, replacing }, 'connected');
     this.#emit({ type: 'open', attempt, replacing });
     this.#startTimers(c);
+    if (this.#holds > 0) c.ws.pause();
     const send = (frame: string): boolean => {
       if (c.ws.readyState !== WebSocket.OPEN) return false;
       c.ws.send(frame);
@@ -207,7 +258,9 @@ export class ResilientSocket {
       const beat = (): void => {
         if (c.ws.readyState !== WebSocket.OPEN) return;
         if (hb.kind === 'protocol') {
-          if (c.pongPending) {
+          // While reading is paused the pong cannot be read: keep pinging (venues that require client pings, such
+          // as Thalex, would close the connection), but do not judge the missing pong.
+          if (c.pongPending && this.#holds === 0) {
             this.#log.warn('no pong to protocol ping; terminating');
             c.ws.terminate();
             return;
@@ -232,7 +285,7 @@ export class ResilientSocket {
           // A check that runs late means the event loop itself was stalled (GC, a long synchronous task, CPU
           // starvation): frames may be waiting unread in the socket, and timers run before I/O polling. Judge
           // staleness at the next check, after they were read, instead of killing a live feed and losing them.
-          if (late > Math.max(every, 100)) return;
+          if (late > Math.max(every, 100) || this.#holds > 0) return;
           const silent = now - c.lastFrameAt;
           if (silent <= staleMs || c.retired || c.ws.readyState !== WebSocket.OPEN) return;
           this.#log.warn({ silentMs: silent }, 'stale feed; reconnecting');
@@ -292,7 +345,7 @@ export class ResilientSocket {
       const old = this.#current;
       if (old) {
         // Keep the old connection and try again later.
-        const delay = backoffDelay(this.#attempt++, this.#backoff, this.#random);
+        const delay = retryDelay(this.#attempt++, this.#backoff, this.#random);
         old.timers.push(setTimeout(() => this.#rotate(), delay));
         return;
       }
@@ -305,7 +358,7 @@ export class ResilientSocket {
     }
     const resetAfter = this.#backoff.resetAfterMs ?? 60_000;
     if (c.openedAt !== null && Date.now() - c.openedAt >= resetAfter) this.#attempt = 0;
-    const delay = backoffDelay(this.#attempt, this.#backoff, this.#random);
+    const delay = retryDelay(this.#attempt, this.#backoff, this.#random);
     this.#attempt++;
     this.#current = null;
     reconnectsTotal.inc({ venue: this.#opts.venue });

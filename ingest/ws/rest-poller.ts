@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import { childLogger, type Logger } from '../../ops/floor/log.ts';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.ts';
+import { retryDelay, waitDelay, type RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
 import { restRequestSeconds, restRequestsTotal } from './metrics.ts';
 
 export interface RestPollerOptions {
@@ -14,7 +14,7 @@ export interface RestPollerOptions {
   readonly timeoutMs?: number;
   /** Retries after the first attempt on network errors, timeouts, 429 and 5xx. Default 3. */
   readonly retries?: number;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: RetryPolicy;
   readonly fetch?: typeof fetch;
   readonly random?: () => number;
 }
@@ -58,18 +58,8 @@ export interface ScheduleOptions {
   readonly immediate?: boolean;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+/** REST retry delays: the shared policy (full jitter), 500 ms doubling to at most 30 s. */
+const DEFAULT_REST_RETRY: RetryPolicy = { baseMs: 500, maxMs: 30_000 };
 
 function parseRetryAfter(v: string | null): number | null {
   if (!v) return null;
@@ -117,7 +107,7 @@ export class RestPoller {
   /** GET/POST with queueing, timeout and retries; resolves with a 2xx response. */
   async request(url: string, init: RestRequest = {}): Promise<RestResponse> {
     const retries = this.#o.retries ?? 3;
-    const backoff = this.#o.backoff ?? DEFAULT_BACKOFF;
+    const backoff = this.#o.backoff ?? DEFAULT_REST_RETRY;
     let last: unknown = null;
     const stop = new AbortController();
     this.#active.add(stop);
@@ -130,9 +120,9 @@ export class RestPoller {
           if (!(err instanceof RetryableError)) throw err instanceof RestError ? err : new RestError(String(err), url, null, { cause: err });
           last = err;
           if (attempt === retries) break;
-          const wait = Math.max(err.retryAfterMs ?? 0, backoffDelay(attempt, backoff, this.#o.random));
+          const wait = Math.max(err.retryAfterMs ?? 0, retryDelay(attempt, backoff, this.#o.random));
           this.#log.warn({ url, attempt, waitMs: wait, err: err.message }, 'REST attempt failed; retrying');
-          await sleep(wait, stop.signal);
+          await waitDelay(wait, stop.signal);
         }
       }
     } finally {

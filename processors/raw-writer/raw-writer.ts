@@ -5,6 +5,8 @@ import type { Store } from '../../clickhouse/store.ts';
 import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
 import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
 import { childLogger } from '../../ops/floor/log.ts';
+import { ok, runStep, type PipelineStep } from '../../ops/floor/steps/step-runner.ts';
+import type { RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
 import { decodeStep } from './decode-step.ts';
 import { CoalescingSink, type BatchRows } from './coalescing-sink.ts';
 
@@ -35,6 +37,8 @@ const undecodable = new Counter({
 });
 
 const log = childLogger('raw-writer');
+/** A store outage retries the insert after the shared jittered backoff: up to 200 ms first, at most 10 s. */
+const INSERT_RETRY: RetryPolicy = { baseMs: 200, maxMs: 10_000 };
 
 /**
  * Turns one consumed batch into rows and stores them. The dedup token names the exact offsets, so a batch
@@ -110,7 +114,17 @@ export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOpti
     lingerMs: opts.lingerMs ?? 25,
     onStored: countStored(opts.onStored),
   });
-  let stopping = false;
+  const stopping = new AbortController();
+  // A store outage holds the batch here, retried with backoff (nothing committed, nothing lost) instead of
+  // spinning through redeliveries; on shutdown the retry is cut short and the failure returned, so the batch
+  // stays uncommitted.
+  const insertStep: PipelineStep<{ batch: ConsumedBatch; rows: BatchRows }, void> = {
+    name: 'raw-writer.insert',
+    log,
+    retry: INSERT_RETRY,
+    context: ({ batch }) => ({ topic: batch.topic, partition: batch.partition }),
+    run: async ({ rows }) => ok(await sink.submit(rows)),
+  };
   const members: BusConsumer[] = [];
   for (let i = 0; i < n; i++) {
     members.push(
@@ -119,19 +133,8 @@ export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOpti
         topics: RAW_TOPICS,
         fromBeginning: opts.fromBeginning ?? true,
         maxBatchSize: opts.maxBatchSize ?? 10_000,
-        // A store outage holds the batch here with backoff (nothing committed, nothing lost) instead of spinning
-        // through redeliveries; on shutdown the failure is returned so the batch stays uncommitted.
         eachBatch: async (batch) => {
-          const rows = decodeBatch(groupId, batch);
-          for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
-            try {
-              return await sink.submit(rows);
-            } catch (err) {
-              if (stopping) throw err;
-              log.warn({ err: (err as Error).message, topic: batch.topic, partition: batch.partition, retryInMs: delay }, 'raw insert failed, retrying');
-              await new Promise((r) => setTimeout(r, delay));
-            }
-          }
+          await runStep(insertStep, { batch, rows: decodeBatch(groupId, batch) }, stopping.signal);
         },
       }),
     );
@@ -143,7 +146,7 @@ export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOpti
     isPaused: () => members.every((m) => m.isPaused()),
     assignments: () => members.flatMap((m) => m.assignments()),
     stop: async () => {
-      stopping = true;
+      stopping.abort();
       await Promise.all(members.map((m) => m.stop()));
     },
   };

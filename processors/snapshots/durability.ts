@@ -3,19 +3,7 @@
  * ClickHouse once that group committed past its offset, because the raw writer commits only after the insert.
  */
 import type { Bus } from '../../ops/floor/bus/types.ts';
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+import { waitDelay } from '../../ops/floor/steps/retry-policy.ts';
 
 export class AbortedError extends Error {
   constructor() {
@@ -39,7 +27,7 @@ export async function waitCommittedPast(
     const p = (await bus.lag(groupId, topic)).find((x) => x.partition === partition);
     if (p !== undefined && BigInt(p.committed) > target) return;
     if (signal.aborted) throw new AbortedError();
-    await sleep(pollMs, signal);
+    await waitDelay(pollMs, signal);
   }
 }
 
@@ -70,6 +58,6 @@ export async function waitDrained(
     }
     if (done) return true;
     if (signal.aborted || Date.now() >= deadline) return false;
-    await sleep(pollMs, signal);
+    await waitDelay(pollMs, signal);
   }
 }

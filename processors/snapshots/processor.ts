@@ -21,25 +21,24 @@
  *   crash is completed from those rows. Ticks that start more than one interval late are computed the same way.
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 import { childLogger } from '../../ops/floor/log.ts';
 import { TOPICS } from '../../schemas/events.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
-import { alignedAtOrBefore, runAligned, systemClock, ticksBetween } from './clock.ts';
+import { alignedAtOrBefore, runAligned, systemClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 import { snapshotConfig } from './config.ts';
 import type { SnapshotConfig } from './config.ts';
-import { runCycle } from './cycle.ts';
 import type { CycleContext, CycleResult } from './cycle.ts';
-import { AbortedError, waitCommittedPast, waitDrained } from './durability.ts';
-import { recordSnapshotAt, snapshotMetrics } from './metrics.ts';
+import { cycleRunner, type CycleInput } from './cycle-step.ts';
+import { planCatchUp } from './catch-up.ts';
+import { waitDrained } from './durability.ts';
+import { snapshotMetrics } from './metrics.ts';
 import { loadStateAsOf } from './rebuild.ts';
-import { lastCompletedTick } from './snapshot-reads.ts';
+import { consumeStateTopics, STATE_TOPICS } from './state-consumer.ts';
 import { MarketState } from './state.ts';
 
-export const STATE_TOPICS: readonly string[] = [TOPICS.instrument, TOPICS.option_ticker, TOPICS.index, TOPICS.perp_stats];
+export { STATE_TOPICS } from './state-consumer.ts';
 const RAW_MARKET_TOPICS: readonly string[] = [...STATE_TOPICS, TOPICS.option_trade];
 
 export interface SnapshotProcessorOptions {
@@ -57,6 +56,49 @@ export interface SnapshotProcessor {
 
 const log = childLogger('snapshots');
 
+/** What the start-up catch-up and the live loop share. */
+interface Loop {
+  readonly cfg: SnapshotConfig;
+  readonly bus: Bus;
+  readonly state: MarketState;
+  readonly signal: AbortSignal;
+  readonly cycle: (input: CycleInput) => Promise<void>;
+}
+
+/** Waits (bounded) until the raw writer stored everything published on `topics`; logs when it gave up. */
+async function drainRawWriter(l: Loop, topics: readonly string[]): Promise<void> {
+  const { cfg } = l;
+  if (cfg.durableGroupId === null || topics.length === 0) return;
+  const ok = await waitDrained(l.bus, cfg.durableGroupId, topics, cfg.drainTimeoutMs, l.signal);
+  if (!ok && !l.signal.aborted) log.warn({ group: cfg.durableGroupId, topics }, 'raw writer not drained in time; computing from what is stored');
+}
+
+/** The ticks missed while down (within the window), computed from the store as of each tick. */
+async function catchUp(l: Loop, store: Store, startedAt: number, boundary: number): Promise<void> {
+  const plan = await planCatchUp(store, l.cfg, startedAt, boundary, log);
+  if (plan.length === 0) return;
+  await drainRawWriter(l, RAW_MARKET_TOPICS);
+  log.info({ ticks: plan.length }, 'catching up missed ticks from the store');
+  for (const p of plan) {
+    if (l.signal.aborted) return;
+    await l.cycle({ symbol: p.symbol, tick: p.tick, source: 'store' });
+  }
+}
+
+/** One live tick: drain what the cycles read from the store, run every symbol, prune the state. */
+async function liveTick(l: Loop, tick: number, lateMs: number): Promise<void> {
+  const { cfg } = l;
+  const interval = cfg.snapshotIntervalMs;
+  const late = lateMs > interval;
+  // Trades published before the tick must be stored: the flow inventory is read from ClickHouse.
+  await drainRawWriter(l, late ? RAW_MARKET_TOPICS : cfg.symbols.some((s) => FLOW_SYMBOLS.includes(s)) ? [TOPICS.option_trade] : []);
+  for (const symbol of cfg.symbols) {
+    if (l.signal.aborted) return;
+    await l.cycle({ symbol, tick, source: late ? 'store' : 'live' });
+  }
+  l.state.prune(tick, Math.max(cfg.tickerFreshnessMs, cfg.priceFreshnessMs) + interval);
+}
+
 export async function startSnapshotProcessor(bus: Bus, store: Store, opts: SnapshotProcessorOptions = {}): Promise<SnapshotProcessor> {
   const cfg = snapshotConfig(opts.config);
   const clock = opts.clock ?? systemClock;
@@ -73,74 +115,13 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
   log.info({ symbols: cfg.symbols, at: new Date(startedAt).toISOString() }, 'snapshot state rebuilt from the raw tables');
 
   // 2. Resume consuming at the committed offsets; commit only once the raw writer stored the batch.
-  let undecodable = 0;
-  const consumer: BusConsumer = await bus.subscribe({
-    groupId: cfg.groupId,
-    topics: STATE_TOPICS,
-    fromBeginning: true,
-    maxBatchSize: 5_000,
-    eachBatch: async (batch: ConsumedBatch) => {
-      for (const m of batch.messages) {
-        try {
-          state.apply(decodeMarketEvent(m.topic, m.value));
-        } catch {
-          undecodable++; // the raw writer keeps the bytes in dead_letters
-          if (undecodable % 1000 === 1) log.warn({ topic: m.topic, offset: m.offset, undecodable }, 'undecodable message skipped');
-        }
-      }
-      const last = batch.messages[batch.messages.length - 1];
-      if (cfg.durableGroupId !== null && last !== undefined) {
-        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, gateAbort.signal);
-      }
-    },
-  });
+  const consumer = await consumeStateTopics(bus, cfg, state, gateAbort.signal, log);
 
-  const drain = async (topics: readonly string[]): Promise<void> => {
-    if (cfg.durableGroupId === null) return;
-    const ok = await waitDrained(bus, cfg.durableGroupId, topics, cfg.drainTimeoutMs, abort.signal);
-    if (!ok && !abort.signal.aborted) log.warn({ group: cfg.durableGroupId, topics }, 'raw writer not drained in time; computing from what is stored');
-  };
-
-  const cycle = async (symbol: MarketSymbol, tick: number, source: 'live' | 'store'): Promise<void> => {
-    try {
-      const r = await runCycle(ctx, symbol, tick, source);
-      if (r.kind === 'stored') recordSnapshotAt(symbol, tick);
-      else log.debug({ symbol, tick: new Date(tick).toISOString(), reason: r.reason }, 'tick skipped: no data');
-      opts.onCycle?.(r);
-    } catch (err) {
-      if (err instanceof AbortedError) return;
-      log.error({ err, symbol, tick: new Date(tick).toISOString() }, 'snapshot cycle failed');
-    }
-  };
-
-  // 3. Catch up the ticks missed while down (within the window), from the store as of each tick.
+  // 3. Catch up the ticks missed while down, then 4. the live loop, aligned to the wall clock.
+  const l: Loop = { cfg, bus, state, signal: abort.signal, cycle: cycleRunner(ctx, abort.signal, log, opts.onCycle) };
   const interval = cfg.snapshotIntervalMs;
   const boundary = alignedAtOrBefore(startedAt, interval);
-  const ready = (async () => {
-    const plan: { symbol: MarketSymbol; tick: number }[] = [];
-    for (const symbol of cfg.symbols) {
-      const last = await lastCompletedTick(store, symbol);
-      if (last === null) continue;
-      const missed = ticksBetween(last, boundary + 1, interval);
-      const stale = missed.filter((t) => t < startedAt - cfg.catchUpWindowMs);
-      if (stale.length > 0) {
-        snapshotMetrics.skipped.inc({ symbol, reason: 'out_of_window' }, stale.length);
-        log.warn({ symbol, skipped: stale.length, from: new Date(stale[0] ?? 0).toISOString() }, 'missed ticks beyond the catch-up window skipped');
-      }
-      for (const tick of missed) if (tick >= startedAt - cfg.catchUpWindowMs) plan.push({ symbol, tick });
-    }
-    if (plan.length > 0) {
-      await drain(RAW_MARKET_TOPICS);
-      plan.sort((a, b) => a.tick - b.tick);
-      log.info({ ticks: plan.length }, 'catching up missed ticks from the store');
-      for (const p of plan) {
-        if (abort.signal.aborted) return;
-        await cycle(p.symbol, p.tick, 'store');
-      }
-    }
-  })();
-
-  // 4. The live loop, aligned to the wall clock.
+  const ready = catchUp(l, store, startedAt, boundary);
   const loop = ready.then(() =>
     runAligned({
       clock,
@@ -152,16 +133,7 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
         for (const symbol of cfg.symbols) snapshotMetrics.skipped.inc({ symbol, reason: 'out_of_window' }, ticks.length);
         log.warn({ skipped: ticks.length }, 'ticks beyond the catch-up window skipped');
       },
-      onTick: async (tick, lateMs) => {
-        const late = lateMs > interval;
-        // Trades published before the tick must be stored: the flow inventory is read from ClickHouse.
-        await drain(late ? RAW_MARKET_TOPICS : cfg.symbols.some((s) => FLOW_SYMBOLS.includes(s)) ? [TOPICS.option_trade] : []);
-        for (const symbol of cfg.symbols) {
-          if (abort.signal.aborted) return;
-          await cycle(symbol, tick, late ? 'store' : 'live');
-        }
-        state.prune(tick, Math.max(cfg.tickerFreshnessMs, cfg.priceFreshnessMs) + interval);
-      },
+      onTick: (tick, lateMs) => liveTick(l, tick, lateMs),
     }),
   );
 

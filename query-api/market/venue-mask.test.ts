@@ -12,7 +12,7 @@ import { perpTrade } from '../../clickhouse/testing/fixtures.ts';
 const LIST = `[${VENUES.map((v) => `'${v}'`).join(', ')}]`;
 
 test('migration 021 spells the venue list in VENUES order (bit i = VENUES[i])', () => {
-  const sql = readFileSync(new URL('./migrations/021_market_venue_mask.sql', import.meta.url), 'utf8');
+  const sql = readFileSync(new URL('../../clickhouse/migrations/021_market_venue_mask.sql', import.meta.url), 'utf8');
   const lists = sql.match(/\['[a-z_]+'(?:, '[a-z_]+')*\]/g) ?? [];
   assert.ok(lists.length >= 8);
   for (const l of lists) assert.equal(l, LIST);

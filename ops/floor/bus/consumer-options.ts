@@ -1,11 +1,14 @@
 import type { ConsumedBatch } from './types.ts';
 import type { BusMetrics } from './bus-metrics.ts';
 import type { Logger } from '../log.ts';
+import { ok, type PipelineStep } from '../steps/step-runner.ts';
+import type { RetryPolicy } from '../steps/retry-policy.ts';
 
 /** What both consumer implementations (memory and Kafka) are built with. */
 export interface ConsumerCommonOptions<Self> {
   readonly topics: readonly string[];
   readonly maxBatchSize: number;
+  /** First redelivery delay ceiling after a handler failure (shared jittered backoff, doubling up to 30x). */
   readonly retryBackoffMs: number;
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
   readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
@@ -13,4 +16,23 @@ export interface ConsumerCommonOptions<Self> {
   readonly log: Logger;
   /** Called once the member has left its group. */
   readonly onClosed: (consumer: Self) => void;
+}
+
+/** Redelivery backoff of a consumer: the shared policy from `retryBackoffMs`, capped at 30 times it. */
+export function redeliveryPolicy(retryBackoffMs: number): RetryPolicy {
+  return { baseMs: retryBackoffMs, maxMs: retryBackoffMs * 30 };
+}
+
+/**
+ * The batch handler as a pipeline step ('bus.consume'): timed and logged by the step runner. A throw is final
+ * for the step ('fail'): the consumer redelivers the batch after its backoff instead of retrying in place.
+ */
+export function handlerStep(eachBatch: (batch: ConsumedBatch) => Promise<void>, groupId: string, log: Logger): PipelineStep<ConsumedBatch, void> {
+  return {
+    name: 'bus.consume',
+    log,
+    classify: () => 'fail',
+    context: (b) => ({ topic: b.topic, partition: b.partition, group: groupId, offset: b.messages[0]?.offset }),
+    run: async (b) => ok(await eachBatch(b)),
+  };
 }

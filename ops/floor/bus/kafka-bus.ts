@@ -17,7 +17,7 @@ export interface KafkaBusOptions {
   readonly rebalanceTimeout?: number;
   /** Longest a fetch waits for data (latency vs idle requests). Default 100 ms. */
   readonly maxWaitTimeInMs?: number;
-  /** Pause before redelivering a batch whose handler threw. Default 500 ms. */
+  /** First redelivery delay ceiling after a handler threw (shared jittered backoff, doubling up to 30x). Default 500 ms. */
   readonly retryBackoffMs?: number;
   /** maxBatchSize when a subscription gives none. Default 1000. */
   readonly defaultMaxBatchSize?: number;

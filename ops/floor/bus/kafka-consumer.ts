@@ -1,7 +1,9 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { BusConsumer, ConsumedMessage } from './types.ts';
+import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
-import type { ConsumerCommonOptions } from './consumer-options.ts';
+import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { Backoff } from '../steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '../steps/step-runner.ts';
 
 export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
   readonly consumer: Consumer;
@@ -14,9 +16,9 @@ const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /**
  * One kafkajs consumer-group member behind the BusConsumer interface. kafkajs runs with autoCommit off and
  * eachBatchAutoResolve off; this wrapper splits each fetched batch into chunks of at most maxBatchSize, and after
- * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. A handler throw
- * seeks the partition back to the chunk's first offset (redelivery) after a backoff; pause() makes the wrapper
- * seek back and return, and kafkajs stops fetching the paused topics.
+ * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. The handler runs as
+ * the pipeline step 'bus.consume'; a throw seeks the partition back to the chunk's first offset (redelivery) after
+ * the shared jittered backoff; pause() makes the wrapper seek back and return, and kafkajs stops fetching.
  */
 export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   readonly groupId: string;
@@ -26,10 +28,15 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   private abort: (v: typeof ABORTED) => void = () => undefined;
   private readonly aborted: Promise<typeof ABORTED>;
   private closing: Promise<void> | null = null;
-  private endBackoff: (() => void) | null = null;
+  /** Aborted by stop() and crash(): cuts a redelivery backoff short. */
+  private readonly leaving = new AbortController();
+  private readonly backoff: Backoff;
+  private readonly step: PipelineStep<ConsumedBatch, void>;
 
   constructor(private readonly options: KafkaConsumerOptions) {
     this.groupId = options.groupId;
+    this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
+    this.step = handlerStep(options.eachBatch, this.groupId, options.log);
     this.aborted = new Promise((resolve) => {
       this.abort = resolve;
     });
@@ -92,7 +99,7 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   }
 
   private close(): Promise<void> {
-    this.endBackoff?.();
+    this.leaving.abort();
     this.closing ??= (async () => {
       try {
         await this.options.consumer.disconnect();
@@ -128,15 +135,16 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       const messages = chunk.map((m) => toConsumed(topic, partition, m));
       let outcome: typeof ABORTED | void;
       try {
-        outcome = await Promise.race([this.options.eachBatch({ topic, partition, messages }), this.aborted]);
-      } catch (err) {
+        outcome = await Promise.race([runStep(this.step, { topic, partition, messages }).then(() => undefined), this.aborted]);
+      } catch {
+        // Logged by the step runner; the chunk is redelivered after the backoff.
         if (this.isStopped()) return;
         this.options.metrics.handlerError(topic, groupId);
-        this.options.log.warn({ err, topic, partition, group: groupId, offset: first.offset }, 'batch handler failed; the batch will be redelivered');
         this.options.consumer.seek({ topic, partition, offset: first.offset });
-        await this.backoff();
+        await this.backoff.wait(this.leaving.signal);
         return;
       }
+      this.backoff.reset();
       if (outcome === ABORTED || this.isStopped()) return;
       resolveOffset(last.offset);
       await commitOffsetsIfNecessary({
@@ -146,19 +154,6 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       if (!isRunning() || this.state !== 'running') return;
       await heartbeat();
     }
-  }
-
-  /** Wait before the redelivery; stop() and crash() cut it short. */
-  private backoff(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.endBackoff = null;
-        resolve();
-      };
-      const timer = setTimeout(done, this.options.retryBackoffMs);
-      this.endBackoff = done;
-    });
   }
 }
 

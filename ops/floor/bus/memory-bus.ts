@@ -12,7 +12,7 @@ export interface MemoryBusOptions {
   readonly maxBufferedPerPartition?: number;
   /** Partition assignor inside a group. Default 'range' (Kafka's default). */
   readonly assignment?: AssignmentStrategy;
-  /** Pause before redelivering a batch whose handler threw. Default 100 ms. */
+  /** First redelivery delay ceiling after a handler threw (shared jittered backoff, doubling up to 30x). Default 100 ms. */
   readonly retryBackoffMs?: number;
   /** maxBatchSize when a subscription gives none. Default 1000. */
   readonly defaultMaxBatchSize?: number;

@@ -1,6 +1,8 @@
-import type { BusConsumer } from './types.ts';
+import type { BusConsumer, ConsumedBatch } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
-import type { ConsumerCommonOptions } from './consumer-options.ts';
+import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { Backoff } from '../steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '../steps/step-runner.ts';
 import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
 import type { TopicPartition } from './assignment.ts';
 
@@ -25,13 +27,18 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   private state: State = 'running';
   private cursor = 0;
   private waiter: (() => void) | null = null;
-  private endBackoff: (() => void) | null = null;
+  /** Aborted by stop() and crash(): cuts a redelivery backoff short. */
+  private readonly leaving = new AbortController();
+  private readonly backoff: Backoff;
+  private readonly step: PipelineStep<ConsumedBatch, void>;
   private loop: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: MemoryConsumerOptions) {
     this.groupId = options.group.id;
     this.memberId = options.memberId;
     this.topics = options.topics;
+    this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
+    this.step = handlerStep(options.eachBatch, this.groupId, options.log);
   }
 
   /** Join the group and start the delivery loop. */
@@ -76,7 +83,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
     if (this.state === 'stopping') return this.loop;
     this.state = 'stopping';
     this.wake();
-    this.endBackoff?.();
+    this.leaving.abort();
     await this.loop;
     this.leave();
   }
@@ -86,7 +93,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
     if (this.state === 'stopped') return;
     this.leave();
     this.wake();
-    this.endBackoff?.();
+    this.leaving.abort();
   }
 
   private leave(): void {
@@ -120,38 +127,21 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
       const ok = await this.handle(claim);
       if (this.isStopped()) return; // crashed: the group already abandoned the claim
       group.complete(claim, ok);
-      if (!ok && this.state === 'running') await this.backoff();
+      if (ok) this.backoff.reset();
+      else if (this.state === 'running') await this.backoff.wait(this.leaving.signal);
     }
   }
 
   private async handle(claim: Claim): Promise<boolean> {
     const { batch } = claim;
     try {
-      await this.options.eachBatch(batch);
+      await runStep(this.step, batch);
       if (!this.isStopped()) this.options.metrics.consumed(batch.topic, this.groupId, batch.messages.length);
       return true;
-    } catch (err) {
+    } catch {
+      // Logged by the step runner; the batch is redelivered after the backoff.
       this.options.metrics.handlerError(batch.topic, this.groupId);
-      this.options.log.warn(
-        { err, topic: batch.topic, partition: batch.partition, group: this.groupId, offset: batch.messages[0]?.offset },
-        'batch handler failed; the batch will be redelivered',
-      );
       return false;
     }
-  }
-
-  /** Wait before retrying a failed batch; only stop() cuts it short (new data does not). */
-  private backoff(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.endBackoff = null;
-        resolve();
-      }, this.options.retryBackoffMs);
-      this.endBackoff = () => {
-        clearTimeout(timer);
-        this.endBackoff = null;
-        resolve();
-      };
-    });
   }
 }

@@ -1,0 +1,107 @@
+import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
+import type { ConnectionPlan, HeartbeatRule, ParseResult, ParserContext, VenueConnectorSpec } from '../types.ts';
+import { createParserContext } from '../context.ts';
+import { ResilientSocket, type HeartbeatRule as SocketHeartbeat, type ReconnectPolicy, type SocketEvent } from '../ws/resilient-socket.ts';
+import type { Logger } from '../../ops/floor/log.ts';
+import type { VenueSink } from './venue-sink.ts';
+
+/** The socket-level heartbeat of a connector rule (server-driven rules need none on the client side). */
+export function socketHeartbeat(hb: HeartbeatRule): SocketHeartbeat | undefined {
+  switch (hb.kind) {
+    case 'app_ping':
+      return { kind: 'app', payload: hb.payload, intervalMs: hb.intervalMs };
+    case 'client_protocol_ping':
+      return { kind: 'protocol', intervalMs: hb.intervalMs };
+    default:
+      return undefined;
+  }
+}
+
+export interface VenueSocketOptions {
+  readonly staleMs?: number;
+  readonly reconnectBackoff?: ReconnectPolicy;
+  readonly onSocketEvent?: (connection: string, event: SocketEvent) => void;
+}
+
+/**
+ * The WebSocket side of one venue: one ResilientSocket per connection plan. Every frame goes through the
+ * venue's pure parser; events and dead letters go to the sink, and when the sink signals backpressure the
+ * socket stops reading until the publisher caught up.
+ */
+export class VenueSockets {
+  private readonly sockets = new Map<string, { plan: ConnectionPlan; socket: ResilientSocket }>();
+
+  constructor(
+    private readonly spec: VenueConnectorSpec,
+    private readonly sink: VenueSink,
+    private readonly instruments: Map<string, Instrument>,
+    private readonly indexPrices: Map<MarketSymbol, number>,
+    private readonly opts: VenueSocketOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Open and planned sockets. */
+  counts(): { open: number; planned: number } {
+    return { open: [...this.sockets.values()].filter((s) => s.socket.isOpen).length, planned: this.sockets.size };
+  }
+
+  /** (Re)plans connections from the known instruments: unchanged plans keep their sockets. */
+  async apply(symbols: readonly MarketSymbol[]): Promise<void> {
+    const plans = this.spec.connections(symbols, [...this.instruments.values()]);
+    const wanted = new Map(plans.map((p) => [p.id, p]));
+    for (const [id, s] of this.sockets) {
+      const next = wanted.get(id);
+      if (!next || next.url !== s.plan.url || next.subscribeFrames.join('\n') !== s.plan.subscribeFrames.join('\n')) {
+        this.sockets.delete(id);
+        await s.socket.close();
+      }
+    }
+    for (const plan of plans) if (!this.sockets.has(plan.id)) this.sockets.set(plan.id, { plan, socket: this.open(plan) });
+    this.log.info({ connections: plans.length, instruments: this.instruments.size }, 'subscriptions planned');
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sockets.values()].map((s) => s.socket.close()));
+    this.sockets.clear();
+  }
+
+  private open(plan: ConnectionPlan): ResilientSocket {
+    const { opts, spec } = this;
+    const hb = plan.heartbeat;
+    const setup = hb.kind === 'server_test_request' ? [hb.setup] : [];
+    const socket: ResilientSocket = new ResilientSocket({
+      url: plan.url,
+      venue: spec.venue,
+      name: plan.id,
+      heartbeat: socketHeartbeat(hb),
+      staleMs: hb.kind === 'server_test_request' ? Math.min(hb.timeoutMs, opts.staleMs ?? hb.timeoutMs) : (opts.staleMs ?? 60_000),
+      ...(opts.reconnectBackoff ? { backoff: opts.reconnectBackoff } : {}),
+      ...(opts.onSocketEvent ? { onEvent: (e: SocketEvent) => opts.onSocketEvent?.(plan.id, e) } : {}),
+      maxLifetimeMs: hb.kind === 'protocol_ping' ? hb.maxConnectionMs : undefined,
+      onOpen: () => [...setup, ...plan.subscribeFrames],
+      onFrame: this.frameHandler(plan, () => socket),
+    });
+    return socket.start();
+  }
+
+  /** Parse one frame; publish its events or dead letter, answer control frames, and pause on backpressure. */
+  private frameHandler(plan: ConnectionPlan, socket: () => ResilientSocket): (frame: string | Buffer, receivedAt: number) => void {
+    const { spec, sink } = this;
+    const ctx: ParserContext = createParserContext({ venue: spec.venue, connection: plan.id, instruments: this.instruments, indexPrices: this.indexPrices });
+    return (frame, receivedAt) => {
+      ctx.receivedAt = receivedAt;
+      const binary = typeof frame !== 'string';
+      let r: ParseResult;
+      if (!binary) r = spec.parse(frame, ctx);
+      else if (spec.parseBinary) r = spec.parseBinary(frame, ctx);
+      else r = spec.parse(frame.toString('utf8'), ctx);
+      let pressure: Promise<void> | undefined;
+      if (r.outcome === 'events') pressure = sink.publish(r.events, receivedAt);
+      else if (r.outcome === 'ignored') {
+        if (r.control.reply) socket().send(r.control.reply);
+      } else if (binary) pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);
+      else pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame, 'utf8', receivedAt);
+      if (pressure) socket().holdReading(pressure);
+    };
+  }
+}

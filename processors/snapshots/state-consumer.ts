@@ -1,0 +1,38 @@
+import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
+import type { Logger } from '../../ops/floor/log.ts';
+import { TOPICS } from '../../schemas/events.ts';
+import { decodeMarketEvent } from '../../schemas/event-codec.ts';
+import type { SnapshotConfig } from './config.ts';
+import { waitCommittedPast } from './durability.ts';
+import type { MarketState } from './state.ts';
+
+export const STATE_TOPICS: readonly string[] = [TOPICS.instrument, TOPICS.option_ticker, TOPICS.index, TOPICS.perp_stats];
+
+/**
+ * Consumes the state topics into `state` from the committed offsets. A batch is applied to memory at once; its
+ * offsets are committed only after the raw writer (config.durableGroupId) committed past it, i.e. once the events
+ * are in ClickHouse, where a restart rebuilds the state from. `gate` aborts that wait (on stop, after a grace).
+ */
+export function consumeStateTopics(bus: Bus, cfg: SnapshotConfig, state: MarketState, gate: AbortSignal, log: Logger): Promise<BusConsumer> {
+  let undecodable = 0;
+  return bus.subscribe({
+    groupId: cfg.groupId,
+    topics: STATE_TOPICS,
+    fromBeginning: true,
+    maxBatchSize: 5_000,
+    eachBatch: async (batch: ConsumedBatch) => {
+      for (const m of batch.messages) {
+        try {
+          state.apply(decodeMarketEvent(m.topic, m.value));
+        } catch {
+          undecodable++; // the raw writer keeps the bytes in dead_letters
+          if (undecodable % 1000 === 1) log.warn({ topic: m.topic, offset: m.offset, undecodable }, 'undecodable message skipped');
+        }
+      }
+      const last = batch.messages[batch.messages.length - 1];
+      if (cfg.durableGroupId !== null && last !== undefined) {
+        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, gate);
+      }
+    },
+  });
+}
