@@ -4,14 +4,16 @@ import { SnapshotCache } from './snapshots/snapshot-cache.ts';
 import { fuzzApp, registeredPaths } from './testing/fuzz.ts';
 import { C, seedGex } from './testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from './testing/harness.ts';
+import { loadBundledReferenceData } from '../ingest/reference/bundled.ts';
 
 test('fuzz: >= 10,000 random/malformed queries and headers on every registered route: no 5xx, error envelope on every 4xx', async () => {
   const t = await migratedStore();
   await seedGex(t.store);
+  await loadBundledReferenceData(t.store);
   const cache = new SnapshotCache(t.store, { pollMs: 0 });
   await cache.refresh();
   const key = await userWithKey(t.store, { userId: 'fuzz', plan: 'enterprise' });
-  // The product's app: discovery, market and GEX route families (as the api role builds it).
+  // The product's app: discovery, market, reference and GEX route families (as the api role builds it).
   const app = await testApp(t.store, { healthPerIpPerMinute: 1_000_000 }, { clock: testClock(C + 10_000), snapshots: cache });
   try {
     const routes = [...registeredPaths(app), '/v2/nope', '/v2/gex', '/v2/gex/levels/x', '/v2/docs/json'];
@@ -19,6 +21,7 @@ test('fuzz: >= 10,000 random/malformed queries and headers on every registered r
       '/v2/health', '/v2/meta', '/v2/endpoints', '/v2/changelog', '/v2/symbols', '/v2/expiries', '/v2/status', '/v2/openapi.json',
       '/v2/gex/levels', '/v2/gex/gamma-flow', '/v2/multi/gex/levels', '/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap',
       '/v2/market/candles', '/v2/market/open-interest', '/v2/market/bundle',
+      '/v2/etf/flows', '/v2/cot/summary', '/v2/cot/markets', '/v2/cot/instrument', '/v2/filings/holders',
     ];
     for (const p of expected) assert.ok(routes.includes(p), `route ${p} is registered and fuzzed`);
     const { counts, seconds } = await fuzzApp(app, key, routes, 10_000, 20261012);

@@ -24,12 +24,14 @@ export function registeredPaths(app: ApiInstance): string[] {
   return Object.keys(doc.paths).filter((p) => doc.paths[p]?.['get'] !== undefined).sort();
 }
 
-export const FUZZ_NAMES = ['symbol', 'symbols', 'venue', 'max_dte', 'exchanges', 'include', 'as_of', 'positioning', 'expiry', 'days', '__proto__', 'constructor', 'a[b]', '', 'limit', 'symbol[]'];
+export const FUZZ_NAMES = ['symbol', 'symbols', 'venue', 'max_dte', 'exchanges', 'include', 'as_of', 'positioning', 'expiry', 'days', '__proto__', 'constructor', 'a[b]', '', 'limit', 'symbol[]',
+  'asset', 'region', 'asset_class', 'span', 'sort', 'extremes_only', 'ticker', 'id'];
 export const FUZZ_VALUES = [
   'BTCUSDT', 'btcusdt', 'ETHUSDT', 'SOLUSDT', '', '-1', '0', '3650', '3651', '1e3', '0x10', 'NaN', 'null', '[]', '{}', '%', '%zz', '%00', '%E2%82%AC',
   '%F0%9F%92%A9', "'; DROP TABLE users; --", '../../etc/passwd', 'x'.repeat(3000), '99999999999999999999', ' BTCUSDT', 'deribit', 'okx,kraken',
   'flow', 'std', 'ranked,spot', 'candles,zones,max_pain', 'BTCUSDT,SOLUSDT,XRP', '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z', '1970-01-01T00:00:00Z',
   '2026-02-30T00:00:00Z', '27DEC24', '2026-12-25', 'A,B,C,D,E,F,G,H,I',
+  'BTC', 'ETH', 'hk', 'us', 'crypto', 'all', '3y', 'divergence', 'true', 'MSTR', 'IBIT', '133741', '200',
 ];
 const CHARS = 'abcXYZ019_-.~!*\'();:@&=+$,/?#[]% \t"<>\\^`{|}';
 

@@ -6,6 +6,9 @@ import { parseCommand } from './parse.ts';
 import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
 import { backfillCommand } from './backfill.ts';
+import { loadCommand } from './load.ts';
+import { cotCommand, holdersCommand } from './research.ts';
+import { fetchCommand } from './fetch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand];

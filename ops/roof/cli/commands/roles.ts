@@ -10,13 +10,15 @@ import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
 import { startApi, type RunningApi } from '../../../../query-api/server.ts';
 import { SnapshotCache } from '../../../../query-api/snapshots/snapshot-cache.ts';
 import { pickApiConfig } from '../../../../query-api/config.ts';
+import { loadBundledReferenceData } from '../../../../ingest/reference/bundled.ts';
 
 export type Role = 'ingest' | 'process' | 'api';
 
 /** Starts the given roles in this process on one runtime context and runs until SIGINT/SIGTERM. */
-export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean; demoKey?: boolean } = {}): Promise<number> {
+export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean; demoKey?: boolean; referenceSamples?: boolean } = {}): Promise<number> {
   const ctx = await createRuntimeContext(args.config);
   try {
+    if (opts.referenceSamples) await loadReferenceSamples(ctx);
     const started = await startRoles(ctx, roles, opts.sandbox ?? args.config.sandbox);
     if (opts.demoKey && started.api) await printDemoKey(started.api);
   } catch (err) {
@@ -76,6 +78,15 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   return { api };
 }
 
+/** Offline demo: the bundled ETF, COT and 13F samples, so every reference route answers (a reload changes nothing). */
+async function loadReferenceSamples(ctx: RuntimeContext): Promise<void> {
+  const reports = await loadBundledReferenceData(ctx.store);
+  const written = reports.reduce((n, r) => n + r.written, 0);
+  const refused = reports.filter((r) => r.errors.length > 0).map((r) => r.file);
+  if (refused.length > 0) ctx.log.warn({ refused }, 'reference samples refused');
+  ctx.log.info({ files: reports.length, units: written }, 'reference samples loaded (ETF flows, COT, 13F)');
+}
+
 /** The demo's ready-to-use key: user `demo` on the pro level (bundle_monthly), active; printed on stdout. */
 async function printDemoKey(api: RunningApi): Promise<void> {
   const repo = api.app.gex.repository;
@@ -94,7 +105,7 @@ function roleCommand(name: string, roles: readonly Role[], summary: string, demo
     name,
     usage: name,
     summary,
-    run: (args) => runRoles(args, new Set(roles), demo ? { sandbox: true, demoKey: true } : {}),
+    run: (args) => runRoles(args, new Set(roles), demo ? { sandbox: true, demoKey: true, referenceSamples: true } : {}),
   };
 }
 
