@@ -2,7 +2,7 @@ import type { Store } from '../../clickhouse/store.ts';
 import { generateKey, hashKey, type NewKey } from './keys.ts';
 import { msText, msNullable } from '../../clickhouse/epoch-ms.ts';
 
-/** Rows of the account tables (migrations/010_accounts.sql), newest version of each. */
+/** Rows of the account tables (clickhouse/migrations/010_accounts.sql), newest version of each. */
 export interface UserRecord {
   readonly userId: string;
   readonly plan: string;
