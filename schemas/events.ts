@@ -66,7 +66,6 @@ export const TOPICS = {
   dead_letter: 'md.dead_letter.v1',
   snapshot: 'analytics.snapshots.v1',
 } as const;
-export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];
 
 /** Partition key: all events of one symbol on one venue keep their order. */
 export function eventKey(e: { readonly venue: string; readonly symbol: string }): string {

@@ -19,7 +19,7 @@ export interface MemoryBusOptions {
 }
 
 /**
- * The in-process bus (embedded default): the semantics of ops/bus/types.ts inside one process. Partitioning is
+ * The in-process bus (embedded default): the semantics of ops/floor/bus/types.ts inside one process. Partitioning is
  * Kafka's (murmur2 of the UTF-8 key, see murmur2.ts), so a key lands on the same partition number as on Kafka.
  * Memory is bounded: messages are freed once every group that subscribed to the topic committed them, and
  * publishing into a partition with `maxBufferedPerPartition` uncommitted messages waits. A group keeps holding

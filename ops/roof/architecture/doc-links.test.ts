@@ -8,20 +8,10 @@ import { danglingReferences } from './doc-links.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/**
- * Dangling references in files another change owns (left as they are here, fixed where that change lands). Each
- * entry must still dangle: once fixed, remove it.
- */
-const PENDING: readonly string[] = [
-  'ops/floor/bus/bus-contract.ts ops/bus/types.ts',
-  'ops/floor/bus/memory-bus.ts ops/bus/types.ts',
-  'schemas/events.ts schemas/avro-codec.test.ts',
-];
 
 test('every repository path named in a comment or a README exists in the repository', () => {
   const found = danglingReferences(ROOT).map((d) => `${d.file} ${d.reference}`);
-  assert.deepEqual(found.filter((f) => !PENDING.includes(f)), []);
-  assert.deepEqual(PENDING.filter((p) => !found.includes(p)), [], 'fixed: remove from PENDING');
+  assert.deepEqual(found, []);
 });
 
 test('the checker flags a missing file, a path outside the repository and ignores code, URLs and migrations', () => {
