@@ -27,6 +27,7 @@ import { snapshotTimesOf } from '../query-api/snapshots/snapshot-times.ts';
 import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { gammaFlowPoints, levelsOf } from '../processors/snapshots/levels-step.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
+import { msParam, msInstant } from '../clickhouse/epoch-ms.ts';
 
 const INTERVAL = 30_000;
 const DAY = 86_400_000;
@@ -78,10 +79,10 @@ async function fillSynthetic(store: Store, ticks: number, start: number): Promis
      (symbol, venue, computed_at, spot, perp_price, grid_min, grid_step, grid_points, has_inventory, instruments_used,
       skipped_no_iv, dropped_expired, t_floored, levels_pack, expiries, cell_expiry, cell_strike, cell_gex_std, cell_gex_flow,
       inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total, source)
-     SELECT 'BTCUSDT', 'deribit', fromUnixTimestamp64Milli(toInt64({start:Int64} + number * ${INTERVAL}), 'UTC'),
+     SELECT 'BTCUSDT', 'deribit', ${msInstant(`toInt64({start:Int64} + number * ${INTERVAL})`)},
        100000 + 5000 * sin(number / 5000) AS s, 100020 + 5000 * sin(number / 5000) AS p, -0.25, 0.0025, 201, true, 80, 0, 0, 0,
        ${pack}, {expiries:String},
-       arrayMap(i -> fromUnixTimestamp64Milli(toInt64(${END + 7 * DAY}), 'UTC'), range(40)),
+       arrayMap(i -> ${msInstant(`toInt64(${END + 7 * DAY})`)}, range(40)),
        arrayMap(i -> 80000 + i * 1000, range(40)) AS a_strikes,
        arrayMap(i -> 1e6 * (1 + (i + number) % 13), range(40)) AS a_cstd,
        arrayMap(i -> 5e5 * ((i + number) % 7 - 3), range(40)) AS a_cflow,
@@ -110,7 +111,7 @@ async function fillSyntheticLevels(store: Store, ticks: number, start: number, p
     `INSERT INTO gex_levels (symbol, computed_at, model, positioning, spot, perp_price, hvl, call_resistance, call_wall_2,
        call_wall_3, put_support, put_wall_2, put_wall_3, net_gex, odte_hvl, odte_call_resistance, odte_put_support,
        max_pain, coverage, venues, payload)
-     SELECT 'BTCUSDT', fromUnixTimestamp64Milli(toInt64({start:Int64} + intDiv(number, 2) * ${INTERVAL}), 'UTC'),
+     SELECT 'BTCUSDT', ${msInstant(`toInt64({start:Int64} + intDiv(number, 2) * ${INTERVAL})`)},
        if(number % 2 = 0, 'flow', 'std') AS m, m, 100000 + 5000 * sin(intDiv(number, 2) / 5000), NULL,
        99000 + number % 2000, 105000, 110000, 120000, 95000, 90000, 85000, 1e8 * sin(number / 977), NULL, NULL, NULL,
        100000, 0.3, ['deribit'], if(m = 'flow', {flow:String}, {std:String})
@@ -189,7 +190,7 @@ export async function runGexAsOfBench(): Promise<void> {
     const one = await timeAll(yearInstants, () => store.query('SELECT 1 AS x'));
     const count = await timeAll(yearInstants, (t) =>
       store.query(
-        "SELECT count() AS n FROM gex_snapshots WHERE symbol = 'BTCUSDT' AND computed_at <= fromUnixTimestamp64Milli({t:Int64}, 'UTC')",
+        `SELECT count() AS n FROM gex_snapshots WHERE symbol = 'BTCUSDT' AND computed_at <= ${msParam('t')}`,
         { t: Math.floor(t) },
       ),
     );

@@ -14,6 +14,7 @@ import { optionTradeRow, type OptionTradeRow } from '../clickhouse/rows.ts';
 import { createStore, type Store } from '../clickhouse/store.ts';
 import { optionTrade } from '../clickhouse/testing/fixtures.ts';
 import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
+import { msInstant, msColumn } from '../clickhouse/epoch-ms.ts';
 
 const TOTAL_ROWS = 200_000;
 
@@ -92,16 +93,16 @@ export async function runStoreBench(): Promise<void> {
     const engineRate = await measure(TOTAL_ROWS, () => store.command(
       `INSERT INTO option_trades
        SELECT 'deribit', 'BTCUSDT',
-              fromUnixTimestamp64Milli(toInt64({t0:Int64} + number), 'UTC'),
-              fromUnixTimestamp64Milli(toInt64({t0:Int64} + 17 + number), 'UTC'),
+              ${msInstant(`toInt64({t0:Int64} + number)`)},
+              ${msInstant(`toInt64({t0:Int64} + 17 + number)`)},
               concat('bench:', toString(number)), 'BTC-27MAR26-85000-C', 50000 + (number % 80) * 1000,
-              fromUnixTimestamp64Milli(toInt64({expiry:Int64}), 'UTC'), 'call', 0.0123, 'BTC', 1044.2345678901,
+              ${msInstant(`toInt64({expiry:Int64})`)}, 'call', 0.0123, 'BTC', 1044.2345678901,
               0.1 + (number % 37) / 10, 104.42345678901, 'buy', 0.5512, 84895.12, NULL, toString(number), number % 2 = 1
        FROM numbers({n:UInt64})`,
       { n: TOTAL_ROWS, t0: first.ts, expiry: first.expiry },
     ));
     const [check] = await store.query<{ n: string; lo: number; hi: number }>(
-      "SELECT count() AS n, toFloat64(toUnixTimestamp64Milli(min(ts))) AS lo, toFloat64(toUnixTimestamp64Milli(max(ts))) AS hi FROM option_trades",
+      `SELECT count() AS n, ${msColumn('min(ts)', 'lo')}, ${msColumn('max(ts)', 'hi')} FROM option_trades`,
     );
     if (check?.n !== String(TOTAL_ROWS) || check.lo !== first.ts || check.hi !== first.ts + TOTAL_ROWS - 1) {
       throw new Error(`engine baseline wrote unexpected rows: ${JSON.stringify(check)}`);

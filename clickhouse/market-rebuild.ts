@@ -1,12 +1,14 @@
 import type { Store } from './store.ts';
 import { VENUES } from '../schemas/events.ts';
+import { rederiveRollups } from './market-rollups.ts';
 
 /**
  * Recomputes the 1-minute market states of [fromMs, toMs) from the raw tables read with FINAL (each event
  * once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized views' own
  * aggregation. Repairs sums after a redelivery in a different batch, and fills the states for raw rows
  * stored before migration 020. Whole minutes only; run it on closed minutes (not while the raw writer
- * is still writing into the range).
+ * is still writing into the range). Then the hourly and daily states (migration 022) of every hour and day
+ * touching the range are re-derived from the 1-minute states (market-rollups.ts): their views only ever add.
  */
 const TRADES = (table: string, market: string) => `INSERT INTO market_trades_1m
 SELECT symbol, '${market}' AS market, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket,
@@ -62,4 +64,5 @@ export async function rebuildMarketMinutes(store: Store, fromMs: number, toMs: n
     }
     await store.command(s.insert, { from, to });
   }
+  await rederiveRollups(store, from, to);
 }

@@ -8,6 +8,7 @@ import { optionTradeRow } from './rows.ts';
 import { createStore } from './store.ts';
 import { optionTrade } from './testing/fixtures.ts';
 import { tempDataPath } from './testing/temp-store.ts';
+import { msColumn } from './epoch-ms.ts';
 
 const CHILD = fileURLToPath(new URL('./testing/persist-child.ts', import.meta.url));
 
@@ -36,7 +37,7 @@ describe('persistence across processes', () => {
       assert.deepEqual(await store.query('SELECT count() AS n, uniqExact(id) AS u FROM option_trades'), [{ n: '500', u: '500' }]);
       const expected = optionTradeRow(optionTrade(499));
       const [row] = await store.query<Record<string, unknown>>(
-        'SELECT * REPLACE (toFloat64(toUnixTimestamp64Milli(ts)) AS ts, toFloat64(toUnixTimestamp64Milli(received_at)) AS received_at, toFloat64(toUnixTimestamp64Milli(expiry)) AS expiry) FROM option_trades WHERE id = {id:String}',
+        `SELECT * REPLACE (${msColumn('ts', 'ts')}, ${msColumn('received_at', 'received_at')}, ${msColumn('expiry', 'expiry')}) FROM option_trades WHERE id = {id:String}`,
         { id: expected.id },
       );
       assert.deepEqual(row, expected);

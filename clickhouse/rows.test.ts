@@ -6,6 +6,7 @@ import { deadLetterRow, RAW_TABLES, toRawRow, type RawRow } from './rows.ts';
 import type { Store } from './store.ts';
 import * as fx from './testing/fixtures.ts';
 import { openTempStore } from './testing/temp-store.ts';
+import { msColumn } from './epoch-ms.ts';
 
 /** DateTime64 columns, read back as epoch ms (Float64, so they are JSON numbers like the row's). */
 const TIME_COLUMNS = ['ts', 'received_at', 'expiry', 'next_funding_time'] as const;
@@ -16,7 +17,7 @@ async function readBack(store: Store, table: string): Promise<Record<string, unk
     { t: table },
   );
   const replaced = TIME_COLUMNS.filter((c) => cols.some((x) => x.name === c)).map(
-    (c) => `toFloat64(toUnixTimestamp64Milli(${c})) AS ${c}`,
+    (c) => msColumn(c, c),
   );
   return store.query<Record<string, unknown>>(`SELECT * REPLACE (${replaced.join(', ')}) FROM {t:Identifier} FINAL ORDER BY id`, {
     t: table,

@@ -1,7 +1,7 @@
 /**
  * Normalized market-data events: the one shared vocabulary between connectors (ingest/), the bus, the raw
- * ClickHouse tables and the processors. Every family has an Avro schema in schemas/avro/ with the same
- * field names; keep the two in step (schemas/avro-codec.test.ts checks it).
+ * ClickHouse tables and the processors. Each family is declared once in schemas/families.ts; its TypeScript type
+ * (here), Avro schema (schemas/avro/event-schemas.ts) and raw-table row (clickhouse/rows.ts) derive from it.
  *
  * Unit rules (also in ingest/README.md):
  * - Timestamps are integer milliseconds since the Unix epoch, UTC. `ts` is the venue's own event time,
@@ -17,166 +17,28 @@
  *   idempotent.
  */
 
-export const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
-export type MarketSymbol = (typeof SYMBOLS)[number];
+import type { EventOf } from './family-dsl.ts';
+import type { EVENT_FAMILIES as F, INSTRUMENT_KINDS, OPTION_TYPES, TAKER_SIDES } from './families.ts';
 
-/** Venue filter names, exactly as the API spec spells them. */
-export const VENUES = [
-  'deribit',
-  'bybit',
-  'okx',
-  'binance',
-  'derive',
-  'thalex',
-  'delta_india',
-  'delta',
-  'bullish',
-  'paradex',
-] as const;
-export type Venue = (typeof VENUES)[number];
+export { SYMBOLS, VENUES, SYMBOL_BASE, type MarketSymbol, type Venue } from './markets.ts';
 
-/** Base asset of each symbol, as venues name it in instrument names. */
-export const SYMBOL_BASE: Readonly<Record<MarketSymbol, string>> = {
-  BTCUSDT: 'BTC',
-  ETHUSDT: 'ETH',
-  SOLUSDT: 'SOL',
-  HYPEUSDT: 'HYPE',
-};
+export type TakerSide = (typeof TAKER_SIDES)[number];
+export type OptionType = (typeof OPTION_TYPES)[number];
+export type InstrumentKind = (typeof INSTRUMENT_KINDS)[number];
 
-export type TakerSide = 'buy' | 'sell';
-export type OptionType = 'call' | 'put';
-export type InstrumentKind = 'option' | 'perp' | 'future' | 'spot';
-
-interface EventBase {
-  readonly venue: Venue;
-  readonly symbol: MarketSymbol;
-  /** Venue event time, ms UTC. */
-  readonly ts: number;
-  /** Local receive time, ms UTC. */
-  readonly receivedAt: number;
-  /** Stable id for idempotent writes. */
-  readonly id: string;
-}
-
-export interface Instrument extends EventBase {
-  readonly instrument: string;
-  readonly kind: InstrumentKind;
-  /** Options only. */
-  readonly strike: number | null;
-  /** Options and futures: expiry instant, ms UTC. */
-  readonly expiry: number | null;
-  readonly optionType: OptionType | null;
-  /** Coins of underlying per contract (Deribit option 1, OKX BTC-USD option 0.01, Delta 0.001, ...). */
-  readonly contractSize: number;
-  readonly settlementCurrency: string;
-  readonly quoteCurrency: string;
-  readonly active: boolean;
-}
-
-export interface OptionTrade extends EventBase {
-  readonly instrument: string;
-  readonly strike: number;
-  readonly expiry: number;
-  readonly optionType: OptionType;
-  /** As quoted by the venue, in `priceCurrency`. */
-  readonly price: number;
-  readonly priceCurrency: string;
-  /** USD per coin of underlying. */
-  readonly priceUsd: number;
-  /** Coins of underlying. */
-  readonly size: number;
-  /** priceUsd × size. */
-  readonly premiumUsd: number;
-  readonly side: TakerSide;
-  /** Trade IV, fraction. */
-  readonly iv: number | null;
-  readonly indexPrice: number | null;
-  readonly underlyingPrice: number | null;
-  readonly tradeId: string;
-  readonly block: boolean;
-}
-
-export interface OptionTicker extends EventBase {
-  readonly instrument: string;
-  readonly strike: number;
-  readonly expiry: number;
-  readonly optionType: OptionType;
-  /** USD per coin of underlying. */
-  readonly markPrice: number | null;
-  readonly markIv: number | null;
-  readonly bidIv: number | null;
-  readonly askIv: number | null;
-  readonly delta: number | null;
-  readonly gamma: number | null;
-  readonly vega: number | null;
-  readonly theta: number | null;
-  /** Coins of underlying. */
-  readonly openInterest: number | null;
-  /** The expiry's forward / underlying future price the venue prices against. */
-  readonly underlyingPrice: number | null;
-  readonly indexPrice: number | null;
-}
-
+/* The event types, inferred from their one declaration in schemas/families.ts (field docs are there). */
+export type Instrument = EventOf<typeof F.instrument>;
+export type OptionTrade = EventOf<typeof F.option_trade>;
+export type OptionTicker = EventOf<typeof F.option_ticker>;
 /** Perpetual or spot trade (same shape; `market` tells which). */
-export interface LinearTrade extends EventBase {
-  readonly market: 'perp' | 'spot';
-  readonly instrument: string;
-  /** USD per coin. */
-  readonly price: number;
-  /** Coins. */
-  readonly size: number;
-  readonly side: TakerSide;
-  readonly tradeId: string;
-}
-
-export interface PerpStats extends EventBase {
-  readonly instrument: string;
-  /** Coins. */
-  readonly openInterest: number | null;
-  readonly openInterestUsd: number | null;
-  /** Per funding interval, fraction (0.0001 = 1 bp). */
-  readonly fundingRate: number | null;
-  readonly nextFundingTime: number | null;
-  readonly markPrice: number | null;
-  readonly indexPrice: number | null;
-}
-
-export interface Liquidation extends EventBase {
-  readonly instrument: string;
-  /** Side of the liquidated position. */
-  readonly side: 'long' | 'short';
-  readonly price: number;
-  /** Coins. */
-  readonly size: number;
-}
-
-export interface IndexPrice extends EventBase {
-  /** 'index' = underlying index price; 'vol_index' = volatility index such as Deribit DVOL (value in vol points). */
-  readonly kind: 'index' | 'vol_index';
-  readonly name: string;
-  readonly value: number;
-}
-
+export type LinearTrade = EventOf<typeof F.linear_trade>;
+export type PerpStats = EventOf<typeof F.perp_stats>;
+export type Liquidation = EventOf<typeof F.liquidation>;
+export type IndexPrice = EventOf<typeof F.index>;
 /** A frame that failed to parse or validate. Never dropped silently. */
-export interface DeadLetter {
-  readonly venue: string;
-  readonly channel: string;
-  readonly reason: string;
-  /** The raw frame (UTF-8, or base64 for binary frames with `encoding` = 'base64'). */
-  readonly raw: string;
-  readonly encoding: 'utf8' | 'base64';
-  readonly receivedAt: number;
-  readonly id: string;
-}
-
+export type DeadLetter = EventOf<typeof F.dead_letter>;
 /** An analytics snapshot published for the WebSocket feed. `payload` is the JSON document. */
-export interface AnalyticsSnapshot {
-  readonly symbol: MarketSymbol;
-  readonly kind: string;
-  readonly computedAt: number;
-  readonly payload: string;
-  readonly id: string;
-}
+export type AnalyticsSnapshot = EventOf<typeof F.snapshot>;
 
 /** Every normalized market event, tagged with its family. */
 export type MarketEvent =
@@ -204,7 +66,6 @@ export const TOPICS = {
   dead_letter: 'md.dead_letter.v1',
   snapshot: 'analytics.snapshots.v1',
 } as const;
-export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];
 
 /** Partition key: all events of one symbol on one venue keep their order. */
 export function eventKey(e: { readonly venue: string; readonly symbol: string }): string {

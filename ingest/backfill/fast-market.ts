@@ -74,7 +74,7 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
     return { u, rng: new Rng(streamSeed(opts.seed, 'backfill', 'spot-path', symbol)), perps, spots };
   });
 
-  /** One step of the sandbox's spot path (market.ts evolveUnderlyings) over dtMs, with a shared normal draw. */
+  /** One step of the sandbox's spot path (the underlying step of market.ts SimulatedMarket#tick) over dtMs, with a shared normal draw. */
   function evolve(s: SymbolState, zCommon: number, dtMs: number): void {
     stepUnderlying(s.u, s.rng, zCommon, dtMs);
   }

@@ -1,7 +1,7 @@
 /**
  * Bullish parser tests: tardis_*.jsonl are recorded frames (tardis-node test data, 2026-04; shapes real, some
  * values synthetic), derived.jsonl holds CONSTRUCTED option / perp trade updates, keepalive pong, ack and error
- * replies following the documented shapes (design/venues.md §8, ccxt bullish comments); markets.json is a
+ * replies following the documented shapes (the venue's public WebSocket API documentation, ccxt bullish comments); markets.json is a
  * CONSTRUCTED /trading-api/v1/markets body with the documented fields.
  */
 import { describe, test } from 'node:test';

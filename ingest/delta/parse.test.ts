@@ -1,7 +1,7 @@
 /**
  * Delta (delta_india / delta) parser tests against the CURRENT compact public channels. No public recording of
- * them exists: the `trades` frame is the documented example (delta-exchange/slate _websocket_api.md, 2026-04, as
- * quoted in design/venues.md §7); ticker / funding_rate / mark_price frames and the products body are
+ * them exists: the `trades` frame is the documented example (delta-exchange/slate _websocket_api.md, 2026-04);
+ * ticker / funding_rate / mark_price frames and the products body are
  * CONSTRUCTED from the documented field layouts (values ours). The legacy channels are not parsed.
  */
 import { describe, test } from 'node:test';

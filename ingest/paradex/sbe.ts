@@ -15,9 +15,6 @@ const SUMMARY_BLOCK_V1 = 240;
 const FUNDING_BLOCK_V0 = 58;
 const HEARTBEAT_BLOCK = 16;
 
-export const SIDES = { 1: 'BUY', 2: 'SELL' } as const;
-export const TRADE_TYPES = { 1: 'FILL', 2: 'LIQUIDATION', 3: 'UNWIND_TRANSFER', 4: 'SETTLE_MARKET', 5: 'RPI', 6: 'BLOCK_TRADE' } as const;
-
 export interface SbeTrade {
   readonly template: 1;
   readonly timestampUs: number;

@@ -42,10 +42,6 @@ function emptyColumns(n: number): Columns {
   return c;
 }
 
-export function emptyStrikeTable(): StrikeTable {
-  return { strikes: [], ...emptyColumns(0) };
-}
-
 /** Aggregate contracts (in the given, canonical order) by strike at spot `s`. */
 export function buildStrikeTable(instruments: readonly OpenInstrument[], s: number): StrikeTable {
   const strikes = [...new Set(instruments.map((i) => i.strike))].sort((a, b) => a - b);

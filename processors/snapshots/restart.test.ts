@@ -18,6 +18,7 @@ import type { TakerSide } from '../../schemas/events.ts';
 import { clipInventory, dealerInventoryAsOf } from '../analytics/dealer.ts';
 import type { OpenContract } from '../analytics/dealer.ts';
 import { GEN_EXPIRY, GEN_INSTRUMENTS } from './testing/generator.ts';
+import { msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
 
 const CHILD = fileURLToPath(new URL('./testing/restart-child.ts', import.meta.url));
 const INTERVAL = 1_000;
@@ -100,7 +101,7 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
 
       // 2. Every aligned tick between the first and the last snapshot is there, with both venues.
       const ticks = await store.query<{ t: number; venues: string[] }>(
-        "SELECT toFloat64(toUnixTimestamp64Milli(computed_at)) AS t, groupArray(venue) AS venues FROM (SELECT computed_at, venue FROM gex_snapshots WHERE symbol = 'BTCUSDT' ORDER BY venue) GROUP BY computed_at ORDER BY computed_at",
+        `SELECT ${msColumn('computed_at', 't')}, groupArray(venue) AS venues FROM (SELECT computed_at, venue FROM gex_snapshots WHERE symbol = 'BTCUSDT' ORDER BY venue) GROUP BY computed_at ORDER BY computed_at`,
       );
       assert.ok(ticks.length >= 7, `ticks stored: ${ticks.length}`);
       for (const [i, row] of ticks.entries()) {
@@ -116,7 +117,7 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
       //    (deduplicated by id here, independently of the FINAL the processor uses).
       const trades = (
         await store.query<{ id: string; instrument: string; ts_ms: number; size: number; side: TakerSide }>(
-          "SELECT id, instrument, toFloat64(toUnixTimestamp64Milli(ts)) AS ts_ms, size, side FROM option_trades WHERE symbol = 'BTCUSDT'",
+          `SELECT id, instrument, ${msColumn('ts', 'ts_ms')}, size, side FROM option_trades WHERE symbol = 'BTCUSDT'`,
         )
       ).map((r) => ({ id: r.id, instrument: r.instrument, ts: r.ts_ms, size: r.size, side: r.side }));
       const unique = [...new Map(trades.map((t) => [t.id, t])).values()];
@@ -124,7 +125,7 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
       const deribit = GEN_INSTRUMENTS.filter((i) => i.venue === 'deribit');
       const contracts = new Map<string, OpenContract>(deribit.map((i) => [i.name, { openInterest: Number.POSITIVE_INFINITY, expiry: GEN_EXPIRY }]));
       const rows = await store.query<{ t: number; venue: string; inv_contracts: number; inv_net: number; inv_abs: number; inv_unclipped_net: number; oi_total: number }>(
-        "SELECT toFloat64(toUnixTimestamp64Milli(computed_at)) AS t, venue, inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total FROM gex_snapshots WHERE symbol = 'BTCUSDT' ORDER BY t, venue",
+        `SELECT ${msColumn('computed_at', 't')}, venue, inv_contracts, inv_net, inv_abs, inv_unclipped_net, oi_total FROM gex_snapshots WHERE symbol = 'BTCUSDT' ORDER BY t, venue`,
       );
       const close = (x: number, y: number): boolean => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
       for (const r of rows) {
@@ -154,7 +155,7 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
       // 4. The gamma-flow chain is unbroken across the restart: each point follows the previous tick.
       for (const model of ['flow', 'std']) {
         const flow = await store.query<{ t: number; prev: number | null; increment: number; cumulative: number }>(
-          `SELECT toFloat64(toUnixTimestamp64Milli(computed_at)) AS t, if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev, increment, cumulative
+          `SELECT ${msColumn('computed_at', 't')}, ${msNullableColumn('prev_computed_at', 'prev')}, increment, cumulative
            FROM gamma_flow WHERE symbol = 'BTCUSDT' AND model = {m:String} ORDER BY computed_at`,
           { m: model },
         );

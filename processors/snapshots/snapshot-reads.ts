@@ -9,7 +9,7 @@ import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
 import { fromSnapshotRecord, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
 import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
 
 const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
@@ -22,7 +22,7 @@ export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: num
 }
 
 export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,
-  if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev_computed_at_ms,
+  ${msNullableColumn('prev_computed_at', 'prev_computed_at_ms')},
   prev_spot, pct_change, net_gex, increment, cumulative`;
 
 export type GammaFlowRecord = Omit<GammaFlowPoint, 'computed_at' | 'prev_computed_at'> & { computed_at_ms: number; prev_computed_at_ms: number | null };

@@ -10,7 +10,7 @@ import type { VenueSnapshotRow } from '../analytics/snapshot-row.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import type { InventoryStats } from './inventory-stats.ts';
 import { decodeLevelsPack, encodeLevelsPack } from './level-pack.ts';
-import { msColumn } from '../../clickhouse/epoch-ms.ts';
+import { msInt64, msValue, msColumn } from '../../clickhouse/epoch-ms.ts';
 
 export type SnapshotSource = 'live' | 'store';
 
@@ -56,7 +56,7 @@ export function toSnapshotRecord(r: StoredSnapshotRow): Record<string, unknown> 
  * equal to a column name would replace the column in WHERE / ORDER BY.
  */
 export const SNAPSHOT_COLUMNS = `venue, ${msColumn('computed_at', 'computed_at_ms')}, grid_min, grid_step, grid_points, levels_pack,
-  arrayMap(x -> toFloat64(toUnixTimestamp64Milli(x)), cell_expiry) AS cell_expiry_ms, cell_strike, cell_gex_std, cell_gex_flow, source`;
+  arrayMap(x -> ${msValue('x')}, cell_expiry) AS cell_expiry_ms, cell_strike, cell_gex_std, cell_gex_flow, source`;
 
 export interface SnapshotRecord {
   readonly venue: Venue;
@@ -93,7 +93,7 @@ export function fromSnapshotRecord(symbol: MarketSymbol, rec: SnapshotRecord): S
  * The levels read of a venue-filtered point-in-time lookup: the key columns and the one packed column (no
  * heatmap cells): a point read on gex_snapshots costs about 0.5 ms per column stream.
  */
-export const LEVEL_ROW_COLUMNS = 'venue, toUnixTimestamp64Milli(computed_at) AS t, levels_pack';
+export const LEVEL_ROW_COLUMNS = `venue, ${msInt64('computed_at')} AS t, levels_pack`;
 
 export interface LevelRowRecord {
   readonly venue: Venue;

@@ -32,7 +32,6 @@ export function planSpec(plan: string): PlanSpec | undefined {
 
 /** Subscription statuses the portal writes. Only `active` grants API access. */
 export const STATUSES = ['active', 'trialing', 'past_due', 'lapsed', 'canceled'] as const;
-export type SubscriptionStatus = (typeof STATUSES)[number];
 
 export interface LevelLimits {
   readonly monthlyQuota: number | null;

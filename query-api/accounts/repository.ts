@@ -1,7 +1,8 @@
 import type { Store } from '../../clickhouse/store.ts';
 import { generateKey, hashKey, type NewKey } from './keys.ts';
+import { msText, msNullable } from '../../clickhouse/epoch-ms.ts';
 
-/** Rows of the account tables (migrations/010_accounts.sql), newest version of each. */
+/** Rows of the account tables (clickhouse/migrations/010_accounts.sql), newest version of each. */
 export interface UserRecord {
   readonly userId: string;
   readonly plan: string;
@@ -41,10 +42,10 @@ export class AccountError extends Error {
   }
 }
 
-const USERS_SQL = `SELECT user_id, plan, status, evaluation, toString(toUnixTimestamp64Milli(updated_at)) AS updated_ms
+const USERS_SQL = `SELECT user_id, plan, status, evaluation, ${msText('updated_at')} AS updated_ms
 FROM users FINAL`;
-const KEYS_SQL = `SELECT key_hash, key_id, user_id, toString(toUnixTimestamp64Milli(created_at)) AS created_ms,
-  if(revoked_at IS NULL, NULL, toString(toUnixTimestamp64Milli(assumeNotNull(revoked_at)))) AS revoked_ms
+const KEYS_SQL = `SELECT key_hash, key_id, user_id, ${msText('created_at')} AS created_ms,
+  ${msNullable('revoked_at', msText)} AS revoked_ms
 FROM api_keys FINAL`;
 
 /**
@@ -53,9 +54,9 @@ FROM api_keys FINAL`;
  */
 const PROBE_SQL = `SELECT
   (SELECT toString(count()) FROM users) AS users_rows,
-  (SELECT toString(toUnixTimestamp64Milli(max(updated_at))) FROM users) AS users_max,
+  (SELECT ${msText('max(updated_at)')} FROM users) AS users_max,
   (SELECT toString(count()) FROM api_keys) AS keys_rows,
-  (SELECT toString(toUnixTimestamp64Milli(max(updated_at))) FROM api_keys) AS keys_max`;
+  (SELECT ${msText('max(updated_at)')} FROM api_keys) AS keys_max`;
 
 interface ProbeRow {
   readonly users_rows: string;

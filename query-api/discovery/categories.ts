@@ -1,5 +1,5 @@
 /**
- * Live data categories: each is backed by one raw table of migrations/001_raw_tables.sql. A category is
+ * Live data categories: each is backed by one raw table of clickhouse/migrations/001_raw_tables.sql. A category is
  * `fresh` when its newest row is younger than `freshSeconds`, `stale` when older, `missing` without rows.
  */
 export const RAW_TABLES = ['option_tickers', 'option_trades', 'instruments', 'perp_trades', 'spot_trades', 'perp_stats', 'liquidations', 'index_prices'] as const;

@@ -3,6 +3,7 @@ import { isStoreUnavailable } from '../store-errors.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { RAW_TABLES, type RawTable } from './categories.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
+import { msParam, msText } from '../../clickhouse/epoch-ms.ts';
 
 export interface TableCoverage {
   readonly firstMs: number;
@@ -33,43 +34,43 @@ interface CoverageRow {
 
 // One literal statement per table (table names cannot be query parameters; these are constants).
 const COVERAGE_SQL: Readonly<Record<RawTable, string>> = {
-  option_tickers: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM option_tickers GROUP BY symbol',
-  option_trades: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM option_trades GROUP BY symbol',
-  instruments: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM instruments GROUP BY symbol',
-  perp_trades: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM perp_trades GROUP BY symbol',
-  spot_trades: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM spot_trades GROUP BY symbol',
-  perp_stats: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM perp_stats GROUP BY symbol',
-  liquidations: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM liquidations GROUP BY symbol',
-  index_prices: 'SELECT symbol, toString(toUnixTimestamp64Milli(min(ts))) AS first_ms, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms FROM index_prices GROUP BY symbol',
+  option_tickers: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM option_tickers GROUP BY symbol`,
+  option_trades: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM option_trades GROUP BY symbol`,
+  instruments: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM instruments GROUP BY symbol`,
+  perp_trades: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM perp_trades GROUP BY symbol`,
+  spot_trades: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM spot_trades GROUP BY symbol`,
+  perp_stats: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM perp_stats GROUP BY symbol`,
+  liquidations: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM liquidations GROUP BY symbol`,
+  index_prices: `SELECT symbol, ${msText('min(ts)')} AS first_ms, ${msText('max(ts)')} AS last_ms FROM index_prices GROUP BY symbol`,
 };
 
 const SPOT_SQL = [
   {
     source: 'index',
-    sql: `SELECT symbol, argMax(value, ts) AS price, toString(toUnixTimestamp64Milli(max(ts))) AS ts_ms FROM index_prices
-WHERE kind = 'index' AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') GROUP BY symbol`,
+    sql: `SELECT symbol, argMax(value, ts) AS price, ${msText('max(ts)')} AS ts_ms FROM index_prices
+WHERE kind = 'index' AND ts >= ${msParam('since')} GROUP BY symbol`,
   },
   {
     source: 'option_tickers',
-    sql: `SELECT symbol, argMax(assumeNotNull(index_price), ts) AS price, toString(toUnixTimestamp64Milli(max(ts))) AS ts_ms FROM option_tickers
-WHERE index_price IS NOT NULL AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') GROUP BY symbol`,
+    sql: `SELECT symbol, argMax(assumeNotNull(index_price), ts) AS price, ${msText('max(ts)')} AS ts_ms FROM option_tickers
+WHERE index_price IS NOT NULL AND ts >= ${msParam('since')} GROUP BY symbol`,
   },
   {
     source: 'perp_trades',
-    sql: `SELECT symbol, argMax(price, ts) AS price, toString(toUnixTimestamp64Milli(max(ts))) AS ts_ms FROM perp_trades
-WHERE ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') GROUP BY symbol`,
+    sql: `SELECT symbol, argMax(price, ts) AS price, ${msText('max(ts)')} AS ts_ms FROM perp_trades
+WHERE ts >= ${msParam('since')} GROUP BY symbol`,
   },
 ] as const;
 
-const EXPIRIES_SQL = `SELECT symbol, venue, toString(toUnixTimestamp64Milli(assumeNotNull(expiry))) AS expiry_ms, toString(count()) AS n
+const EXPIRIES_SQL = `SELECT symbol, venue, ${msText('assumeNotNull(expiry)')} AS expiry_ms, toString(count()) AS n
 FROM instruments FINAL
-WHERE kind = 'option' AND active AND expiry IS NOT NULL AND expiry > fromUnixTimestamp64Milli({now:Int64}, 'UTC')
+WHERE kind = 'option' AND active AND expiry IS NOT NULL AND expiry > ${msParam('now')}
 GROUP BY symbol, venue, expiry ORDER BY expiry, symbol, venue`;
 
 /** Fallback when no instruments were recorded: expiries quoted in the last hour of option tickers. */
-const TICKER_EXPIRIES_SQL = `SELECT symbol, venue, toString(toUnixTimestamp64Milli(expiry)) AS expiry_ms, toString(uniqExact(instrument)) AS n
+const TICKER_EXPIRIES_SQL = `SELECT symbol, venue, ${msText('expiry')} AS expiry_ms, toString(uniqExact(instrument)) AS n
 FROM option_tickers
-WHERE ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') AND expiry > fromUnixTimestamp64Milli({now:Int64}, 'UTC')
+WHERE ts >= ${msParam('since')} AND expiry > ${msParam('now')}
 GROUP BY symbol, venue, expiry ORDER BY expiry, symbol, venue`;
 
 const SPOT_LOOKBACK_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import type { Store } from '../../clickhouse/store.ts';
 import { isStoreUnavailable } from '../store-errors.ts';
 import type { Grid } from './grid.ts';
-import { readSeries, SERIES, type SeriesData, type SeriesName } from './series.ts';
+import { readSeries, SERIES, type SeriesData, type SeriesName, type TierChoice } from './series.ts';
 
 /** Parses the `series` CSV: the distinct names in request order, or null when one is not a series. */
 export function parseSeries(csv: string | undefined): SeriesName[] | null {
@@ -42,8 +42,8 @@ function reason(err: unknown): string {
  * Reads every requested series; a series whose query fails is null with its reason, the others are served.
  * When every series failed because the store is unreachable, that error is thrown (503 for the whole request).
  */
-export async function readBundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[]): Promise<BundleResult> {
-  const reads = readSeries(store, grid, symbol, names);
+export async function readBundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[], tier: TierChoice = 'auto'): Promise<BundleResult> {
+  const reads = readSeries(store, grid, symbol, names, tier);
   const settled = await Promise.allSettled(names.map((n) => reads[n]()));
   const series = new Map<SeriesName, SeriesData | null>();
   const errors: Partial<Record<SeriesName, string>> = {};

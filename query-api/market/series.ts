@@ -2,6 +2,7 @@ import type { ColumnsResult, Store } from '../../clickhouse/store.ts';
 import { INTERVAL_MINUTES, type Grid } from './grid.ts';
 import { layOnGrid, sameNames, type Column, type SeriesData } from './layout.ts';
 import { CANDLES_SQL, FLOW_SQL, LIQUIDATIONS_SQL, PERP_STATS_SQL } from './sql.ts';
+import { divides, tierFor, type Tier } from './tiers.ts';
 
 export type { Column, SeriesData } from './layout.ts';
 
@@ -23,17 +24,30 @@ type Data<F extends readonly string[]> = SeriesData<F[number]>;
 /** The grid's range as the statements' {from}/{to} (Unix seconds). */
 const range = (grid: Grid): { from: number; to: number } => ({ from: Math.floor(grid.fromMs / 1000), to: Math.floor(grid.toMs / 1000) });
 
-/** Runs one roll-up statement of sql.ts on the grid. */
-function rollUp(store: Store, grid: Grid, sql: string, params: Readonly<Record<string, string>>): Promise<ColumnsResult> {
-  return store.queryColumns(sql, { ...params, ...range(grid), m: INTERVAL_MINUTES[grid.interval] });
+/**
+ * The state tables a read uses: `auto` = the coarsest whose bucket divides the grid's interval (tiers.ts), or one
+ * tier forced (tests compare the tiers; a forced tier must divide the interval).
+ */
+export type TierChoice = Tier | 'auto';
+
+function tierOf(grid: Grid, choice: TierChoice): Tier {
+  const m = INTERVAL_MINUTES[grid.interval];
+  if (choice === 'auto') return tierFor(m);
+  if (!divides(choice, m)) throw new Error(`the ${choice} tables cannot serve interval ${grid.interval}`);
+  return choice;
+}
+
+/** Runs one roll-up statement of sql.ts (in the chosen tier's version) on the grid. */
+function rollUp(store: Store, grid: Grid, sql: Readonly<Record<Tier, string>>, params: Readonly<Record<string, string>>, tier: TierChoice): Promise<ColumnsResult> {
+  return store.queryColumns(sql[tierOf(grid, tier)], { ...params, ...range(grid), m: INTERVAL_MINUTES[grid.interval] });
 }
 
 /** Trades and liquidations roll-ups: newest event and the venue bitmask of each bucket. */
 const LAST_MS = { lastMs: 'last_ms', venueMask: 'venue_mask' } as const;
 
 /** Trades of one market: with open/close (candles) or only the buy/sell flow (CVD). */
-export function readTrades(store: Store, grid: Grid, symbol: string, market: TradeMarket, withCandles: boolean): Promise<ColumnsResult> {
-  return rollUp(store, grid, withCandles ? CANDLES_SQL : FLOW_SQL, { symbol, market });
+export function readTrades(store: Store, grid: Grid, symbol: string, market: TradeMarket, withCandles: boolean, tier: TierChoice = 'auto'): Promise<ColumnsResult> {
+  return rollUp(store, grid, withCandles ? CANDLES_SQL : FLOW_SQL, { symbol, market }, tier);
 }
 
 export function candlesOf(grid: Grid, trades: ColumnsResult): Data<typeof CANDLE_FIELDS> {
@@ -63,15 +77,15 @@ export function cvdOf(grid: Grid, trades: ColumnsResult): Data<typeof CVD_FIELDS
   return { ...flow, columns: { delta, cvd, buy_volume: buy, sell_volume: sell } };
 }
 
-export function readPerpStats(store: Store, grid: Grid, symbol: string): Promise<ColumnsResult> {
-  return rollUp(store, grid, PERP_STATS_SQL, { symbol });
+export function readPerpStats(store: Store, grid: Grid, symbol: string, tier: TierChoice = 'auto'): Promise<ColumnsResult> {
+  return rollUp(store, grid, PERP_STATS_SQL, { symbol }, tier);
 }
 
 export function openInterestOf(grid: Grid, stats: ColumnsResult): Data<typeof OPEN_INTEREST_FIELDS> {
   return layOnGrid(grid, stats, {
     fields: { oi: 'oi', oi_usd: 'oi_usd', venue_count: 'oi_venues' },
     lastMs: 'oi_last_ms',
-    venues: 'oi_sources',
+    venueMask: 'oi_mask',
     present: 'oi_venues',
   });
 }
@@ -80,7 +94,7 @@ export function fundingOf(grid: Grid, stats: ColumnsResult): Data<typeof FUNDING
   return layOnGrid(grid, stats, {
     fields: { rate_open: 'rate_open', rate_close: 'rate_close', rate_mean: 'rate_mean', venue_count: 'funding_venues' },
     lastMs: 'funding_last_ms',
-    venues: 'funding_sources',
+    venueMask: 'funding_mask',
     present: 'funding_venues',
   });
 }
@@ -93,28 +107,28 @@ export async function readOpenInterest(store: Store, grid: Grid, symbol: string)
   return openInterestOf(grid, await readPerpStats(store, grid, symbol));
 }
 
-export async function readLiquidations(store: Store, grid: Grid, symbol: string): Promise<Data<typeof LIQUIDATION_FIELDS>> {
-  const liq = await rollUp(store, grid, LIQUIDATIONS_SQL, { symbol });
+export async function readLiquidations(store: Store, grid: Grid, symbol: string, tier: TierChoice = 'auto'): Promise<Data<typeof LIQUIDATION_FIELDS>> {
+  const liq = await rollUp(store, grid, LIQUIDATIONS_SQL, { symbol }, tier);
   return layOnGrid(grid, liq, { fields: sameNames(LIQUIDATION_FIELDS), ...LAST_MS });
 }
 
 /**
- * The reads behind a set of bundle series, one statement per 1-minute table: candles and cvd_perp share the
+ * The reads behind a set of bundle series, one statement per state table: candles and cvd_perp share the
  * perpetual trades (open/close read only when candles are asked for), open_interest and funding the perp stats.
  */
-export function readSeries(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[]): Record<SeriesName, () => Promise<SeriesData>> {
+export function readSeries(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[], tier: TierChoice = 'auto'): Record<SeriesName, () => Promise<SeriesData>> {
   const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;
     return () => (p ??= f());
   };
-  const perp = once(() => readTrades(store, grid, symbol, 'perp', names.includes('candles')));
-  const stats = once(() => readPerpStats(store, grid, symbol));
+  const perp = once(() => readTrades(store, grid, symbol, 'perp', names.includes('candles'), tier));
+  const stats = once(() => readPerpStats(store, grid, symbol, tier));
   return {
     candles: async () => candlesOf(grid, await perp()),
     open_interest: async () => openInterestOf(grid, await stats()),
     funding: async () => fundingOf(grid, await stats()),
     cvd_perp: async () => cvdOf(grid, await perp()),
-    cvd_spot: async () => cvdOf(grid, await readTrades(store, grid, symbol, 'spot', false)),
-    liquidations: () => readLiquidations(store, grid, symbol),
+    cvd_spot: async () => cvdOf(grid, await readTrades(store, grid, symbol, 'spot', false, tier)),
+    liquidations: () => readLiquidations(store, grid, symbol, tier),
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { VENUES } from '../../schemas/events.ts';
 import { venuesOfMask } from './layout.ts';
-import { VENUE_HASH } from './sql.ts';
+import { VENUE_ID } from './sql.ts';
 import { migrate } from '../../clickhouse/migrate.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
 import { linearTradeRow } from '../../clickhouse/rows.ts';
@@ -37,15 +37,17 @@ test('the views fill venue_mask from the raw trades; a minute ORs the venues of 
   }
 });
 
-test('the perp-stats roll-up key gives every venue its own hash (no two venues share a bucket group)', async () => {
+test('the perp-stats roll-up key gives every venue its own id: 1 + its VENUES index (its mask bit), others a hash >= 16', async () => {
   const t = await openTempStore();
   try {
     const rows = await t.store.query<{ venue: string; h: string }>(
-      `SELECT venue, toString(${VENUE_HASH}) AS h FROM (SELECT toLowCardinality(arrayJoin({venues:Array(String)})) AS venue)`,
-      { venues: [...VENUES] },
+      `SELECT venue, toString(${VENUE_ID}) AS h FROM (SELECT toLowCardinality(arrayJoin({venues:Array(String)})) AS venue)`,
+      { venues: [...VENUES, 'kraken', 'coinbase'] },
     );
-    assert.equal(rows.length, VENUES.length);
-    assert.equal(new Set(rows.map((r) => r.h)).size, VENUES.length);
+    assert.deepEqual(rows.slice(0, VENUES.length).map((r) => r.h), VENUES.map((_, i) => String(i + 1)));
+    const others = rows.slice(VENUES.length).map((r) => Number(r.h));
+    assert.ok(others.every((h) => h >= 16 && h < 2 ** 32), others.join());
+    assert.notEqual(others[0], others[1]);
   } finally {
     await t.dispose();
   }

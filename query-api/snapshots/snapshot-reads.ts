@@ -5,7 +5,7 @@
  * venue (or by selectRows).
  */
 import type { Store } from '../../clickhouse/store.ts';
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msInt64, msColumn } from '../../clickhouse/epoch-ms.ts';
 import type { DealerModel } from '../../processors/analytics/types.ts';
 import type { GammaFlowPoint } from '../../processors/snapshots/gamma-flow.ts';
 import { fromFlowRecord, GAMMA_FLOW_COLUMNS } from '../../processors/snapshots/snapshot-reads.ts';
@@ -89,7 +89,7 @@ const LEVEL_ROWS_AT = `SELECT ${LEVEL_ROW_COLUMNS} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND venue IN {venues:Array(String)} AND computed_at = ${msParam('t')}`;
 const INSTANT_AT = `SELECT spot, perp_price FROM gex_levels WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')} LIMIT 1`;
 
-const instantSql = (bounded: boolean): string => `SELECT toUnixTimestamp64Milli(computed_at) AS t, spot, perp_price FROM gex_levels
+const instantSql = (bounded: boolean): string => `SELECT ${msInt64('computed_at')} AS t, spot, perp_price FROM gex_levels
 WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')}${bounded ? ` AND computed_at > ${msParam('from')}` : ''}
 ORDER BY computed_at DESC LIMIT 1`;
 const INSTANT_RECENT = instantSql(true);

@@ -12,16 +12,16 @@
  */
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
-import { msParam } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msValue, msColumn } from '../../clickhouse/epoch-ms.ts';
 
 export const SETTLE_MS = 24 * 3600_000;
 const EXTEND_AFTER_MS = 3600_000;
 /** Ticks are loaded a week at a time (~20k ticks of 30 s per query): no long JSON parse blocks the event loop. */
 const LOAD_CHUNK_MS = 7 * 24 * 3600_000;
 
-const TICKS_SQL = `SELECT arraySort(groupArray(toFloat64(toUnixTimestamp64Milli(computed_at)))) AS ts FROM gex_levels
+const TICKS_SQL = `SELECT arraySort(groupArray(${msValue('computed_at')})) AS ts FROM gex_levels
 WHERE symbol = {symbol:String} AND model = 'std' AND computed_at > ${msParam('from')} AND computed_at <= ${msParam('to')}`;
-const FIRST_SQL = `SELECT toFloat64(toUnixTimestamp64Milli(computed_at)) AS t FROM gex_levels
+const FIRST_SQL = `SELECT ${msColumn('computed_at', 't')} FROM gex_levels
 WHERE symbol = {symbol:String} ORDER BY computed_at LIMIT 1`;
 
 interface Entry {

@@ -2,9 +2,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../clickhouse/store.ts';
 import { runBackfill } from '../../ops/roof/runtime/backfill.ts';
+import { readBundle } from '../../query-api/market/bundle.ts';
+import { gridFor } from '../../query-api/market/grid.ts';
+import { SERIES } from '../../query-api/market/series.ts';
 import { assertOk } from '../../query-api/testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../query-api/testing/harness.ts';
 import type { ApiInstance } from '../../query-api/types.ts';
+import { msParam } from '../../clickhouse/epoch-ms.ts';
 
 /** Sandbox -> backfill (encode -> in-process bus -> raw writer -> raw tables -> MVs) -> /v2/market/bundle. */
 
@@ -44,12 +48,12 @@ test('the bundle over the backfilled window: candle volume = sum of stored perp 
   const from = data.timestamps[0] ?? 0;
   const [perp] = await store.query<{ v: number; n: string; b: number; s: number }>(
     `SELECT sum(size) AS v, toString(count()) AS n, sumIf(size, side = 'buy') AS b, sumIf(size, side = 'sell') AS s FROM perp_trades FINAL
-     WHERE symbol = 'BTCUSDT' AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+     WHERE symbol = 'BTCUSDT' AND ts >= ${msParam('from')}`,
     { from },
   );
   const [spot] = await store.query<{ b: number; s: number }>(
     `SELECT sumIf(size, side = 'buy') AS b, sumIf(size, side = 'sell') AS s FROM spot_trades FINAL
-     WHERE symbol = 'BTCUSDT' AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+     WHERE symbol = 'BTCUSDT' AND ts >= ${msParam('from')}`,
     { from },
   );
   const candles = data['candles'] as Columns;
@@ -71,4 +75,32 @@ test('the bundle over the backfilled window: candle volume = sum of stored perp 
   assert.equal(extra.available_hours, 3.18); // data from 08:50 to now (12:00:30)
   assert.deepEqual(meta['source'], [...VENUES].sort());
   assert.equal(data.timestamps.length, 48);
+});
+
+/** Exact columns: prices, counts, venue counts; the others are Float64 sums (equal up to the order of addition). */
+const EXACT = new Set(['open', 'high', 'low', 'close', 'trades', 'venue_count', 'long_count', 'short_count', 'rate_open', 'rate_close']);
+
+test('the backfill fills the hourly and daily tables: the 1h and 1d bundles equal the 1-minute read of the same data', { timeout: 180_000 }, async () => {
+  for (const interval of ['1h', '1d'] as const) {
+    const grid = gridFor(interval, 24, NOW);
+    const cascaded = await readBundle(store, grid, 'BTCUSDT', SERIES);
+    const minutes = await readBundle(store, grid, 'BTCUSDT', SERIES, '1m');
+    for (const name of SERIES) {
+      const c = cascaded.series.get(name);
+      const m = minutes.series.get(name);
+      assert.ok(c && m, name);
+      assert.deepEqual({ ...c, columns: null }, { ...m, columns: null }, `${name} at ${interval}: coverage, sources, first/last`);
+      for (const [col, values] of Object.entries(c.columns)) {
+        const other: readonly (number | null)[] = m.columns[col] ?? [];
+        if (EXACT.has(col)) assert.deepEqual(values, other, `${name}.${col} at ${interval}`);
+        else values.forEach((v, i) => (v === null || other[i] === null ? assert.equal(v, other[i]) : near(v, other[i] ?? Number.NaN, `${name}.${col}[${i}] at ${interval}`)));
+      }
+    }
+    assert.ok((cascaded.series.get('candles')?.coverage ?? 0) > 0);
+  }
+  const [n] = await store.query<{ h: string; d: string }>(
+    "SELECT toString((SELECT count() FROM (SELECT bucket FROM market_trades_1h WHERE market = 'perp' GROUP BY bucket))) AS h, toString((SELECT count() FROM (SELECT bucket FROM market_trades_1d WHERE market = 'perp' GROUP BY bucket))) AS d",
+  );
+  // 08:50-12:00: the hours 08, 09, 10 and 11, one day.
+  assert.deepEqual(n, { h: '4', d: '1' });
 });

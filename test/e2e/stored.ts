@@ -3,6 +3,7 @@ import type { Store } from '../../clickhouse/store.ts';
 import type { Bus } from '../../ops/floor/bus/types.ts';
 import { RAW_TOPICS } from '../../processors/raw-writer/raw-writer.ts';
 import type { TradeLedger, LedgerKind } from '../../ingest/sandbox/market/ledger.ts';
+import { msParam, msText } from '../../clickhouse/epoch-ms.ts';
 
 export interface SetDiff {
   readonly expected: number;
@@ -49,9 +50,9 @@ export async function waitFor(what: string, check: () => Promise<boolean> | bool
  */
 export async function compareWithLedger(store: Store, ledger: TradeLedger, venue: string, kind: LedgerKind, sinceMs: number): Promise<SetDiff> {
   const table = TABLE_OF[kind];
-  const keyExpr = kind === 'liquidation' ? `concat(instrument, '|', toString(toUnixTimestamp64Milli(ts)))` : 'trade_id';
+  const keyExpr = kind === 'liquidation' ? `concat(instrument, '|', ${msText('ts')})` : 'trade_id';
   const rows = await store.query<{ k: string; id: string }>(
-    `SELECT ${keyExpr} AS k, id FROM ${table} FINAL WHERE venue = {venue:String} AND received_at >= fromUnixTimestamp64Milli({since:Int64})`,
+    `SELECT ${keyExpr} AS k, id FROM ${table} FINAL WHERE venue = {venue:String} AND received_at >= ${msParam('since')}`,
     { venue, since: sinceMs },
   );
   const entries = ledger.entries(venue, kind);
@@ -93,7 +94,7 @@ export interface StoredDeadLetter {
 
 export async function storedDeadLetters(store: Store, sinceMs: number): Promise<readonly StoredDeadLetter[]> {
   return store.query<StoredDeadLetter>(
-    'SELECT venue, channel, reason, raw, encoding FROM dead_letters FINAL WHERE received_at >= fromUnixTimestamp64Milli({since:Int64}) ORDER BY received_at',
+    `SELECT venue, channel, reason, raw, encoding FROM dead_letters FINAL WHERE received_at >= ${msParam('since')} ORDER BY received_at`,
     { since: sinceMs },
   );
 }
@@ -103,7 +104,7 @@ export async function countsByVenue(store: Store, tables: readonly string[], sin
   const out: Record<string, Record<string, number>> = {};
   for (const t of tables) {
     const rows = await store.query<{ venue: string; n: string }>(
-      `SELECT venue, count() AS n FROM ${t} FINAL WHERE received_at >= fromUnixTimestamp64Milli({since:Int64}) GROUP BY venue ORDER BY venue`,
+      `SELECT venue, count() AS n FROM ${t} FINAL WHERE received_at >= ${msParam('since')} GROUP BY venue ORDER BY venue`,
       { since: sinceMs },
     );
     out[t] = Object.fromEntries(rows.map((r) => [r.venue, Number(r.n)]));

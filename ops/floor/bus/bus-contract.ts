@@ -6,7 +6,7 @@ import { isCrashable } from './crashable.ts';
 import { partitionForKey } from './murmur2.ts';
 
 /**
- * The bus contract (ops/bus/types.ts) as one test suite, run against every implementation: the in-process bus
+ * The bus contract (ops/floor/bus/types.ts) as one test suite, run against every implementation: the in-process bus
  * (memory-bus.test.ts) and real Kafka (kafka-bus.kafka.test.ts). Topic and group names get a random suffix so
  * reruns against one broker are independent.
  */

@@ -1,4 +1,4 @@
-import type { ConsumedBatch } from './types.ts';
+import type { ConsumedBatch, SubscribeOptions } from './types.ts';
 import type { BusMetrics } from './bus-metrics.ts';
 import type { Logger } from '../log.ts';
 import { ok, type PipelineStep } from '../steps/step-runner.ts';
@@ -34,5 +34,30 @@ export function handlerStep(eachBatch: (batch: ConsumedBatch) => Promise<void>, 
     classify: () => 'fail',
     context: (b) => ({ topic: b.topic, partition: b.partition, group: groupId, offset: b.messages[0]?.offset }),
     run: async (b) => ok(await eachBatch(b)),
+  };
+}
+
+/**
+ * The options both buses derive the same way from a subscription: topics, handler, assignment hook, metrics, log,
+ * and the close hook that stops the lag tracking and forgets the member.
+ */
+export function commonConsumerOptions<Self>(
+  sub: SubscribeOptions,
+  sizes: { readonly maxBatchSize: number; readonly retryBackoffMs: number },
+  owner: { readonly metrics: BusMetrics; readonly log: Logger; readonly consumers: Set<Self> },
+  untrack: () => void,
+): ConsumerCommonOptions<Self> {
+  return {
+    topics: [...sub.topics],
+    maxBatchSize: sizes.maxBatchSize,
+    retryBackoffMs: sizes.retryBackoffMs,
+    eachBatch: sub.eachBatch,
+    ...(sub.onAssignment ? { onAssignment: sub.onAssignment } : {}),
+    metrics: owner.metrics,
+    log: owner.log,
+    onClosed: (c) => {
+      untrack();
+      owner.consumers.delete(c);
+    },
   };
 }

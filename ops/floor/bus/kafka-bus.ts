@@ -4,6 +4,7 @@ import type { Bus, BusConsumer, BusMessage, SubscribeOptions, TopicSpec } from '
 import { KafkaBusConsumer } from './kafka-consumer.ts';
 import { pinoLogCreator } from './kafka-logging.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
+import { commonConsumerOptions } from './consumer-options.ts';
 import { childLogger } from '../log.ts';
 
 export interface KafkaBusOptions {
@@ -119,20 +120,15 @@ export class KafkaBus implements Bus {
       retry: { retries: o.retries ?? 8, initialRetryTime: o.initialRetryTime ?? 100, maxRetryTime: 5000 },
     });
     const untrack = trackLag(this, options.groupId, options.topics);
-    const member = new KafkaBusConsumer({
+    const member: KafkaBusConsumer = new KafkaBusConsumer({
       consumer,
       groupId: options.groupId,
-      topics: [...options.topics],
-      maxBatchSize: options.maxBatchSize ?? o.defaultMaxBatchSize ?? 1000,
-      retryBackoffMs: o.retryBackoffMs ?? 500,
-      eachBatch: options.eachBatch,
-      ...(options.onAssignment ? { onAssignment: options.onAssignment } : {}),
-      metrics: this.metrics,
-      log: this.log,
-      onClosed: (c) => {
-        untrack();
-        this.consumers.delete(c);
-      },
+      ...commonConsumerOptions<KafkaBusConsumer>(
+        options,
+        { maxBatchSize: options.maxBatchSize ?? o.defaultMaxBatchSize ?? 1000, retryBackoffMs: o.retryBackoffMs ?? 500 },
+        { metrics: this.metrics, log: this.log, consumers: this.consumers },
+        untrack,
+      ),
     });
     this.consumers.add(member);
     try {

@@ -4,6 +4,7 @@ import { MemoryTopic } from './memory-topic.ts';
 import { MemoryGroup } from './memory-group.ts';
 import { MemoryConsumer } from './memory-consumer.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
+import { commonConsumerOptions } from './consumer-options.ts';
 import { childLogger } from '../log.ts';
 
 export interface MemoryBusOptions {
@@ -19,7 +20,7 @@ export interface MemoryBusOptions {
 }
 
 /**
- * The in-process bus (embedded default): the semantics of ops/bus/types.ts inside one process. Partitioning is
+ * The in-process bus (embedded default): the semantics of ops/floor/bus/types.ts inside one process. Partitioning is
  * Kafka's (murmur2 of the UTF-8 key, see murmur2.ts), so a key lands on the same partition number as on Kafka.
  * Memory is bounded: messages are freed once every group that subscribed to the topic committed them, and
  * publishing into a partition with `maxBufferedPerPartition` uncommitted messages waits. A group keeps holding
@@ -90,20 +91,15 @@ export class MemoryBus implements Bus {
     }
     for (const t of topics) group.attachTopic(t, options.fromBeginning ?? true);
     const untrack = trackLag(this, options.groupId, options.topics);
-    const consumer = new MemoryConsumer({
+    const consumer: MemoryConsumer = new MemoryConsumer({
       memberId: `${this.clientId}-${options.groupId}-${++this.memberSeq}`,
       group,
-      topics: [...options.topics],
-      maxBatchSize: positiveInt(options.maxBatchSize ?? this.defaultMaxBatchSize, 'maxBatchSize'),
-      retryBackoffMs: this.retryBackoffMs,
-      eachBatch: options.eachBatch,
-      ...(options.onAssignment ? { onAssignment: options.onAssignment } : {}),
-      metrics: this.metrics,
-      log: this.log,
-      onClosed: (c) => {
-        untrack();
-        this.consumers.delete(c);
-      },
+      ...commonConsumerOptions<MemoryConsumer>(
+        options,
+        { maxBatchSize: positiveInt(options.maxBatchSize ?? this.defaultMaxBatchSize, 'maxBatchSize'), retryBackoffMs: this.retryBackoffMs },
+        { metrics: this.metrics, log: this.log, consumers: this.consumers },
+        untrack,
+      ),
     });
     this.consumers.add(consumer);
     consumer.start();

@@ -1,6 +1,6 @@
 // Readiness probe used by start.sh: a real metadata round trip (kafkajs admin describeCluster) against the
 // broker listener. Exit 0 when the broker answers with itself as a live broker and an active controller.
-// Usage: node ops/kafka/wait-ready.mjs 127.0.0.1:9092
+// Usage: node ops/roof/kafka/wait-ready.mjs 127.0.0.1:9092
 import kafkajs from 'kafkajs';
 
 const { Kafka, logLevel } = kafkajs;

@@ -15,6 +15,7 @@ import { encodeMarketEvent } from '../../../schemas/event-codec.ts';
 import { startRawWriter } from '../../raw-writer/raw-writer.ts';
 import { startSnapshotProcessor } from '../processor.ts';
 import { STEP_MS, stepEvents } from './generator.ts';
+import { msColumn } from '../../../clickhouse/epoch-ms.ts';
 
 const [dataPath, intervalArg, stopArg] = process.argv.slice(2);
 if (dataPath === undefined) throw new Error('usage: restart-child.ts <dataPath> <intervalMs> <stopAfter>');
@@ -36,7 +37,7 @@ async function publishStep(ts: number): Promise<void> {
 
 // Replay what the feed produced while no process was running.
 const [last] = await store.query<{ t: number; n: string }>(
-  "SELECT toFloat64(toUnixTimestamp64Milli(max(ts))) AS t, toString(count()) AS n FROM option_trades WHERE symbol = 'BTCUSDT'",
+  `SELECT ${msColumn('max(ts)', 't')}, toString(count()) AS n FROM option_trades WHERE symbol = 'BTCUSDT'`,
 );
 let lastTs = last !== undefined && last.n !== '0' ? last.t : Date.now() - STEP_MS;
 let replayed = 0;

@@ -32,13 +32,14 @@ async function open(config: Parameters<typeof openStore>[0]): Promise<Store | st
 /**
  * `gex backfill --sandbox --days N [--symbols S,...] [--model fast|full] [--trades-per-minute N]`: fills the last
  * N days (up to now, whole minutes) with sandbox history through the product's pipeline (model -> encode -> bus
- * -> raw writer -> raw tables -> materialized views). `--rebuild`: recompute the 1-minute market states of the
- * last N days from the raw tables (FINAL) instead.
+ * -> raw writer -> raw tables -> materialized views, which fill the 1-minute, hourly and daily market states).
+ * `--rebuild`: recompute the 1-minute market states of the last N days from the raw tables (FINAL) instead, and
+ * re-derive the hourly and daily states of those hours and days.
  */
 export const backfillCommand: CliCommand = {
   name: 'backfill',
   usage: 'backfill --sandbox --days N [--symbols S,..] [--model fast|full] [--trades-per-minute N] [--rebuild]',
-  summary: 'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states).',
+  summary: 'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states and their 1h/1d roll-ups).',
   async run({ config, flags }) {
     const days = intFlag(flags, 'days', null, 1, 400);
     const tpm = intFlag(flags, 'trades-per-minute', 2, 1, 600);
@@ -62,7 +63,7 @@ export const backfillCommand: CliCommand = {
       const fromMs = toMs - days * DAY_MS;
       if (rebuild) {
         await rebuildMarketMinutes(store, fromMs, toMs);
-        process.stderr.write(`rebuilt the 1-minute market states of ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}\n`);
+        process.stderr.write(`rebuilt the 1-minute market states (and their hourly/daily roll-ups) of ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}\n`);
         return 0;
       }
       process.stderr.write(
