@@ -16,6 +16,13 @@ const instant = (what: string) => z.string().refine(isIsoInstant, { error: 'must
 
 export const limitParam = intParam(1, 1000).optional().describe(`trades per page, 1-1000, default ${DEFAULT_LIMIT}`);
 
+const venuesParam = z.string().refine(csvOf((v) => venueSet.has(v)), { error: `CSV of ${VENUES.join(', ')}` }).optional().describe('CSV of venues; default all');
+const minPremiumParam = z
+  .string()
+  .refine((s) => /^\d{1,15}(\.\d{1,9})?$/.test(s), { error: 'must be a number >= 0' })
+  .optional()
+  .describe('minimum premium per trade, USD; default 0');
+
 export const tapeQuery = z.object({
   symbol: symbolParam,
   limit: limitParam,
@@ -23,16 +30,42 @@ export const tapeQuery = z.object({
   cursor: z.string().max(2048).optional().describe('opaque: next_cursor of the previous page (same filters and order)'),
   from: instant('window start (inclusive); default `to` − 24 h'),
   to: instant('window end (inclusive); default now'),
-  venues: z.string().refine(csvOf((v) => venueSet.has(v)), { error: `CSV of ${VENUES.join(', ')}` }).optional().describe('CSV of venues; default all'),
+  venues: venuesParam,
   expiry: z.string().refine(csvOf(isDate), { error: 'CSV of expiry dates YYYY-MM-DD' }).optional().describe('CSV of expiry dates YYYY-MM-DD (UTC day of the expiry)'),
   type: z.enum(['call', 'put'], { error: 'must be call or put' }).optional(),
   side: z.enum(['buy', 'sell'], { error: 'must be buy or sell' }).optional().describe('taker side as stamped by the venue'),
-  min_premium_usd: z
-    .string()
-    .refine((s) => /^\d{1,15}(\.\d{1,9})?$/.test(s), { error: 'must be a number >= 0' })
-    .optional()
-    .describe('minimum premium per trade, USD; default 0'),
+  min_premium_usd: minPremiumParam,
   block: z.enum(['only', 'exclude'], { error: 'must be only or exclude' }).optional().describe('block trades only, or none; default both'),
+});
+
+export const strikeHeatQuery = z.object({
+  symbol: symbolParam.describe('BTCUSDT or ETHUSDT (others: 404)'),
+  hours: intParam(1, 168).optional().describe('lookback in hours, 1-168, default 24'),
+  min_premium_usd: minPremiumParam,
+  limit: intParam(5, 200).optional().describe('strikes returned, 5-200, default 25'),
+  venues: venuesParam,
+});
+
+export const strikeHeatData = z.object({
+  symbol: z.string(),
+  hours: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  min_premium_usd: z.number(),
+  strikes: z
+    .array(
+      z.object({
+        strike: z.number(),
+        buy_premium_usd: z.number(),
+        sell_premium_usd: z.number(),
+        net_premium_usd: z.number(),
+        total_premium_usd: z.number(),
+        trades: z.number().int(),
+        buy_trades: z.number().int(),
+        sell_trades: z.number().int(),
+      }),
+    )
+    .describe('taker-bought and -sold premium per strike (USD), net = buy − sell, ranked by |net| descending'),
 });
 
 export const recentQuery = z.object({ symbol: symbolParam, limit: limitParam });
