@@ -68,6 +68,34 @@ export const strikeHeatData = z.object({
     .describe('taker-bought and -sold premium per strike (USD), net = buy − sell, ranked by |net| descending'),
 });
 
+/** Venues flow-by-strike accepts (the spec's list). */
+export const FLOW_VENUES = ['binance', 'bybit', 'delta', 'delta_india', 'deribit', 'derive', 'okx', 'thalex'] as const;
+const flowVenueSet = new Set<string>(FLOW_VENUES);
+
+export const flowByStrikeQuery = z.object({
+  symbol: symbolParam.optional().describe('default BTCUSDT; SOLUSDT and HYPEUSDT: 404'),
+  expiry: z.string().refine(isDate, { error: 'must be a date YYYY-MM-DD' }).optional().describe('one live expiry date YYYY-MM-DD; default all open contracts'),
+  expiries: z.string().refine(csvOf(isDate), { error: 'CSV of dates YYYY-MM-DD' }).optional().describe('CSV of expiry dates, combined; takes precedence over expiry'),
+  min_premium_usd: minPremiumParam,
+  venues: z.string().refine(csvOf((v) => flowVenueSet.has(v)), { error: `CSV of ${FLOW_VENUES.join(', ')}` }).optional().describe(`CSV of ${FLOW_VENUES.join(', ')}; default all`),
+  include: z.string().refine(csvOf((v) => v === 'by_venue'), { error: 'CSV of by_venue' }).optional().describe('by_venue'),
+});
+
+const quadrant = z.object({ size: z.number().describe('coins'), premium_usd: z.number(), trades: z.number().int() });
+const disagreement = z.object({ strikes_compared: z.number().int(), strikes_disagreeing: z.number().int(), share: z.number().nullable() });
+
+export const flowByStrikeData = z.object({
+  symbol: z.string(),
+  expiries: z.array(z.string()).describe('expiry dates applied; empty = every contract with expiry date >= today UTC'),
+  min_premium_usd: z.number(),
+  strikes: z.array(z.object({ strike: z.number(), call_buy: quadrant, call_sell: quadrant, put_buy: quadrant, put_sell: quadrant })),
+  by_venue: z
+    .array(z.array(z.object({ venue: z.string(), bought: z.number(), sold: z.number(), net_size: z.number().describe('sold − bought, coins') })))
+    .optional()
+    .describe('with include=by_venue: parallel to strikes'),
+  venue_disagreement: disagreement,
+});
+
 export const recentQuery = z.object({ symbol: symbolParam, limit: limitParam });
 
 export const tapeTrade = z.object({
