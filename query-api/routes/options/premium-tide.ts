@@ -1,20 +1,11 @@
 import { z } from 'zod';
-import { premiumTide } from '../../../processors/analytics/premium-tide.ts';
+import { premiumTide, tideWindow } from '../../../processors/analytics/premium-tide.ts';
 import { responses } from '../../schemas/envelope.ts';
 import { symbolParam } from '../../schemas/params.ts';
 import { readTideCells } from '../../tape/tide-read.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 
 const MIN = 60_000;
-const HOUR = 60 * MIN;
-const DAY = 24 * HOUR;
-
-/** horizon → window start, contracts' expiry bound and bucket size (documented in query-api/README.md). */
-export function tideWindow(horizon: '0dte' | 'weekly', now: number): { readonly fromMs: number; readonly expiryToMs: number; readonly stepMs: number } {
-  if (horizon === '0dte') return { fromMs: now - (now % DAY), expiryToMs: now + DAY, stepMs: 5 * MIN };
-  const from = now - 3 * DAY;
-  return { fromMs: from - (from % HOUR), expiryToMs: now + 7 * DAY, stepMs: HOUR };
-}
 
 const query = z.object({
   symbol: symbolParam,
