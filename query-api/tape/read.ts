@@ -46,24 +46,13 @@ export interface TapePage {
   readonly nextCursor: string | null;
 }
 
-interface Row {
+/** A stored row: the served fields that need no conversion, plus the raw ones. */
+interface Row extends Pick<TapeTrade, 'venue' | 'instrument' | 'strike' | 'side' | 'size' | 'price' | 'price_currency' | 'price_usd' | 'premium_usd' | 'iv' | 'index_price' | 'trade_id'> {
   readonly ts_ms: number;
-  readonly venue: string;
   readonly id: string;
-  readonly instrument: string;
   readonly expiry_ms: number;
-  readonly strike: number;
   readonly option_type: string;
-  readonly side: string;
-  readonly size: number;
-  readonly price: number;
-  readonly price_currency: string;
-  readonly price_usd: number;
-  readonly premium_usd: number;
-  readonly iv: number | null;
-  readonly index_price: number | null;
   readonly block: boolean | number;
-  readonly trade_id: string;
 }
 
 function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: string; readonly params: QueryParams } {
