@@ -18,25 +18,24 @@ export function zip(members: readonly Member[]): Buffer {
     const method = m.method ?? 8;
     const body = method === 8 ? deflateRawSync(m.data) : m.data;
     const name = Buffer.from(m.name);
+    // Local header and central entry share the fields from `flags` to the name length (at +6 and +8).
+    const shared = (buf: Buffer, at: number): void => {
+      buf.writeUInt16LE(m.flags ?? 0, at);
+      buf.writeUInt16LE(method, at + 2);
+      buf.writeUInt32LE(crc32(m.data), at + 8);
+      buf.writeUInt32LE(body.length, at + 12);
+      buf.writeUInt32LE(m.data.length, at + 16);
+      buf.writeUInt16LE(name.length, at + 20);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(m.flags ?? 0, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc32(m.data), 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(m.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    shared(local, 6);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(m.flags ?? 0, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc32(m.data), 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(m.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    shared(central, 8);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
     centrals.push(central, name);
