@@ -1,3 +1,4 @@
+import { COT_COLUMNS } from './cot-columns.ts';
 import { splitCsvLine, textLines } from './csv.ts';
 import { decimal, isoDate, type ParseResult, type RowError } from './types.ts';
 import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts';
@@ -60,8 +61,8 @@ interface Layout {
   readonly dateColumn: string;
 }
 
-function layoutOf(header: string, file: string): Layout | RowError {
-  const names = splitCsvLine(header).map(normaliseHeader);
+function layoutOf(header: readonly string[], file: string): Layout | RowError {
+  const names = header.map(normaliseHeader);
   const index = new Map(names.map((n, i) => [n, i]));
   const report = detectReport(new Set(names));
   if (report === null) return { file, line: 1, message: 'not a CFTC COT file: no Traders in Financial Futures, Legacy or Disaggregated position columns' };
@@ -130,19 +131,36 @@ function parseRecord(fields: string[], layout: Layout, variant: CotVariant, line
   };
 }
 
+/** The layout of a file and the index of its first data line: from its header row, or the known column order. */
+function layoutOfFile(first: string, file: string, report: CotReport | undefined): { layout: Layout | RowError; start: number } {
+  const fields = splitCsvLine(first);
+  // A data line: a quoted market name then numbers and dates; a header row has names only.
+  const data = first.startsWith('"') && normaliseHeader(fields[0] ?? '') !== 'market_and_exchange_names' && fields.slice(1).some((f) => /^\s*[-\d.]+\s*$/.test(f));
+  if (!data) return { layout: layoutOf(fields, file), start: 1 };
+  const chosen = report ?? (Object.keys(COT_COLUMNS) as CotReport[]).find((r) => COT_COLUMNS[r]?.length === fields.length);
+  const columns = chosen === undefined ? undefined : COT_COLUMNS[chosen];
+  if (columns === undefined) {
+    const why = chosen === undefined ? `${fields.length} fields match no known report (tff ${COT_COLUMNS.tff?.length ?? 0}, legacy ${COT_COLUMNS.legacy?.length ?? 0})` : `no known column order for ${chosen}`;
+    return { layout: { file, line: 1, message: `headerless CFTC file: ${why}; use the yearly (headed) file` }, start: 0 };
+  }
+  return { layout: layoutOf(columns, file), start: 0 };
+}
+
 /**
- * Parses one COT file. `variant` applies when the file has no FutOnly_or_Combined column (Legacy and
- * Disaggregated downloads): the caller knows which file it fetched. Every data line is validated; a market
- * and date seen twice in one file is an error.
+ * Parses one COT file, with its header row (yearly files) or without (the CFTC's current-week files, read
+ * with the column order of `report`, or of the report whose column count the first line has). `variant`
+ * applies when the file has no FutOnly_or_Combined column (Legacy and Disaggregated downloads): the caller
+ * knows which file it fetched. Every data line is validated; a market and date seen twice in one file is an error.
  */
-export function parseCot(text: string, file: string, variant: CotVariant = 'futures_only'): ParseResult<CotRecord> {
+export function parseCot(text: string, file: string, variant: CotVariant = 'futures_only', report?: CotReport): ParseResult<CotRecord> {
   const lines = textLines(text);
-  const layout = layoutOf(lines[0] ?? '', file);
+  const { layout, start } = layoutOfFile(lines[0] ?? '', file, report);
   if ('message' in layout) return { rows: [], errors: [layout], skipped: [] };
+  if (report !== undefined && layout.report !== report) return { rows: [], errors: [{ file, line: 1, message: `a ${layout.report} file, not ${report}` }], skipped: [] };
   const rows: CotRecord[] = [];
   const errors: RowError[] = [];
   const seen = new Map<string, number>();
-  for (let i = 1; i < lines.length; i++) {
+  for (let i = start; i < lines.length; i++) {
     const text = lines[i] ?? '';
     if (text.trim() === '') continue;
     const rec = parseRecord(splitCsvLine(text), layout, variant, i + 1);

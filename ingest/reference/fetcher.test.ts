@@ -8,6 +8,7 @@ import type { Store } from '../../clickhouse/store.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
 import { ReferenceFetcher, sourcesSchema, startReferenceFetcher, type FetchOutcome, type FetchSource } from './fetcher.ts';
 import { nextRunAt } from './schedule.ts';
+import { zip } from './testing/zip-writer.ts';
 
 const fx = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -16,7 +17,7 @@ let store: Store;
 let server: Server;
 let base: string;
 const requests: { url: string; inm: string | undefined; ua: string | undefined }[] = [];
-const bodies = new Map<string, { body: string; etag: string; status?: number }>();
+const bodies = new Map<string, { body: string | Buffer; etag: string; status?: number }>();
 
 before(async () => {
   t = await openTempStore();
@@ -79,6 +80,25 @@ test('fetcher over HTTP: loads, 304 / same bytes not reloaded, changed file relo
   assert.equal(refused.status, 'failed');
 });
 
+test('fetcher: the CFTC\'s official forms, a headerless current-week file and a yearly zip, load like the headed text', async () => {
+  const tff = readFileSync(new URL('./fixtures/cftc_tff_futures_only_2026_slice.txt', import.meta.url));
+  bodies.set('/dea/newcot/FinFutWk.txt', { body: fx('headerless_cftc_tff_futures_only_2026_slice.txt'), etag: '"w1"' });
+  bodies.set('/files/dea/history/fut_fin_txt_2026.zip', { body: zip([{ name: 'FinFutYY.txt', data: tff }]), etag: '"z1"' });
+  bodies.set('/files/dea/history/broken_2026.zip', { body: zip([{ name: 'a.txt', data: tff }, { name: 'b.txt', data: tff }]), etag: '"z2"' });
+  const f = new ReferenceFetcher({ store });
+  const weekly = sourcesSchema.parse([{ name: 'tff-week', kind: 'cot', urls: [`${base}/dea/newcot/FinFutWk.txt`], every: 'week', weekday: 5, hour_utc: 21, variant: 'futures_only', report: 'tff' }])[0] as FetchSource;
+  const w = await f.runOnce(weekly);
+  assert.deepEqual([w.status, w.reports[0]?.written], ['loaded', 118]);
+  const yearly: FetchSource = { ...weekly, name: 'tff-year', urls: [`${base}/files/dea/history/fut_fin_txt_2026.zip`] };
+  const y = await f.runOnce(yearly);
+  assert.deepEqual([y.status, y.reports[0]?.file, y.reports[0]?.written], ['loaded', `${base}/files/dea/history/fut_fin_txt_2026.zip:FinFutYY.txt`, 118]);
+  assert.equal(await count("SELECT count() AS n FROM cot_positions FINAL WHERE report = 'tff'"), '118', 'the same 118 market-weeks');
+  assert.equal((await f.runOnce(yearly)).status, 'unchanged', 'same zip bytes');
+  const broken = await f.runOnce({ ...yearly, urls: [`${base}/files/dea/history/broken_2026.zip`] });
+  assert.equal(broken.status, 'failed');
+  assert.match(broken.reports[0]?.errors[0]?.message ?? '', /holds 2 files/);
+});
+
 test('started role: every source once at start (13F: primary document then table), stop() waits', async () => {
   bodies.set('/p.xml', { body: fx('sec_13f_synthetic_gamma_2026q1_primary.xml'), etag: '"p"' });
   bodies.set('/t.xml', { body: fx('sec_13f_synthetic_gamma_2026q1_infotable.xml'), etag: '"t"' });
@@ -90,4 +110,6 @@ test('started role: every source once at start (13F: primary document then table
   assert.equal(done[0]?.status, 'loaded');
   assert.equal(await count("SELECT count() AS n FROM filings_13f FINAL WHERE filer_cik = '0000000103'"), '1');
   assert.throws(() => sourcesSchema.parse([{ name: 'x', kind: 'etf', urls: ['not a url'], every: 'day', hour_utc: 1 }]));
+  const example = sourcesSchema.parse(JSON.parse(readFileSync(new URL('../../ops/roof/reference-sources.example.json', import.meta.url), 'utf8')));
+  assert.deepEqual(example.filter((s) => s.kind === 'cot').map((s) => new URL(s.urls[0] ?? '').pathname.split('/').pop()), ['FinFutWk.txt', 'FinComWk.txt', 'deafut.txt', 'fut_fin_txt_2026.zip', 'deacot2026.zip']);
 });

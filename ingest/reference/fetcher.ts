@@ -24,6 +24,8 @@ export const sourceSchema = z.strictObject({
   region: z.enum(ETF_REGIONS).optional(),
   asset: z.enum(ETF_ASSETS).optional(),
   variant: z.enum(['futures_only', 'combined']).optional(),
+  /** COT: the report of a headerless current-week file (FinFutWk.txt tff, deacot.txt legacy); default by column count. */
+  report: z.enum(['tff', 'legacy', 'disaggregated']).optional(),
   /** Extra request headers (SEC EDGAR asks for a User-Agent naming the requester). */
   headers: z.record(z.string(), z.string()).optional(),
 });
@@ -43,6 +45,7 @@ interface Validator {
   readonly sha: string;
   /** The body last loaded (a 304 on one URL of a multi-file source still needs it). */
   readonly text: string;
+  readonly bytes: Buffer;
 }
 
 type FetchFn = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;
@@ -79,8 +82,9 @@ export class ReferenceFetcher {
     const res = await fetchFn(url, { headers, signal: AbortSignal.timeout(this.deps.timeoutMs ?? 60_000) });
     if (res.status === 304 && prev !== undefined) return prev;
     if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
-    const text = await res.text();
-    return { etag: res.headers.get('etag') ?? undefined, lastModified: res.headers.get('last-modified') ?? undefined, sha: createHash('sha256').update(text).digest('hex'), text };
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    return { etag: res.headers.get('etag') ?? undefined, lastModified: res.headers.get('last-modified') ?? undefined, sha, text: bytes.toString('utf8'), bytes };
   }
 
   private async fetchAndLoad(src: FetchSource): Promise<FetchOutcome> {
@@ -90,8 +94,9 @@ export class ReferenceFetcher {
     const opts: LoadOptions = {
       ...(src.region !== undefined && src.asset !== undefined ? { etfTarget: { region: src.region, asset: src.asset } } : {}),
       ...(src.variant !== undefined ? { cotVariant: src.variant } : {}),
+      ...(src.report !== undefined ? { cotReport: src.report } : {}),
     };
-    const reports = await loadReferenceFiles(this.deps.store, src.kind, got.map(([name, v]) => ({ name, text: v.text })), opts);
+    const reports = await loadReferenceFiles(this.deps.store, src.kind, got.map(([name, v]) => ({ name, text: v.text, bytes: v.bytes })), opts);
     const refused = reports.filter((r) => r.errors.length > 0);
     if (refused.length > 0) return { source: src.name, status: 'failed', reports, error: `${refused.length} file(s) refused` };
     for (const [url, v] of got) this.seen.set(url, v);

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../../clickhouse/store.ts';
-import { parseCot, type CotRecord, type CotVariant } from './cot.ts';
+import { parseCot, type CotRecord, type CotReport, type CotVariant } from './cot.ts';
 import { parseEtfFlows, type EtfFlowDay } from './etf.ts';
 import { etfTargetFromName, isServedTarget, type EtfTarget } from './targets.ts';
 import { parse13fFiles, type ThirteenFFiling } from './thirteenf.ts';
 import type { ParseResult, RowError, SkippedRow } from './types.ts';
+import { isZip, readSingleMember } from './zip.ts';
 
 /**
  * The batch loader role: parse reference files, validate every row, write the units they cover to
@@ -18,6 +19,8 @@ export type ReferenceKind = 'etf' | 'cot' | '13f';
 export interface SourceFile {
   readonly name: string;
   readonly text: string;
+  /** The raw bytes, when read as bytes (a ZIP archive is recognised from them and its one member parsed). */
+  readonly bytes?: Uint8Array;
 }
 
 export interface LoadOptions {
@@ -27,6 +30,8 @@ export interface LoadOptions {
   readonly etfTarget?: EtfTarget;
   /** COT: futures_only or combined, for files without a FutOnly_or_Combined column. */
   readonly cotVariant?: CotVariant;
+  /** COT: the report of a headerless current-week file (default: by its column count). */
+  readonly cotReport?: CotReport;
   /** Progress lines (stderr in the CLI). */
   readonly progress?: (line: string) => void;
   /** Rows per INSERT (progress is reported after each). Default 5000. */
@@ -87,7 +92,7 @@ function parseAll(kind: ReferenceKind, files: readonly SourceFile[], opts: LoadO
   if (kind === 'etf') return files.map((f) => parseEtfFile(f, opts, now));
   if (kind === 'cot') {
     return files.map((f) => {
-      const result = parseCot(f.text, f.name, opts.cotVariant ?? 'futures_only');
+      const result = parseCot(f.text, f.name, opts.cotVariant ?? 'futures_only', opts.cotReport);
       return { file: f.name, table: 'cot_positions', result, rows: result.rows.map((r) => cotRow(r, f.name, now)) };
     });
   }
@@ -97,13 +102,29 @@ function parseAll(kind: ReferenceKind, files: readonly SourceFile[], opts: LoadO
   return [{ file: name, table: 'filings_13f', result, rows: result.rows.map((r) => filingRow(r, name, now)) }];
 }
 
+/** A ZIP archive's single member as the file's text (the name keeps the archive's: `x.zip:member.txt`), else the file as is. */
+export function unpackSource(f: SourceFile): SourceFile | RowError {
+  if (f.bytes === undefined || !isZip(f.bytes)) {
+    return /\.zip$/i.test(f.name) ? { file: f.name, line: 1, message: 'not a ZIP archive (no PK header)' } : f;
+  }
+  const member = readSingleMember(f.bytes);
+  if (typeof member === 'string') return { file: f.name, line: 1, message: member };
+  return { name: `${f.name}:${member.name}`, text: member.bytes.toString('utf8') };
+}
+
 /** Parses and writes; per-file reports (a file with errors has written 0). */
 export async function loadReferenceFiles(store: Store, kind: ReferenceKind, files: readonly SourceFile[], opts: LoadOptions = {}): Promise<FileReport[]> {
   const now = opts.now ?? Date.now();
   const batch = opts.batchRows ?? 5000;
   const say = opts.progress ?? (() => undefined);
   const reports: FileReport[] = [];
-  for (const p of parseAll(kind, files, opts, now)) {
+  const unpacked = files.map(unpackSource);
+  for (const e of unpacked.filter((u): u is RowError => 'message' in u)) {
+    say(`${e.file}: refused, ${e.message}; nothing written`);
+    reports.push({ file: e.file, written: 0, skipped: [], errors: [e] });
+  }
+  const readable = unpacked.filter((u): u is SourceFile => !('message' in u));
+  for (const p of parseAll(kind, readable, opts, now)) {
     const { errors, skipped } = p.result;
     if (errors.length > 0) {
       say(`${p.file}: refused, ${errors.length} invalid row(s); nothing written`);

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zip } from '../../../ingest/reference/testing/zip-writer.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -23,6 +24,17 @@ test('gex load: progress on stderr, a summary line per file, exit 1 when a file 
     assert.match(refused.stderr, /etf_flows_us_sol_bad\.csv:3: bad number 'x' in column 3/);
     assert.match(refused.stdout, /refused \(1 invalid rows\)/);
     assert.equal(run(['gold', bad]).status, 2);
+    const tff = readFileSync(join(root, 'ingest/reference/fixtures/cftc_tff_futures_only_2026_slice.txt'));
+    const year = join(dir, 'fut_fin_txt_2026.zip');
+    const twoMembers = join(dir, 'two.zip');
+    writeFileSync(year, zip([{ name: 'FinFutYY.txt', data: tff }]));
+    writeFileSync(twoMembers, zip([{ name: 'a.txt', data: tff }, { name: 'b.txt', data: tff }]));
+    const week = 'ingest/reference/fixtures/headerless_cftc_tff_futures_only_2026_slice.txt';
+    const official = run(['cot', '--report', 'tff', year, week, twoMembers]);
+    assert.equal(official.status, 1, official.stderr);
+    assert.equal(official.stdout, `${twoMembers}: refused (1 invalid rows)\n${year}:FinFutYY.txt: 118 written, 0 skipped\n${week}: 118 written, 0 skipped\n`);
+    assert.match(official.stderr, /two\.zip:1: zip archive holds 2 files \(a\.txt, b\.txt\); expected exactly one/);
+    assert.equal(run(['cot', '--report', 'weekly', week]).status, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

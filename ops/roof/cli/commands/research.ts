@@ -8,7 +8,7 @@ import { COT_SPANS, type CotSpan } from '../../../../processors/analytics/cot-st
 import { holdersData, type HolderPosition } from '../../../../processors/analytics/reference-flows.ts';
 import { HOLDER_CUSIPS } from '../../../../query-api/routes/reference/schemas.ts';
 import type { RowError } from '../../../../ingest/reference/types.ts';
-import type { SourceFile } from '../../../../ingest/reference/load.ts';
+import { unpackSource, type SourceFile } from '../../../../ingest/reference/load.ts';
 
 /** Researcher commands: the `data` objects of /v2/cot/* and /v2/filings/holders computed from files, no store. */
 
@@ -54,7 +54,7 @@ export const cotCommand: CliCommand = {
     if (!COT_SPANS.includes(span)) return fail('cot', `--span must be one of ${COT_SPANS.join(', ')}`);
     const files = await readOrFail('cot', paths);
     if (typeof files === 'number') return files;
-    const parsed = files.map((f) => parseCot(f.text, f.name));
+    const parsed = files.map(unpackSource).map((f) => ('message' in f ? { rows: [], errors: [f] } : parseCot(f.text, f.name)));
     const errors = parsed.flatMap((p) => p.errors);
     if (errors.length > 0) return refuse('cot', errors);
     const series = cotSeries(parsed.flatMap((p) => p.rows));
