@@ -19,6 +19,8 @@ import { discoveryRoutes } from './routes/discovery/index.ts';
 import { gexRoutes } from './routes/gex/index.ts';
 import { marketRoutes } from './routes/market/index.ts';
 import { referenceRoutes } from './routes/reference/index.ts';
+import { optionsRoutes } from './routes/options/index.ts';
+import { tapeRoutes } from './routes/tape/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 
 export interface AppDeps {
@@ -113,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(errorsPlugin, { respond });
   await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
-  const families = [discoveryRoutes, marketRoutes, referenceRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  const families = [discoveryRoutes, marketRoutes, referenceRoutes, tapeRoutes, optionsRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }

@@ -1,18 +1,20 @@
 /**
  * Step 1 of a cycle: one symbol's state at a tick → the venue rows to store (tagged result).
- * Flow symbols (BTCUSDT, ETHUSDT) get their dealer inventory rebuilt from the stored trades as of the tick;
+ * Flow symbols (BTCUSDT, ETHUSDT) get their dealer inventory as of the tick from the dealer-flow checkpoints
+ * (processors/dealer-flow: nearest checkpoint at or before the tick + the stored trades after it);
  * the others run std only (their flow rows are zero and has_inventory false, so flow falls back to std).
  */
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { buildVenueRows } from '../analytics/snapshot-row.ts';
+import { inventoryMap } from '../dealer-flow/book.ts';
+import { entriesAsOf } from '../dealer-flow/checkpoint-store.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 import { buildChain } from './chain.ts';
 import type { ChainOptions } from './chain.ts';
 import { expiryCellsByVenue } from './expiry-cells.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
-import { inventoryAsOf } from './inventory.ts';
 import { inventoryStatsByVenue } from './inventory-stats.ts';
 import type { InventoryStats } from './inventory-stats.ts';
 import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
@@ -47,7 +49,7 @@ export async function computeSnapshot(
 ): Promise<ComputeResult> {
   const probe = buildChain(symbol, state, tick, opts);
   if (probe.kind !== 'chain') return { kind: 'skipped', reason: probe.kind };
-  const inventory = FLOW_SYMBOLS.includes(symbol) ? await inventoryAsOf(store, symbol, tick) : new Map<string, number>();
+  const inventory = FLOW_SYMBOLS.includes(symbol) ? inventoryMap(await entriesAsOf(store, symbol, tick)) : new Map<string, number>();
   const r = inventory.size === 0 ? probe : buildChain(symbol, state, tick, opts, inventory);
   if (r.kind !== 'chain') return { kind: 'skipped', reason: r.kind };
   return { kind: 'snapshot', chain: r.chain, rows: rowsFromChain(r.chain, source) };

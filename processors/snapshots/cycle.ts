@@ -8,7 +8,9 @@
 import type { Store } from '../../clickhouse/store.ts';
 import type { Bus } from '../../ops/floor/bus/types.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
+import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import type { DealerModel } from '../analytics/types.ts';
+import type { DealerFlow } from '../dealer-flow/dealer-flow.ts';
 import type { ChainOptions } from './chain.ts';
 import { computeSnapshot } from './compute-step.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
@@ -27,6 +29,8 @@ export interface CycleContext {
   readonly bus: Bus | null;
   readonly state: MarketState;
   readonly chain: ChainOptions;
+  /** The dealer-flow processor, checkpointed at every tick of a flow symbol (absent: reads only). */
+  readonly dealerFlow?: DealerFlow;
 }
 
 export type CycleResult =
@@ -48,6 +52,7 @@ async function previousFlow(store: Store, symbol: MarketSymbol, tick: number): P
 export async function runCycle(ctx: CycleContext, symbol: MarketSymbol, tick: number, source: SnapshotSource): Promise<CycleResult> {
   const end = snapshotMetrics.cycleDuration.startTimer({ symbol, source });
   try {
+    if (ctx.dealerFlow !== undefined && FLOW_SYMBOLS.includes(symbol)) await ctx.dealerFlow.tick(symbol, tick);
     let rows: readonly StoredSnapshotRow[] = source === 'store' ? await rowsAt(ctx.store, symbol, tick) : [];
     const resumed = rows.length > 0;
     if (!resumed) {

@@ -4,8 +4,8 @@
  * expired at asOf (inventory is discarded at expiry). Trades are deduplicated by id (FINAL: a redelivered
  * trade has the same sort key (symbol, ts, venue, id), so it collapses). The value is NOT clipped here: the
  * engine clips to ±OI of the snapshot (dealer.ts clipInventory), because OI belongs to the chain.
- * One parameterised aggregate query, used at snapshot time (asOf = computed_at) and for point-in-time reads,
- * so the same instant always gives the same numbers and nothing drifts in memory.
+ * One full-scan aggregate query (cost grows with history): the floating-point reference the dealer-flow
+ * checkpoints (processors/dealer-flow, which the snapshot cycle reads) are cross-checked against in tests.
  */
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';

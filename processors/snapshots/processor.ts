@@ -3,9 +3,10 @@
  *
  * State: latest ticker per (symbol, venue, instrument), index prices, perp marks and delistings, consumed from
  * md.option_tickers / md.instruments / md.index / md.perp_stats (keyed venue:symbol, so one symbol's events
- * keep their order per venue). The flow model's dealer inventory is NOT kept in memory: it is rebuilt from the
- * stored option trades (inventory.ts) as of each tick, after waiting until the raw writer stored every trade
- * published before the tick.
+ * keep their order per venue). The flow model's dealer inventory comes from the dealer-flow processor
+ * (processors/dealer-flow): at each tick, after waiting until the raw writer stored every trade published
+ * before the tick, its book moves forward by the trades since its last checkpoint and is checkpointed; the
+ * snapshot reads the inventory as of the tick (nearest checkpoint + the stored trades after it).
  *
  * Restart safety:
  * - a consumed batch is applied to memory at once, but its offsets are committed only after the raw writer
@@ -25,6 +26,7 @@ import type { Bus } from '../../ops/floor/bus/types.ts';
 import { childLogger } from '../../ops/floor/log.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
+import { DealerFlow } from '../dealer-flow/dealer-flow.ts';
 import { alignedAtOrBefore, runAligned, systemClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 import { snapshotConfig } from './config.ts';
@@ -107,7 +109,8 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
   const gateAbort = new AbortController();
   const state = new MarketState();
   const chainOpts = { tickerFreshnessMs: cfg.tickerFreshnessMs, priceFreshnessMs: cfg.priceFreshnessMs };
-  const ctx: CycleContext = { store, bus, state, chain: chainOpts };
+  const dealerFlow = new DealerFlow(store, { intervalMs: cfg.snapshotIntervalMs });
+  const ctx: CycleContext = { store, bus, state, chain: chainOpts, dealerFlow };
 
   // 1. Rebuild the state from ClickHouse (everything before the committed offsets is stored there).
   const startedAt = clock.now();

@@ -4,7 +4,8 @@
  * the same dir (replaying the feed it missed), catches up the ticks missed while down and runs three live
  * ticks, then exits. Only then does this process open the dir and check: no duplicate rows, no missing aligned
  * tick between the first and the last snapshot, every stored flow inventory equal to a from-scratch
- * recomputation from the stored trades, and an unbroken gamma-flow chain.
+ * recomputation from the stored trades, dealer-flow checkpoints without duplicates whose incremental reads equal
+ * the full scan at every checkpoint and snapshot instant, and an unbroken gamma-flow chain.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ import { clipInventory, dealerInventoryAsOf } from '../analytics/dealer.ts';
 import type { OpenContract } from '../analytics/dealer.ts';
 import { GEN_EXPIRY, GEN_INSTRUMENTS } from './testing/generator.ts';
 import { msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
+import { compareEntries, type BookEntry } from '../dealer-flow/book.ts';
+import { entriesAsOf, fullScanEntries } from '../dealer-flow/checkpoint-store.ts';
 
 const CHILD = fileURLToPath(new URL('./testing/restart-child.ts', import.meta.url));
 const INTERVAL = 1_000;
@@ -152,7 +155,22 @@ test('snapshot processor killed with SIGKILL and restarted: no duplicates, no ga
         assert.ok(close(r.inv_abs, abs), `${at}: abs ${r.inv_abs} vs ${abs}`);
       }
 
-      // 4. The gamma-flow chain is unbroken across the restart: each point follows the previous tick.
+      // 4. Dealer-flow checkpoints: no duplicate rows or markers, and at every checkpoint and every snapshot
+      //    instant the incremental read (checkpoint + trades after it) equals the full scan exactly.
+      for (const [table, key] of [
+        ['dealer_inventory', 'symbol, checkpoint_at, venue, instrument'],
+        ['dealer_inventory_ticks', 'symbol, checkpoint_at'],
+      ] as const) {
+        assert.deepEqual(await store.query(`SELECT ${key}, count() AS c FROM ${table} GROUP BY ${key} HAVING c > 1`), [], table);
+      }
+      const marks = await store.query<{ t: number }>("SELECT toFloat64(toUnixTimestamp64Milli(checkpoint_at)) AS t FROM dealer_inventory_ticks WHERE symbol = 'BTCUSDT' ORDER BY t");
+      assert.ok(marks.length >= 5, `checkpoints: ${marks.length}`);
+      for (const t of [...marks.map((m) => m.t), ...ticks.map((x) => x.t)]) {
+        const byKey = (e: readonly BookEntry[]): BookEntry[] => [...e].sort(compareEntries);
+        assert.deepEqual(byKey(await entriesAsOf(store, 'BTCUSDT', t)), byKey(await fullScanEntries(store, 'BTCUSDT', t)), new Date(t).toISOString());
+      }
+
+      // 5. The gamma-flow chain is unbroken across the restart: each point follows the previous tick.
       for (const model of ['flow', 'std']) {
         const flow = await store.query<{ t: number; prev: number | null; increment: number; cumulative: number }>(
           `SELECT ${msColumn('computed_at', 't')}, ${msNullableColumn('prev_computed_at', 'prev')}, increment, cumulative

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command.ts';
 import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
+import { flowCommand } from './flow.ts';
 import { parseCommand } from './parse.ts';
 import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
@@ -12,4 +13,4 @@ import { fetchCommand } from './fetch.ts';
 import { sqlCommand } from './sql.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, flowCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand];

@@ -1,0 +1,45 @@
+/**
+ * The dealer-flow SQL. Every trade contributes n = round(size · 1e9) (Int64, 1e-9 coin), so sums are exact
+ * integers and the same whatever the order or the split into checkpoint + trades: the incremental read and the
+ * full scan agree bit for bit. Dealer inventory = −Σ taker-signed n (buy +, anything else −). Trades are
+ * deduplicated by FINAL (a redelivered trade has the same sort key (symbol, ts, venue, id) and collapses).
+ */
+import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+
+/** Dealer-signed size of one trade row in 1e-9 coin. */
+const DEALER_NANO = `if(side = 'buy', -1, 1) * toInt64(round(size * 1000000000))`;
+
+/** Trades of one symbol with ts in (from, to] on contracts still open at `open`, per contract. */
+export const TRADES_SINCE_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(${DEALER_NANO}) AS nano, count() AS trade_count
+FROM option_trades FINAL
+WHERE symbol = {symbol:String} AND ts > ${msParam('from')} AND ts <= ${msParam('to')} AND expiry > ${msParam('open')} AND isFinite(size)
+GROUP BY venue, instrument, expiry`;
+
+/** Full scan (the reference and the first checkpoint): every trade with ts ≤ asOf on contracts open at asOf. */
+export const FULL_SCAN_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(${DEALER_NANO}) AS nano, count() AS trade_count
+FROM option_trades FINAL
+WHERE symbol = {symbol:String} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')} AND isFinite(size)
+GROUP BY venue, instrument, expiry`;
+
+/** The latest complete checkpoint at or before `asOf`, and the latest full one (LIMIT 1 BY full). */
+export const CHECKPOINTS_SQL = `SELECT ${msColumn('checkpoint_at', 'at')}, full
+FROM dealer_inventory_ticks
+WHERE symbol = {symbol:String} AND checkpoint_at <= ${msParam('asOf')}
+ORDER BY checkpoint_at DESC
+LIMIT 1 BY full`;
+
+/** State at checkpoint `last` (rows in [base, last], the newest per contract), contracts open at `asOf`. */
+const CHECKPOINT_ROWS = `SELECT venue, instrument, expiry, argMax(inventory_nano, checkpoint_at) AS nano, argMax(trades, checkpoint_at) AS trade_count
+FROM dealer_inventory
+WHERE symbol = {symbol:String} AND checkpoint_at >= ${msParam('base')} AND checkpoint_at <= ${msParam('last')} AND expiry > ${msParam('asOf')}
+GROUP BY venue, instrument, expiry`;
+
+const TRADES_AFTER = `SELECT venue, instrument, expiry, sum(${DEALER_NANO}) AS nano, count() AS trade_count
+FROM option_trades FINAL
+WHERE symbol = {symbol:String} AND ts > ${msParam('last')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')} AND isFinite(size)
+GROUP BY venue, instrument, expiry`;
+
+/** Checkpoint `last` plus the trades in (last, asOf]: the inventory as of `asOf`. */
+export const AS_OF_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(nano) AS nano, sum(trade_count) AS trade_count
+FROM (${CHECKPOINT_ROWS} UNION ALL ${TRADES_AFTER})
+GROUP BY venue, instrument, expiry`;

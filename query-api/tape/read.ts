@@ -1,0 +1,129 @@
+/**
+ * Reads of the option tape (/v2/tape, /v2/tape/recent) from option_trades FINAL (a redelivered trade is
+ * served once): a time window, filters, keyset pagination on the sort key (ts, venue, id), `limit + 1` rows
+ * to know whether a next page exists. Only typed placeholders reach the SQL.
+ */
+import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import type { QueryParams, Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol } from '../../schemas/events.ts';
+import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
+
+export interface TapeFilter {
+  readonly symbol: MarketSymbol;
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** Empty: every venue. */
+  readonly venues: readonly string[];
+  /** Expiry dates `YYYY-MM-DD` (UTC day of the expiry instant); empty: all. */
+  readonly expiryDates: readonly string[];
+  readonly type: 'call' | 'put' | null;
+  readonly side: 'buy' | 'sell' | null;
+  readonly minPremiumUsd: number;
+  readonly block: 'only' | 'exclude' | null;
+}
+
+export interface TapeTrade {
+  readonly time: string;
+  readonly venue: string;
+  readonly instrument: string;
+  readonly expiry: string;
+  readonly strike: number;
+  readonly type: string;
+  readonly side: string;
+  readonly size: number;
+  readonly price: number;
+  readonly price_currency: string;
+  readonly price_usd: number;
+  readonly premium_usd: number;
+  readonly iv: number | null;
+  readonly index_price: number | null;
+  readonly block: boolean;
+  readonly trade_id: string;
+}
+
+export interface TapePage {
+  readonly trades: TapeTrade[];
+  readonly nextCursor: string | null;
+}
+
+/** A stored row: the served fields that need no conversion, plus the raw ones. */
+interface Row extends Pick<TapeTrade, 'venue' | 'instrument' | 'strike' | 'side' | 'size' | 'price' | 'price_currency' | 'price_usd' | 'premium_usd' | 'iv' | 'index_price' | 'trade_id'> {
+  readonly ts_ms: number;
+  readonly id: string;
+  readonly expiry_ms: number;
+  readonly option_type: string;
+  readonly block: boolean | number;
+}
+
+function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: string; readonly params: QueryParams } {
+  const c = [`symbol = {symbol:String}`, `ts >= ${msParam('from')}`, `ts <= ${msParam('to')}`];
+  const params: Record<string, string | number | readonly string[]> = { symbol: f.symbol, from: Math.trunc(f.fromMs), to: Math.trunc(f.toMs) };
+  if (f.venues.length > 0) {
+    c.push('venue IN {venues:Array(String)}');
+    params.venues = f.venues;
+  }
+  if (f.expiryDates.length > 0) {
+    c.push(`toString(toDate(expiry, 'UTC')) IN {expiries:Array(String)}`);
+    params.expiries = f.expiryDates;
+  }
+  if (f.type !== null) {
+    c.push('option_type = {type:String}');
+    params.type = f.type;
+  }
+  if (f.side !== null) {
+    c.push('side = {side:String}');
+    params.side = f.side;
+  }
+  if (f.minPremiumUsd > 0) {
+    c.push('premium_usd >= {minPremium:Float64}');
+    params.minPremium = f.minPremiumUsd;
+  }
+  if (f.block !== null) c.push(f.block === 'only' ? 'block' : 'NOT block');
+  if (cursor !== null) {
+    c.push(`(ts, venue, id) ${cursor.order === 'desc' ? '<' : '>'} (${msParam('cts')}, {cvenue:String}, {cid:String})`);
+    params.cts = cursor.ts;
+    params.cvenue = cursor.venue;
+    params.cid = cursor.id;
+  }
+  return { where: c.join(' AND '), params };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function tradeOf(r: Row): TapeTrade {
+  return {
+    time: iso(r.ts_ms),
+    venue: r.venue,
+    instrument: r.instrument,
+    expiry: iso(r.expiry_ms),
+    strike: r.strike,
+    type: r.option_type,
+    side: r.side,
+    size: r.size,
+    price: r.price,
+    price_currency: r.price_currency,
+    price_usd: r.price_usd,
+    premium_usd: r.premium_usd,
+    iv: r.iv,
+    index_price: r.index_price,
+    block: Boolean(r.block),
+    trade_id: r.trade_id,
+  };
+}
+
+/** One page: `limit` trades in `order` after the cursor (which must have been issued for the same order). */
+export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
+  const { where, params } = whereOf(f, cursor);
+  const dir = order === 'desc' ? 'DESC' : 'ASC';
+  const sql = `SELECT ${msColumn('ts', 'ts_ms')}, venue, id, instrument, ${msColumn('expiry', 'expiry_ms')}, strike, option_type, side, size, price,
+       price_currency, price_usd, premium_usd, iv, index_price, block, trade_id
+FROM option_trades FINAL
+WHERE ${where}
+ORDER BY ts ${dir}, venue ${dir}, id ${dir}
+LIMIT {limit:UInt32}`;
+  const rows = await store.query<Row>(sql, { ...params, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const more = rows.length > limit && last !== undefined;
+  return { trades: page.map(tradeOf), nextCursor: more ? encodeCursor({ ts: last.ts_ms, venue: last.venue, id: last.id, order }) : null };
+}
