@@ -14,7 +14,7 @@ type TempStore = { readonly store: Store; readonly dataPath: string; dispose(): 
 /**
  * Set to 1, every temp store is the server client (@clickhouse/client over HTTP) talking to the ClickHouse HTTP
  * endpoint (clickhouse/http-endpoint.ts) over an embedded store, as the admin user: the store and route suites
- * run through the server code path (clickhouse/store-via-http.test.ts does so once).
+ * run through the server code path (test/e2e/store-via-http.test.ts does so once).
  */
 export const VIA_HTTP_ENV = 'GEX_TEST_STORE_VIA_HTTP';
 const ADMIN_TOKEN = 'temp-store-admin-token';

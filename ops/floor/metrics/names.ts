@@ -1,7 +1,7 @@
 /**
  * The name of every application metric, in one place. Prometheus conventions: one application prefix (`gex_`),
  * snake_case, the base unit in the name (`_seconds`, `_messages`, `_ratio`), `_total` on counters only.
- * README's operations section lists each with its labels; ops/floor/metrics/names.test.ts keeps that list, the
+ * README's operations section lists each with its labels; ops/roof/observability/metric-catalogue.test.ts keeps that list, the
  * registry of a running product and these names in step, and the dashboards and Prometheus rules (ops/grafana,
  * ops/prometheus) may only name metrics from here. The client library's standard process_* and nodejs_* metrics
  * keep their usual names.

@@ -12,7 +12,7 @@ function gex(dataDir: string, ...args: string[]): { code: number | null; stdout:
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test('gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL and settings changes fail in the engine', { timeout: 120_000 }, async () => {
+test('gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL and settings changes fail in the engine', { timeout: 400_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gex-sql-'));
   try {
     assert.equal(gex(dir, 'migrate').code, 0);
