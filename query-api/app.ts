@@ -20,6 +20,7 @@ import { gexRoutes } from './routes/gex/index.ts';
 import { marketRoutes } from './routes/market/index.ts';
 import { referenceRoutes } from './routes/reference/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
+import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
 
 export interface AppDeps {
   readonly store: Store;
@@ -39,12 +40,16 @@ export interface AppDeps {
   readonly logger?: Logger | false;
   /** Per-request access logs at info level. Default true. */
   readonly requestLogging?: boolean;
+  /** The WebSocket feed /v2/ws, fed from this bus (needs `snapshots`); see ws/feed.ts. */
+  readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis'>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Services of the API (accounts, limiter, ...), for the admin endpoint and tests. */
     gex: AppContext;
+    /** The WebSocket feed (null when the app runs without it). */
+    wsFeed: WsFeed | null;
   }
 }
 
@@ -117,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }
+  const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
+  app.decorate('wsFeed', feed);
   await app.ready();
   return app;
 }
