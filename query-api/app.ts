@@ -20,6 +20,7 @@ import { gexRoutes } from './routes/gex/index.ts';
 import { marketRoutes } from './routes/market/index.ts';
 import { referenceRoutes } from './routes/reference/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
+import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
 
 export interface AppDeps {
@@ -118,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(errorsPlugin, { respond });
   await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
-  const families = [discoveryRoutes, marketRoutes, referenceRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  const families = [discoveryRoutes, asyncApiRoutes, marketRoutes, referenceRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }

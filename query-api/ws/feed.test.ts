@@ -55,7 +55,7 @@ describe('/v2/ws: real ws clients against the real server', () => {
     bus = new MemoryBus({ clientId: 'ws-test' });
     await ensureProductTopics(bus, 2);
     const snapshots = new SnapshotCache(t.store, { pollMs: 0 });
-    app = await buildApp({ store: t.store, config: apiConfig({}), logger: false, snapshots, feed: { bus, heartbeatMs: 150, authTimeoutMs: 300, maxBufferedBytes: 64 * 1024 } });
+    app = await buildApp({ store: t.store, config: apiConfig({ responseValidation: true }), logger: false, snapshots, feed: { bus, heartbeatMs: 150, authTimeoutMs: 300, maxBufferedBytes: 256 * 1024 } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/ws`;
     keys['starterA'] = await userWithKey(t.store, { userId: 'starter', plan: 'terminal_yearly' });
@@ -162,9 +162,10 @@ describe('/v2/ws: real ws clients against the real server', () => {
     const before = await slowDisconnects();
     let sent = 0;
     while ((await slowDisconnects()) === before && sent < 400_000) {
-      await publish(Array.from({ length: 2_000 }, (_, i) => trade(10_000 + sent + i, 'BTCUSDT', 400)));
-      sent += 2_000;
-      await sleep(5);
+      // Small rounds with pauses: the fast client (same event loop) always gets to read between them.
+      await publish(Array.from({ length: 200 }, (_, i) => trade(10_000 + sent + i, 'BTCUSDT', 400)));
+      sent += 200;
+      await sleep(10);
     }
     assert.equal(await slowDisconnects(), before + 1);
     const last = String(10_000 + sent - 1);
@@ -173,8 +174,25 @@ describe('/v2/ws: real ws clients against the real server', () => {
     slow.ws.resume();
     const closed = await slow.closed;
     assert.equal(closed.code, 4009);
-    assert.equal(closed.reason, 'slow consumer: send buffer full (65536 bytes)');
+    assert.equal(closed.reason, 'slow consumer: send buffer full (262144 bytes)');
     fast.ws.close();
+  });
+
+  test('/v2/meta publishes the caps and channels; /v2/asyncapi.json describes the feed', async () => {
+    const meta = await app.inject({ url: '/v2/meta', headers: { 'x-api-key': keys['pro'] ?? '' } });
+    assert.equal(meta.statusCode, 200, meta.body);
+    const ws = meta.json<{ data: { websocket: { path: string; connection_caps: unknown; close_codes: { code: number }[]; channels: { name: string; status: string }[] } } }>().data.websocket;
+    assert.equal(ws.path, '/v2/ws');
+    assert.deepEqual(ws.connection_caps, [{ level: 'starter', max_connections: 2 }, { level: 'standard', max_connections: 5 }, { level: 'pro', max_connections: 20 }, { level: 'enterprise', max_connections: 200 }]);
+    assert.deepEqual(ws.close_codes.map((c) => c.code), [1001, 4001, 4001, 4003, 4008, 4009, 4029]);
+    assert.deepEqual(ws.channels.map((c) => c.status), ['live', 'live', 'pending']);
+    assert.equal((await app.inject({ url: '/v2/asyncapi.json' })).statusCode, 401);
+    const doc = await app.inject({ url: '/v2/asyncapi.json', headers: { 'x-api-key': keys['pro'] ?? '' } });
+    assert.equal(doc.statusCode, 200);
+    const body = doc.json<{ asyncapi: string; channels: { feed: { address: string } }; operations: Record<string, unknown> }>();
+    assert.equal(body.asyncapi, '3.0.0');
+    assert.equal(body.channels.feed.address, '/v2/ws');
+    assert.deepEqual(Object.keys(body.operations), ['sendAuth', 'sendSubscribe', 'answer', 'heartbeat', 'publishTape', 'publishLevels']);
   });
 
   test('shutdown closes sessions with 1001 going away', async () => {

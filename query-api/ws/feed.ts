@@ -14,7 +14,7 @@ import { ConnectionCap } from './connection-cap.ts';
 import { openSession } from './handshake.ts';
 import { FeedHub } from './hub.ts';
 import { CLOSE } from './protocol.ts';
-import type { Session } from './session.ts';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BUFFERED_BYTES, type Session } from './session.ts';
 
 export const WS_PATH = '/v2/ws';
 
@@ -51,8 +51,8 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
     hub,
     sessions,
     authTimeoutMs: opts.authTimeoutMs ?? 5_000,
-    heartbeatMs: opts.heartbeatMs ?? 15_000,
-    maxBufferedBytes: opts.maxBufferedBytes ?? 4 * 1024 * 1024,
+    heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = (req.url ?? '').split('?')[0];

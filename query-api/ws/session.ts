@@ -10,6 +10,8 @@ import { CLOSE, channelList, heartbeat, parseChannel, result, rpcError, RPC_ERRO
 import type { Channel, RpcRequest } from './protocol.ts';
 
 export const MAX_SUBSCRIPTIONS = 100;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** After a 4009 close, a peer that does not read its close frame is dropped after this long. */
 const SLOW_CLOSE_GRACE_MS = 5_000;
 
