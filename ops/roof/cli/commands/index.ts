@@ -9,6 +9,7 @@ import { backfillCommand } from './backfill.ts';
 import { loadCommand } from './load.ts';
 import { cotCommand, holdersCommand } from './research.ts';
 import { fetchCommand } from './fetch.ts';
+import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, parseCommand, levelsCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
