@@ -3,7 +3,7 @@
  * against a baseline measured in the same run. Benchmarks are not tests: they never fail on a target, they report.
  *
  * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
- * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year).
+ * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year), ws (WebSocket fan-out).
  */
 type Suite = () => Promise<void>;
 
@@ -17,6 +17,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   ],
   api: [async () => (await import('./api.ts')).runApiBench],
   market: [async () => (await import('./market.ts')).runMarketBench],
+  ws: [async () => (await import('./ws.ts')).runWsBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {
