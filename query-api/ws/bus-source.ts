@@ -20,6 +20,7 @@ import { positioningMeta } from '../routes/gex/positioning.ts';
 import { levelsPayload } from '../routes/gex/render.ts';
 import { tapeRow } from '../tape/tape-row.ts';
 import type { FeedHub } from './hub.ts';
+import { wsMetrics } from './metrics.ts';
 import type { Channel } from './protocol.ts';
 
 const log = childLogger('ws-feed');
@@ -69,36 +70,27 @@ export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCach
     try {
       await fn();
     } catch (err) {
+      wsMetrics.skipped.inc({ stream: what });
       log.warn({ err, offset: m.offset, what }, 'feed message skipped');
     }
   };
-  const consumers: BusConsumer[] = [];
-  consumers.push(
-    await bus.subscribe({
-      groupId: `${group}-tape`,
-      topics: [TOPICS.option_trade],
+  const consume = (topic: string, what: string, handle: (m: ConsumedMessage, at: number) => void | Promise<void>): Promise<BusConsumer> =>
+    bus.subscribe({
+      groupId: `${group}-${what}`,
+      topics: [topic],
       fromBeginning: false,
       eachBatch: async (batch) => {
         for (const m of batch.messages) {
           const at = performance.now();
-          await guarded('trade', m, () => publishTrade(hub, m, at));
+          await guarded(what, m, () => handle(m, at));
         }
       },
-    }),
-  );
-  consumers.push(
-    await bus.subscribe({
-      groupId: `${group}-levels`,
-      topics: [TOPICS.snapshot],
-      fromBeginning: false,
-      eachBatch: async (batch) => {
-        for (const m of batch.messages) {
-          const at = performance.now();
-          await guarded('snapshot', m, () => publishSnapshot(hub, cache, m, at));
-        }
-      },
-    }),
-  );
+    });
+  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades.
+  const consumers: BusConsumer[] = [
+    await consume(TOPICS.option_trade, 'tape', (m, at) => publishTrade(hub, m, at)),
+    await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at)),
+  ];
   return {
     async stop() {
       await Promise.all(consumers.map((c) => c.stop()));

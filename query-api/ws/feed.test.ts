@@ -178,6 +178,18 @@ describe('/v2/ws: real ws clients against the real server', () => {
     fast.ws.close();
   });
 
+  test('a malformed bus message is skipped and counted; the feed goes on', async () => {
+    const skipped = async (): Promise<number> => (await metricsRegistry.getSingleMetric('gex_ws_feed_skipped_total')?.get())?.values.find((v) => v.labels['stream'] === 'tape')?.value ?? 0;
+    const before = await skipped();
+    const c = await client(keys['pro']);
+    await c.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT'] });
+    const good = encodeMarketEvent({ type: 'option_trade', event: trade(777_777) });
+    await bus.publish(good.topic, [{ key: good.message.key, value: Buffer.from('not avro') }, good.message]);
+    await c.next((m) => (m.params?.data as { trade_id?: string } | undefined)?.trade_id === '777777');
+    assert.equal(await skipped(), before + 1);
+    c.ws.close();
+  });
+
   test('/v2/meta publishes the caps and channels; /v2/asyncapi.json describes the feed', async () => {
     const meta = await app.inject({ url: '/v2/meta', headers: { 'x-api-key': keys['pro'] ?? '' } });
     assert.equal(meta.statusCode, 200, meta.body);

@@ -10,6 +10,7 @@ export const wsMetrics = {
   messages: registeredMetric('gex_ws_messages_sent_total', () => new Counter({ name: 'gex_ws_messages_sent_total', help: 'Messages written to WebSocket clients by kind', labelNames: ['kind'] as const, registers })),
   bytes: registeredMetric('gex_ws_bytes_sent_total', () => new Counter({ name: 'gex_ws_bytes_sent_total', help: 'Bytes written to WebSocket clients (payload)', registers })),
   slowDisconnects: registeredMetric('gex_ws_slow_consumer_disconnects_total', () => new Counter({ name: 'gex_ws_slow_consumer_disconnects_total', help: 'Sessions closed because their send buffer was full', registers })),
+  skipped: registeredMetric('gex_ws_feed_skipped_total', () => new Counter({ name: 'gex_ws_feed_skipped_total', help: 'Bus messages the feed could not decode or render, by stream', labelNames: ['stream'] as const, registers })),
   closes: registeredMetric('gex_ws_closes_total', () => new Counter({ name: 'gex_ws_closes_total', help: 'Sessions closed by the server by close code', labelNames: ['code'] as const, registers })),
   fanoutSeconds: registeredMetric('gex_ws_fanout_seconds', () =>
     new Histogram({
