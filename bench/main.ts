@@ -4,7 +4,7 @@
  *
  * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
  * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year),
- * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades).
+ * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out).
  */
 type Suite = () => Promise<void>;
 
@@ -19,6 +19,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   api: [async () => (await import('./api.ts')).runApiBench],
   market: [async () => (await import('./market.ts')).runMarketBench],
   flow: [async () => (await import('./flow.ts')).runFlowBench],
+  ws: [async () => (await import('./ws.ts')).runWsBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {

@@ -22,6 +22,8 @@ import { referenceRoutes } from './routes/reference/index.ts';
 import { optionsRoutes } from './routes/options/index.ts';
 import { tapeRoutes } from './routes/tape/index.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
+import { asyncApiRoutes } from './ws/asyncapi.ts';
+import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
 
 export interface AppDeps {
   readonly store: Store;
@@ -41,12 +43,16 @@ export interface AppDeps {
   readonly logger?: Logger | false;
   /** Per-request access logs at info level. Default true. */
   readonly requestLogging?: boolean;
+  /** The WebSocket feed /v2/ws, fed from this bus (needs `snapshots`); see ws/feed.ts. */
+  readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis'>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Services of the API (accounts, limiter, ...), for the admin endpoint and tests. */
     gex: AppContext;
+    /** The WebSocket feed (null when the app runs without it). */
+    wsFeed: WsFeed | null;
   }
 }
 
@@ -115,10 +121,12 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(errorsPlugin, { respond });
   await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
-  const families = [discoveryRoutes, marketRoutes, referenceRoutes, tapeRoutes, optionsRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  const families = [discoveryRoutes, asyncApiRoutes, marketRoutes, referenceRoutes, tapeRoutes, optionsRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }
+  const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
+  app.decorate('wsFeed', feed);
   await app.ready();
   return app;
 }

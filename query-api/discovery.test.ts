@@ -160,13 +160,13 @@ describe('discovery routes', () => {
     const { data } = assertOk<{ count: number; endpoints: { path: string; methods: string[]; tag: string; summary: string; auth: boolean; parameters: Record<string, unknown>[] }[] }>(await get('/v2/endpoints'));
     const paths = data.endpoints.map((e) => e.path);
     assert.deepEqual(paths, [
-      '/v2/changelog', '/v2/cot/instrument', '/v2/cot/markets', '/v2/cot/summary', '/v2/docs', '/v2/endpoints',
-      '/v2/etf/flows', '/v2/expiries', '/v2/filings/holders', '/v2/health', '/v2/market/bundle', '/v2/market/candles',
-      '/v2/market/open-interest', '/v2/meta', '/v2/openapi.json', '/v2/options/pcr', '/v2/options/premium-tide',
-      '/v2/redoc', '/v2/status', '/v2/symbols', '/v2/tape', '/v2/tape/flow-by-strike', '/v2/tape/recent',
-      '/v2/tape/strike-heat',
+      '/v2/asyncapi.json', '/v2/changelog', '/v2/cot/instrument', '/v2/cot/markets', '/v2/cot/summary', '/v2/docs',
+      '/v2/endpoints', '/v2/etf/flows', '/v2/expiries', '/v2/filings/holders', '/v2/health', '/v2/market/bundle',
+      '/v2/market/candles', '/v2/market/open-interest', '/v2/meta', '/v2/openapi.json', '/v2/options/pcr',
+      '/v2/options/premium-tide', '/v2/redoc', '/v2/status', '/v2/symbols', '/v2/tape', '/v2/tape/flow-by-strike',
+      '/v2/tape/recent', '/v2/tape/strike-heat',
     ]);
-    assert.equal(data.count, 24);
+    assert.equal(data.count, 25);
     const exp = data.endpoints.find((e) => e.path === '/v2/expiries');
     assert.deepEqual(exp?.methods, ['GET']);
     assert.equal(exp?.tag, 'discovery');

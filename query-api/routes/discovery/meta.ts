@@ -10,6 +10,7 @@ import { metaData } from '../../schemas/discovery.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance } from '../../types.ts';
 import { TAG, type DiscoveryContext } from './context.ts';
+import { websocketMeta } from '../../ws/catalog.ts';
 
 type CoverageView = Record<string, Record<string, { first_ts: string | null; last_ts: string | null }>>;
 
@@ -81,6 +82,7 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
       docs: ctx.link('/v2/docs'),
       redoc: ctx.link('/v2/redoc'),
       openapi: ctx.link('/v2/openapi.json'),
+      asyncapi: ctx.link('/v2/asyncapi.json'),
       endpoints: ctx.link('/v2/endpoints'),
       changelog: ctx.link('/v2/changelog'),
       symbols: ctx.link('/v2/symbols'),
@@ -91,6 +93,7 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
       levels: LEVELS.map((level) => ({ level, history_days: levelLimits(config, level).historyDays })),
       enforced_for: 'evaluation keys only; for paid plans the clamp is reported in meta.extra.history_clamp but not enforced',
     },
+    websocket: websocketMeta(config.rateLimitFallbackFactor),
   };
 
   const fixedJsonHead = JSON.stringify(fixed).slice(0, -1);

@@ -11,6 +11,7 @@ import { loadCommand } from './load.ts';
 import { cotCommand, holdersCommand } from './research.ts';
 import { fetchCommand } from './fetch.ts';
 import { sqlCommand } from './sql.ts';
+import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, flowCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, flowCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];

@@ -71,6 +71,8 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
       port: config.port,
       dataDir: config.dataDir,
       snapshots,
+      // /v2/ws: this process's own consumer groups on the trade and snapshot topics (query-api/ws).
+      feed: { bus: ctx.bus },
     });
     api = running;
     ctx.onShutdown(() => running.close());

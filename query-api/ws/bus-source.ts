@@ -1,0 +1,99 @@
+/**
+ * Feeds the hub from the bus: this API process's own consumer groups (a unique id per process, starting at
+ * the end of the log) on the option-trade topic (→ `tape.{symbol}`) and the analytics snapshot topic
+ * (→ `levels.{symbol}[.venues]`). A trade is mapped and serialized once per event; a snapshot is loaded into
+ * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
+ * rendered once per active venue filter. Nothing is read per client.
+ */
+import type { Bus, BusConsumer, ConsumedMessage } from '../../ops/floor/bus/types.ts';
+import { childLogger } from '../../ops/floor/log.ts';
+import { avroCodec } from '../../schemas/avro/codec.ts';
+import { decodeMarketEvent } from '../../schemas/event-codec.ts';
+import { SYMBOLS, TOPICS } from '../../schemas/events.ts';
+import type { AnalyticsSnapshot, MarketSymbol } from '../../schemas/events.ts';
+import { ALL_INCLUDES } from '../../processors/analytics/levels.ts';
+import { SNAPSHOT_KIND } from '../../processors/snapshots/write-step.ts';
+import { levelsOfSnapshot } from '../snapshots/as-of.ts';
+import type { StoredSnapshot } from '../snapshots/as-of.ts';
+import type { SnapshotCache } from '../snapshots/snapshot-cache.ts';
+import { positioningMeta } from '../routes/gex/positioning.ts';
+import { levelsPayload } from '../routes/gex/render.ts';
+import { tapeRow } from '../tape/tape-row.ts';
+import type { FeedHub } from './hub.ts';
+import { wsMetrics } from './metrics.ts';
+import type { Channel } from './protocol.ts';
+
+const log = childLogger('ws-feed');
+
+/**
+ * Notification data of a levels channel: `levels` is the `data` of /v2/gex/levels under `flow` (std fallback)
+ * with every optional block except candles (a market series, not part of the snapshot).
+ */
+export function levelsNotification(s: StoredSnapshot, channel: Channel): string {
+  const { levels } = levelsOfSnapshot(s, 'flow', channel.venues, ALL_INCLUDES);
+  const { payload, source } = levelsPayload(levels);
+  return JSON.stringify({
+    symbol: s.meta.symbol,
+    computed_at: new Date(s.meta.computed_at).toISOString(),
+    spot_price: s.meta.spot,
+    source,
+    ...(channel.venues !== undefined ? { exchanges_filtered: channel.venues } : {}),
+    positioning: positioningMeta('flow', levels.positioning, s.meta.symbol),
+    levels: payload,
+  });
+}
+
+export function publishTrade(hub: FeedHub, m: ConsumedMessage, receivedAt: number): void {
+  const e = decodeMarketEvent(TOPICS.option_trade, m.value);
+  if (e.type !== 'option_trade') return;
+  const name = `tape.${e.event.symbol}`;
+  if (hub.hasSubscribers(name)) hub.publish(name, JSON.stringify(tapeRow(e.event)), receivedAt);
+}
+
+export async function publishSnapshot(hub: FeedHub, cache: SnapshotCache, m: ConsumedMessage, receivedAt: number): Promise<void> {
+  const a = avroCodec().decodeAs<AnalyticsSnapshot>('snapshot', m.value);
+  if (a.kind !== SNAPSHOT_KIND || !(SYMBOLS as readonly string[]).includes(a.symbol)) return;
+  const channels = hub.active('levels', a.symbol as MarketSymbol);
+  await cache.load(a.symbol, a.computedAt);
+  const s = cache.get(a.symbol);
+  if (s === null || s.meta.computed_at !== a.computedAt) return;
+  for (const c of channels) hub.publish(c.name, levelsNotification(s, c), receivedAt);
+}
+
+export interface BusSource {
+  stop(): Promise<void>;
+}
+
+export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCache): Promise<BusSource> {
+  const group = `ws-feed-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const guarded = async (what: string, m: ConsumedMessage, fn: () => void | Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (err) {
+      wsMetrics.skipped.inc({ stream: what });
+      log.warn({ err, offset: m.offset, what }, 'feed message skipped');
+    }
+  };
+  const consume = (topic: string, what: string, handle: (m: ConsumedMessage, at: number) => void | Promise<void>): Promise<BusConsumer> =>
+    bus.subscribe({
+      groupId: `${group}-${what}`,
+      topics: [topic],
+      fromBeginning: false,
+      eachBatch: async (batch) => {
+        for (const m of batch.messages) {
+          const at = performance.now();
+          await guarded(what, m, () => handle(m, at));
+        }
+      },
+    });
+  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades.
+  const consumers: BusConsumer[] = [
+    await consume(TOPICS.option_trade, 'tape', (m, at) => publishTrade(hub, m, at)),
+    await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at)),
+  ];
+  return {
+    async stop() {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Channel registry and fan-out: which sessions listen to which channel, the sequence number of each channel,
+ * and one serialization per notification whatever the number of subscribers.
+ */
+import type { Channel, ChannelKind } from './protocol.ts';
+import { notification } from './protocol.ts';
+import { wsMetrics } from './metrics.ts';
+import type { MarketSymbol } from '../../schemas/events.ts';
+
+/** What the hub needs of a session: a bounded write (false = the session is gone or was cut off). */
+export interface Subscriber {
+  send(text: string, kind: string): boolean;
+}
+
+interface ChannelState {
+  readonly channel: Channel;
+  readonly subscribers: Set<Subscriber>;
+}
+
+/** Metric label of a channel: kind and symbol (venue filters share their symbol's label). */
+const labelOf = (c: Channel): string => `${c.kind}.${c.symbol}`;
+
+export class FeedHub {
+  private readonly channels = new Map<string, ChannelState>();
+  /** Sequence of the last notification per channel name; kept after the last unsubscribe (bounded by the channel names). */
+  private readonly seqs = new Map<string, number>();
+
+  subscribe(channel: Channel, s: Subscriber): boolean {
+    let state = this.channels.get(channel.name);
+    if (state === undefined) {
+      state = { channel, subscribers: new Set() };
+      this.channels.set(channel.name, state);
+    }
+    if (state.subscribers.has(s)) return false;
+    state.subscribers.add(s);
+    wsMetrics.subscriptions.inc({ channel: labelOf(channel) });
+    return true;
+  }
+
+  unsubscribe(name: string, s: Subscriber): boolean {
+    const state = this.channels.get(name);
+    if (state === undefined || !state.subscribers.delete(s)) return false;
+    wsMetrics.subscriptions.dec({ channel: labelOf(state.channel) });
+    if (state.subscribers.size === 0) this.channels.delete(name);
+    return true;
+  }
+
+  /** Sequence number of the last notification on a channel (0 = none yet). */
+  seq(name: string): number {
+    return this.seqs.get(name) ?? 0;
+  }
+
+  /** Channels of a kind and symbol that have subscribers (e.g. every venue filter of levels.BTCUSDT). */
+  active(kind: ChannelKind, symbol: MarketSymbol): readonly Channel[] {
+    const out: Channel[] = [];
+    for (const s of this.channels.values()) if (s.channel.kind === kind && s.channel.symbol === symbol) out.push(s.channel);
+    return out;
+  }
+
+  hasSubscribers(name: string): boolean {
+    return this.channels.has(name);
+  }
+
+  /**
+   * Sends `dataJson` to every subscriber of `name` with the channel's next sequence number. `receivedAt`
+   * (performance.now() when the bus delivered the event) feeds the fan-out latency histogram.
+   */
+  publish(name: string, dataJson: string, receivedAt: number): number {
+    const state = this.channels.get(name);
+    if (state === undefined) return 0;
+    const seq = (this.seqs.get(name) ?? 0) + 1;
+    this.seqs.set(name, seq);
+    const text = notification(name, seq, dataJson);
+    let sent = 0;
+    for (const s of [...state.subscribers]) if (s.send(text, state.channel.kind)) sent++;
+    wsMetrics.fanoutSeconds.observe({ kind: state.channel.kind }, (performance.now() - receivedAt) / 1000);
+    return sent;
+  }
+
+  /** Drops a session from every channel. */
+  remove(s: Subscriber, names: Iterable<string>): void {
+    for (const n of names) this.unsubscribe(n, s);
+  }
+}

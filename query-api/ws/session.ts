@@ -1,0 +1,126 @@
+/**
+ * One authenticated WebSocket session: JSON-RPC requests (subscribe, unsubscribe, ping), bounded writes
+ * (a session whose send buffer exceeds `maxBufferedBytes` is closed with 4009 and never written again) and
+ * the server heartbeat.
+ */
+import type { WebSocket } from 'ws';
+import type { FeedHub, Subscriber } from './hub.ts';
+import { wsMetrics } from './metrics.ts';
+import { CLOSE, channelList, heartbeat, parseChannel, result, rpcError, RPC_ERROR } from './protocol.ts';
+import type { Channel, RpcRequest } from './protocol.ts';
+
+export const MAX_SUBSCRIPTIONS = 100;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** After a 4009 close, a peer that does not read its close frame is dropped after this long. */
+const SLOW_CLOSE_GRACE_MS = 5_000;
+
+export interface SessionOptions {
+  readonly ws: WebSocket;
+  readonly hub: FeedHub;
+  readonly maxBufferedBytes: number;
+  readonly heartbeatMs: number;
+  /** Called once when the session ends (any cause). */
+  readonly onEnd: () => void;
+}
+
+export class Session implements Subscriber {
+  private readonly subscriptions = new Set<string>();
+  private closed = false;
+  private readonly heartbeatTimer: NodeJS.Timeout;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.heartbeatTimer = setInterval(() => this.send(heartbeat(Date.now()), 'heartbeat'), opts.heartbeatMs);
+    opts.ws.once('close', () => this.end());
+  }
+
+  /** Bounded write; false when the session is closed or was just cut off as a slow consumer. */
+  send(text: string, kind: string): boolean {
+    if (this.closed) return false;
+    const ws = this.opts.ws;
+    if (ws.readyState !== ws.OPEN) return false;
+    if (ws.bufferedAmount + text.length > this.opts.maxBufferedBytes) {
+      wsMetrics.slowDisconnects.inc();
+      this.close(CLOSE.slowConsumer.code, `${CLOSE.slowConsumer.reason} (${this.opts.maxBufferedBytes} bytes)`);
+      setTimeout(() => ws.terminate(), SLOW_CLOSE_GRACE_MS).unref();
+      return false;
+    }
+    ws.send(text);
+    wsMetrics.messages.inc({ kind });
+    wsMetrics.bytes.inc(Buffer.byteLength(text));
+    return true;
+  }
+
+  reply(text: string): void {
+    this.send(text, 'response');
+  }
+
+  handle(req: RpcRequest): void {
+    switch (req.method) {
+      case 'public/subscribe':
+        return this.subscribe(req);
+      case 'public/unsubscribe':
+        return this.unsubscribe(req);
+      case 'public/unsubscribe_all': {
+        const names = [...this.subscriptions];
+        this.opts.hub.remove(this, names);
+        this.subscriptions.clear();
+        return this.reply(result(req.id, names));
+      }
+      case 'public/ping':
+        return this.reply(result(req.id, 'pong'));
+      case 'public/auth':
+        return this.reply(rpcError(req.id, RPC_ERROR.invalidRequest, 'already authenticated'));
+    }
+  }
+
+  private subscribe(req: RpcRequest): void {
+    const names = channelList(req.params);
+    if (names === null) return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
+    const parsed = names.map((n) => ({ requested: n, channel: parseChannel(n) }));
+    const unknown = parsed.filter((p) => p.channel === null).map((p) => p.requested.slice(0, 100));
+    if (unknown.length > 0) {
+      return this.reply(rpcError(req.id, RPC_ERROR.unknownChannel, 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}]', { channels: unknown }));
+    }
+    const channels = parsed.map((p) => p.channel as Channel);
+    const added = new Set(channels.map((c) => c.name).filter((n) => !this.subscriptions.has(n)));
+    if (this.subscriptions.size + added.size > MAX_SUBSCRIPTIONS) {
+      return this.reply(rpcError(req.id, RPC_ERROR.tooManySubscriptions, `at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`));
+    }
+    for (const c of channels) {
+      this.opts.hub.subscribe(c, this);
+      this.subscriptions.add(c.name);
+    }
+    this.reply(result(req.id, channels.map((c) => c.name)));
+  }
+
+  private unsubscribe(req: RpcRequest): void {
+    const names = channelList(req.params);
+    if (names === null) return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
+    const removed: string[] = [];
+    for (const n of names) {
+      const name = parseChannel(n)?.name ?? n;
+      if (this.subscriptions.delete(name)) {
+        this.opts.hub.unsubscribe(name, this);
+        removed.push(name);
+      }
+    }
+    this.reply(result(req.id, removed));
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    wsMetrics.closes.inc({ code: String(code) });
+    this.end();
+    this.opts.ws.close(code, reason);
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeatTimer);
+    this.opts.hub.remove(this, this.subscriptions);
+    this.subscriptions.clear();
+    this.opts.onEnd();
+  }
+}
