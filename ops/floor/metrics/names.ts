@@ -46,6 +46,15 @@ export const METRIC = {
   // query API
   apiRequestDuration: 'gex_api_request_duration_seconds',
   apiMarketCacheLookups: 'gex_api_market_cache_lookups_total',
+  // WebSocket feed (query-api/ws)
+  wsConnections: 'gex_ws_connections',
+  wsSubscriptions: 'gex_ws_subscriptions',
+  wsMessagesSent: 'gex_ws_messages_sent_total',
+  wsBytesSent: 'gex_ws_bytes_sent_total',
+  wsSlowConsumerDisconnects: 'gex_ws_slow_consumer_disconnects_total',
+  wsFeedSkipped: 'gex_ws_feed_skipped_total',
+  wsCloses: 'gex_ws_closes_total',
+  wsFanout: 'gex_ws_fanout_seconds',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
