@@ -66,7 +66,6 @@ export function createOkxConnector(overrides: VenueUrls = {}): VenueConnectorSpe
         indexIds.add(fam.replace('_UM', ''));
       }
       let swaps = 0;
-      const optionIds: string[] = [];
       for (const i of instruments) {
         if (i.venue !== 'okx' || !wanted.has(i.symbol) || !i.active) continue;
         if (i.kind === 'perp') {
@@ -74,12 +73,9 @@ export function createOkxConnector(overrides: VenueUrls = {}): VenueConnectorSpe
           for (const channel of ['trades', 'funding-rate', 'open-interest', 'mark-price']) args.push({ channel, instId: i.instrument });
           indexIds.add(i.instrument.replace('-SWAP', ''));
         } else if (i.kind === 'spot') args.push({ channel: 'trades', instId: i.instrument });
-        else if (i.kind === 'option') optionIds.push(i.instrument);
       }
       if (swaps > 0) args.push({ channel: 'liquidation-orders', instType: 'SWAP' });
       for (const instId of indexIds) args.push({ channel: 'index-tickers', instId });
-      // Option top of book, last and 24 h volume: only the per-instrument tickers channel publishes them.
-      for (const instId of optionIds) args.push({ channel: 'tickers', instId });
       if (args.length === 0) return [];
       const subscribeFrames = chunk(args, ARGS_PER_FRAME).map((a) => JSON.stringify({ op: 'subscribe', args: a }));
       return [{ id: 'public', url: urls['public'] ?? '', subscribeFrames, heartbeat: HEARTBEAT }];
