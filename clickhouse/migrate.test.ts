@@ -90,6 +90,8 @@ describe('migrate', () => {
   });
 
   test('TTL: an option ticker older than 90 days goes at the next TTL merge, a fresh one stays', async () => {
+    // The row mapper writes the columns added after v1 too (050).
+    for (const sql of loadMigrations().find((m) => m.name === '050_option_ticker_book')?.statements ?? []) await store.command(sql);
     const old = optionTickerRow({ ...fx.optionTicker, id: 'old', ts: Date.now() - 200 * 86_400_000 });
     await store.insert('option_tickers', [old, optionTickerRow(fx.optionTicker)]);
     await store.command('OPTIMIZE TABLE option_tickers FINAL');

@@ -65,9 +65,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * note), as the rows it builds are dictionary-mode objects. Field names are checked to be plain identifiers.
  */
 export function rowMapper<D extends FamilyDecl>(decl: D): (e: EventOf<D>) => RowOf<D> {
+  const added = new Set(decl.fields.filter((f) => f.added === true).map((f) => f.name));
   const props = declaredColumns(decl).map((c) => {
     if (!IDENTIFIER.test(c.field) || !IDENTIFIER.test(c.name)) throw new Error(`${decl.record}: field ${c.field} is not an identifier`);
-    return `${c.name}: e.${c.field}`;
+    // A field added after v1 may be absent from the event: stored as NULL.
+    return added.has(c.field) ? `${c.name}: e.${c.field} ?? null` : `${c.name}: e.${c.field}`;
   });
   return new Function('e', `return { ${props.join(', ')} };`) as (e: EventOf<D>) => RowOf<D>;
 }

@@ -152,6 +152,10 @@ test('inferred event types equal the v1 interfaces', () => {
   exact<Equal<Pick<E.IndexPrice, keyof V1IndexPrice>, Flat<V1IndexPrice>>>(true);
   exact<Equal<Pick<E.DeadLetter, keyof V1DeadLetter>, Flat<V1DeadLetter>>>(true);
   exact<Equal<Pick<E.AnalyticsSnapshot, keyof V1AnalyticsSnapshot>, Flat<V1AnalyticsSnapshot>>>(true);
+  // Fields added after v1 (`added(...)`) are optional properties: `?: T | null`.
+  exact<Equal<Pick<E.OptionTicker, 'bidPrice' | 'priceCurrency'>, { readonly bidPrice?: number | null; readonly priceCurrency?: string | null }>>(true);
+  // @ts-expect-error an added field is not a required key
+  exact<Equal<Pick<E.OptionTicker, 'bidPrice'>, { readonly bidPrice: number | null }>>(true);
   // @ts-expect-error a differing type is caught (optional vs required number)
   exact<Equal<Pick<E.PerpStats, keyof V1PerpStats>, Flat<V1PerpStats & { readonly extra: number }>>>(true);
   assert.ok(true);

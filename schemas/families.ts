@@ -3,12 +3,13 @@
  * the Avro schemas (schemas/avro/event-schemas.ts), the ClickHouse rows (clickhouse/rows.ts) derive from these;
  * clickhouse/columns.test.ts checks the migrations' columns against them.
  *
- * Adding a field: add it here (a new field is `optional(...)`, so old writers still resolve: Avro default null)
+ * Adding a field: append it here as `added(optional(...))` (old writers still resolve: Avro default null; the
+ * TypeScript property is optional, so producers that do not fill it need no edit; the row mapper stores NULL)
  * and add the column in a NEW migration (`ALTER TABLE t ADD COLUMN IF NOT EXISTS ...`). Field order is the Avro
  * field order: append, never reorder. Units: see schemas/events.ts.
  */
 import { SYMBOLS, VENUES } from './markets.ts';
-import { boolean, double, enumOf, family, optional, string, stringOf, timestampMs } from './family-dsl.ts';
+import { added, boolean, double, enumOf, family, optional, string, stringOf, timestampMs } from './family-dsl.ts';
 
 export const TAKER_SIDES = ['buy', 'sell'] as const;
 export const OPTION_TYPES = ['call', 'put'] as const;
@@ -91,6 +92,17 @@ export const OPTION_TICKER = family({
     optional(double('openInterest', { doc: 'Coins of underlying.' })),
     optional(double('underlyingPrice', { doc: "The expiry's forward / underlying future price the venue prices against." })),
     optional(double('indexPrice', { doc: 'USD.' })),
+    // Added in migration 050 (ingest/README.md: which venue publishes which).
+    added(optional(string('priceCurrency', { doc: 'Currency of bidPrice, askPrice and lastPrice as the venue quotes them (BTC, ETH, USD, USDC, USDT).', lowCardinality: true }))),
+    added(optional(double('bidPrice', { doc: 'Best bid, in `priceCurrency` per coin of underlying.' }))),
+    added(optional(double('askPrice', { doc: 'Best ask, in `priceCurrency` per coin of underlying.' }))),
+    added(optional(double('bidPriceUsd', { doc: 'Best bid, USD per coin of underlying.' }))),
+    added(optional(double('askPriceUsd', { doc: 'Best ask, USD per coin of underlying.' }))),
+    added(optional(double('bidSize', { doc: 'Size at the best bid, coins of underlying.' }))),
+    added(optional(double('askSize', { doc: 'Size at the best ask, coins of underlying.' }))),
+    added(optional(double('lastPrice', { doc: 'Last trade price, in `priceCurrency` per coin of underlying.' }))),
+    added(optional(double('lastPriceUsd', { doc: 'Last trade price, USD per coin of underlying.' }))),
+    added(optional(double('volume24h', { doc: 'Traded volume over the last 24 h, coins of underlying.' }))),
   ],
 });
 

@@ -39,6 +39,11 @@ export interface FieldDecl<N extends string = string, T extends LogicalType = Lo
   readonly avroDefault?: string | number | boolean;
   /** A string column stored as LowCardinality(String) (categorical: venue, symbol, currency, ...). */
   readonly lowCardinality?: boolean;
+  /**
+   * Added after v1 (`added(optional(...))`): the event property may be absent (`?: T | null`), the Avro field is
+   * appended after the v1 fields with default null, and the row mapper stores a missing value as NULL.
+   */
+  readonly added?: true;
 }
 
 export interface FamilyDecl<F extends readonly FieldDecl[] = readonly FieldDecl[]> {
@@ -96,6 +101,16 @@ export function optional<N extends string, T extends LogicalType>(f: FieldDecl<N
   return { ...f, type: { kind: 'optional', of: f.type } };
 }
 
+/**
+ * A nullable field added after v1: only this declaration and one migration change (producers that do not fill it
+ * and old fixtures still type-check). Must come after every v1 field (schemas/avro/from-family.ts checks).
+ */
+export function added<N extends string, T extends LogicalType>(
+  f: FieldDecl<N, { readonly kind: 'optional'; readonly of: T }>,
+): FieldDecl<N, { readonly kind: 'optional'; readonly of: T }> & { readonly added: true } {
+  return { ...f, added: true };
+}
+
 /** The field as a list of its type (Avro array, ClickHouse Array). */
 export function arrayOf<N extends string, T extends LogicalType>(f: FieldDecl<N, T>): FieldDecl<N, { readonly kind: 'array'; readonly of: T }> {
   return { ...f, type: { kind: 'array', of: f.type } };
@@ -133,8 +148,15 @@ export function snakeCase(name: string): string {
 
 type Fields<D> = D extends FamilyDecl<infer F> ? F[number] : never;
 
-/** The event type a family declares: one readonly property per field. */
-export type EventOf<D extends FamilyDecl> = { readonly [K in Fields<D> as K['name']]: TsOf<K['type']> };
+type IsAdded<K> = K extends { readonly added: true } ? true : false;
+
+/** The event type a family declares: one readonly property per field (optional for fields `added` after v1). */
+export type EventOf<D extends FamilyDecl> = Flatten<
+  { readonly [K in Fields<D> as IsAdded<K> extends true ? never : K['name']]: TsOf<K['type']> } & {
+    readonly [K in Fields<D> as IsAdded<K> extends true ? K['name'] : never]?: TsOf<K['type']>;
+  }
+>;
+type Flatten<T> = { [K in keyof T]: T[K] };
 
 /** The raw-table row of a family: snake_case columns. */
 export type RowOf<D extends FamilyDecl> = { readonly [K in Fields<D> as SnakeCase<K['name']>]: RowValueOf<K['type']> };

@@ -30,6 +30,8 @@ describe('binance options', () => {
       instrument: 'BTC-251219-89000-C', strike: 89000, expiry: Date.UTC(2025, 11, 19, 8), optionType: 'call',
       markPrice: 1450.5, markIv: 0.86, bidIv: 0.85, askIv: 0.88, delta: 0.75, gamma: 0.002, vega: 0.15, theta: -0.05,
       openInterest: null, underlyingPrice: null, indexPrice: 104334.60217391,
+      priceCurrency: 'USDT', bidPrice: 1440, askPrice: 1460, bidPriceUsd: 1440, askPriceUsd: 1460, bidSize: 5, askSize: 3.5, // bq/aq contracts × 1 BTC
+      lastPrice: null, lastPriceUsd: null, volume24h: null,
     });
     assertIgnored(parse(fixtureLine(OPT, 'xrpusdt@optionMarkPrice'), ctxFor('binance', 'market-0')), 'untracked');
   });

@@ -8,6 +8,7 @@ import {
 } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { binanceInstrumentFromName } from './instruments.ts';
 
@@ -166,12 +167,21 @@ function optionInstrument(d: Obj, ctx: ParserContext, row: Row): { inst: Instrum
   return { inst, ts, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType };
 }
 
-/** optionMarkPrice item: mp mark (USDT), vo mark IV, b/a bid/ask IV (-1 = none), d/g/v/t greeks, i index. */
+/**
+ * optionMarkPrice item: mp mark (USDT), vo mark IV, b/a bid/ask IV (-1 = none), d/g/v/t greeks, i index, bo/ao best
+ * bid/ask (USDT, 0 = none), bq/aq their sizes (contracts). No last price or 24 h volume on this stream.
+ */
 function optionMark(d: Obj, ctx: ParserContext, row: Row): void {
   const r = optionInstrument(d, ctx, row);
   if (r === null) return;
   const indexPrice = num(d, 'i');
   if (indexPrice !== null) ctx.indexPrices.set(r.inst.symbol, indexPrice);
+  const size = (k: string): number | null => {
+    const v = num(d, k);
+    return v === null ? null : mul(v, r.inst.contractSize);
+  };
+  const q = r.inst.quoteCurrency;
+  const book = tickerBook({ priceCurrency: q, bid: num(d, 'bo'), ask: num(d, 'ao'), bidSize: size('bq'), askSize: size('aq') }, usdPerUnit(q, indexPrice));
   row.out.push({
     type: 'option_ticker',
     event: {
@@ -179,6 +189,7 @@ function optionMark(d: Obj, ctx: ParserContext, row: Row): void {
       strike: r.strike, expiry: r.expiry, optionType: r.optionType,
       markPrice: num(d, 'mp'), markIv: positive(d, 'vo'), bidIv: positive(d, 'b'), askIv: positive(d, 'a'),
       delta: num(d, 'd'), gamma: num(d, 'g'), vega: num(d, 'v'), theta: num(d, 't'), openInterest: null, underlyingPrice: null, indexPrice,
+      ...book,
     },
   });
 }

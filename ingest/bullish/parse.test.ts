@@ -81,6 +81,9 @@ describe('bullish tickers and index (recorded)', () => {
       venue: 'bullish', symbol: 'BTCUSDT', ts: 1777042732219, receivedAt: RECEIVED_AT, id: 'bullish:ticker:BTC-USDC-20260425-70000-C:1777042732219', instrument: 'BTC-USDC-20260425-70000-C',
       strike: 70000, expiry: Date.UTC(2026, 3, 25, 8), optionType: 'call', markPrice: 8133.6201, markIv: 0.7045, bidIv: null, askIv: null,
       delta: 0.9998113, gamma: 0.0000003, vega: 0.0247, theta: -93.2574, openInterest: 0, underlyingPrice: null, indexPrice: null,
+      // empty book: no bestBid / bestAsk keys, askVolume null, last null; baseVolume "0.00000000"
+      priceCurrency: 'USDC', bidPrice: null, askPrice: null, bidPriceUsd: null, askPriceUsd: null, bidSize: null, askSize: null,
+      lastPrice: null, lastPriceUsd: null, volume24h: 0,
     });
   });
 

@@ -8,6 +8,7 @@ import { lookupInstrument } from '../context.ts';
 import { arr, deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { bullishInstrumentFromName } from './instruments.ts';
 
@@ -108,12 +109,24 @@ function ticker(d: Obj, ctx: ParserContext, out: MarketEvent[]): string | null {
   const indexPrice = ctx.indexPrices.get(symbol) ?? null;
   // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
+    // V1TATickerResponse: bestBid / bestAsk (USDC), bidVolume / askVolume and baseVolume (24 h) in base quantity
+    // (× contract size = coins), last; absent or null when the book side is empty.
+    const qty = (k: string): number | null => {
+      const v = num(d, k);
+      return v === null ? null : mul(v, inst.contractSize);
+    };
+    const q = inst.quoteCurrency;
+    const book = tickerBook(
+      { priceCurrency: q, bid: num(d, 'bestBid'), ask: num(d, 'bestAsk'), bidSize: qty('bidVolume'), askSize: qty('askVolume'), last: num(d, 'last'), volume24h: qty('baseVolume') },
+      usdPerUnit(q, indexPrice),
+    );
     out.push({
       type: 'option_ticker',
       event: {
         venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'markPrice'), markIv: positive(d, 'impliedVolatility'),
         bidIv: null, askIv: null, delta: num(d, 'delta'), gamma: num(d, 'gamma'), vega: num(d, 'vega'), theta: num(d, 'theta'), openInterest: coins,
         underlyingPrice: null, indexPrice,
+        ...book,
       },
     });
   } else if (inst.kind === 'perp') {

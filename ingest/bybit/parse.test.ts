@@ -74,12 +74,23 @@ describe('bybit option tickers', () => {
       openInterest: 20,
       underlyingPrice: 20.93,
       indexPrice: 20.93,
+      priceCurrency: 'USDC',
+      bidPrice: 0.34,
+      askPrice: 3.11,
+      bidPriceUsd: 0.34, // USDC quote: USD as is
+      askPriceUsd: 3.11,
+      bidSize: 10, // contracts × 1 SOL
+      askSize: 51,
+      lastPrice: 1.6,
+      lastPriceUsd: 1.6,
+      volume24h: 10,
     });
   });
 
   test('ask 0 / askIv 0 means no ask: null', () => {
     const t = first(parse(fixtureLine(OPT, 'tickers.ETH-30JUN23-200-P'), ctxFor('bybit', 'option-0')), 'option_ticker');
     assert.equal(t.askIv, null);
+    assert.deepEqual([t.askPrice, t.askSize, t.askPriceUsd, t.bidPrice, t.bidSize, t.lastPrice, t.volume24h], [null, null, null, 0.1, 5, 1, 0]);
     assert.equal(t.bidIv, 1.4744);
     assert.equal(t.openInterest, 231.5);
     assert.equal(t.underlyingPrice, 1886.16);

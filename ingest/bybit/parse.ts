@@ -9,6 +9,7 @@ import {
 } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { bybitInstrumentFromName } from './instruments.ts';
 import { bybitLinearBase } from './names.ts';
@@ -191,6 +192,14 @@ function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: P
   const indexPrice = num(d, 'indexPrice');
   if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
   const oi = num(d, 'openInterest');
+  const coins = (k: string): number | null => {
+    const v = num(d, k);
+    return v === null ? null : mul(v, inst.contractSize);
+  };
+  const book = tickerBook(
+    { priceCurrency: inst.quoteCurrency, bid: num(d, 'bidPrice'), ask: num(d, 'askPrice'), bidSize: coins('bidSize'), askSize: coins('askSize'), last: num(d, 'lastPrice'), volume24h: coins('volume24h') },
+    usdPerUnit(inst.quoteCurrency, indexPrice),
+  );
   return events([
     {
       type: 'option_ticker',
@@ -216,6 +225,7 @@ function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: P
         openInterest: oi === null ? null : mul(oi, inst.contractSize),
         underlyingPrice: num(d, 'underlyingPrice'),
         indexPrice,
+        ...book,
       },
     },
   ]);

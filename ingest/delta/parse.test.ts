@@ -92,10 +92,15 @@ describe('delta ticker, funding, mark price', () => {
       venue: 'delta_india', symbol: 'BTCUSDT', ts: 1775800370000, receivedAt: RECEIVED_AT, id: 'delta_india:ticker:C-BTC-90000-310326:1775800370000', instrument: 'C-BTC-90000-310326',
       strike: 90000, expiry: Date.UTC(2026, 2, 31, 12), optionType: 'call', markPrice: 1525.75, markIv: 0.455, bidIv: 0.4488, askIv: 0.4612,
       delta: 0.2512, gamma: 0.00002345, vega: 45.75, theta: -85.25, openInterest: 18.947, underlyingPrice: null, indexPrice: 72150.25,
+      // q ["1530","120","1515","300"]: ask 1530 × 120 contracts, bid 1515 × 300 contracts; × 0.001 BTC; ohlc close 1525
+      priceCurrency: 'USD', bidPrice: 1515, askPrice: 1530, bidPriceUsd: 1515, askPriceUsd: 1530, bidSize: 0.3, askSize: 0.12,
+      lastPrice: 1525, lastPriceUsd: 1525, volume24h: null,
     });
     const put = ev[2]?.event;
     assert.ok(put !== undefined && 'markIv' in put);
     assert.deepEqual([put.markIv, put.delta, put.openInterest], [null, null, 0]);
+    assert.ok('bidPrice' in put);
+    assert.deepEqual([put.bidPrice, put.askPrice, put.bidSize, put.lastPrice], [null, null, null, null]);
   });
 
   test('perp ticker: oi coins, mark, spot; the perp row IV is ignored', () => {

@@ -8,6 +8,7 @@
 import { deadLetter, eventsOrUntracked, hash32, ignored, isObj, mul, num, parseJson, positive, rowId, str, symbolForBase } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 
 const usToMs = (us: number): number => Math.floor(us / 1000);
@@ -127,12 +128,24 @@ function ticker(m: Obj, ctx: ParserContext, out: Out): string | null {
     // explicit literals, no object spread on the per-row path
     if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
       const g = d['g'];
+      // q = [best_ask, ask_size, best_bid, bid_size, impact_mid]: USD prices, sizes in contracts; ohlc[3] = last trade
+      // (close of the 24 h window). `to` (turnover) is USD notional, not coins: no 24 h volume in coins.
+      const quote = d['q'];
+      const contracts = (i: number): number | null => {
+        const v = at(quote, i);
+        return v === null ? null : mul(v, inst.contractSize);
+      };
+      const book = tickerBook(
+        { priceCurrency: inst.quoteCurrency, bid: at(quote, 2), ask: at(quote, 0), bidSize: contracts(3), askSize: contracts(1), last: at(d['ohlc'], 3) },
+        usdPerUnit(inst.quoteCurrency, spot),
+      );
       out.push({
         type: 'option_ticker',
         event: {
           venue, symbol, ts, receivedAt, id, instrument: s, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'm'),
           markIv: pos(at(d['qiv'], 2)), bidIv: pos(at(d['qiv'], 1)), askIv: pos(at(d['qiv'], 0)),
           delta: at(g, 0), gamma: at(g, 1), vega: at(g, 4), theta: at(g, 3), openInterest: oiCoins, underlyingPrice: null, indexPrice: spot,
+          ...book,
         },
       });
     } else if (inst.kind === 'perp') {

@@ -108,7 +108,25 @@ describe('deribit tickers', () => {
       openInterest: 533.2,
       underlyingPrice: 9440.73,
       indexPrice: 9434.36,
+      priceCurrency: 'BTC',
+      bidPrice: 0.0365,
+      askPrice: 0.04,
+      bidPriceUsd: 344.35414, // 0.0365 × 9434.36
+      askPriceUsd: 377.3744, // 0.04 × 9434.36
+      bidSize: 15.4, // best_bid_amount 15.4 contracts × 1 BTC
+      askSize: 4.8,
+      lastPrice: 0.038,
+      lastPriceUsd: 358.50568, // 0.038 × 9434.36
+      volume24h: 13.4, // stats.volume, contracts × 1 BTC
     });
+  });
+
+  test('option ticker of an expired contract: zero best bid/ask (empty book) -> null, last and volume kept', () => {
+    const t = first(parse(fixtureLine(T, 'ticker.BTC-8JUN20-8750-P'), ctxFor('deribit')), 'option_ticker');
+    assert.deepEqual(
+      [t.bidPrice, t.askPrice, t.bidSize, t.askSize, t.bidPriceUsd, t.lastPrice, t.lastPriceUsd, t.volume24h],
+      [null, null, null, null, null, 0.0005, 4.864625, 2.5], // 0.0005 × 9729.25
+    );
   });
 
   test('cryptofeed option tickers: zero bid/ask IV (no quote) -> null, not 0', () => {

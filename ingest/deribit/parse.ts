@@ -12,6 +12,7 @@ import type { Instrument, MarketEvent, TakerSide } from '../../schemas/events.ts
 import type { ParseResult, ParserContext } from '../types.ts';
 import { deribitInstrumentFromName } from './instruments.ts';
 import { parseDeribitName } from './names.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 
 const VENUE = 'deribit';
 /** Sent back on `test_request`; its response arrives as an ordinary JSON-RPC result (ack). */
@@ -193,6 +194,24 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
     const g = (k: string): number | null => (greeks === null ? null : num(greeks, k));
     const oi = num(d, 'open_interest');
     const markUsd = mark === null ? null : isUsd(inst.quoteCurrency) ? mark : indexPrice === null ? null : mul(mark, indexPrice);
+    const coins = (k: string): number | null => {
+      const v = num(d, k);
+      return v === null ? null : mul(v, inst.contractSize);
+    };
+    const stats = obj(d, 'stats');
+    const volume = stats === null ? null : num(stats, 'volume');
+    const book = tickerBook(
+      {
+        priceCurrency: inst.quoteCurrency,
+        bid: num(d, 'best_bid_price'),
+        ask: num(d, 'best_ask_price'),
+        bidSize: coins('best_bid_amount'),
+        askSize: coins('best_ask_amount'),
+        last: num(d, 'last_price'),
+        volume24h: volume === null ? null : mul(volume, inst.contractSize),
+      },
+      usdPerUnit(inst.quoteCurrency, indexPrice),
+    );
     return events([
       {
         type: 'option_ticker',
@@ -217,6 +236,7 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
           openInterest: oi === null ? null : mul(oi, inst.contractSize),
           underlyingPrice: num(d, 'underlying_price'),
           indexPrice,
+          ...book,
         },
       },
     ]);

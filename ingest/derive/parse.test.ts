@@ -107,6 +107,8 @@ describe('derive ticker_slim and spot_feed', () => {
       venue: 'derive', symbol: 'BTCUSDT', ts: 1779953796231, receivedAt: RECEIVED_AT, instrument: 'BTC-20261225-100000-C', id: 'derive:ticker:BTC-20261225-100000-C:1779953796231',
       strike: 100000, expiry: 1798185600000, optionType: 'call', markPrice: 4220.12, markIv: 0.5512, bidIv: 0.5401, askIv: 0.5634,
       delta: 0.41234, gamma: 0.0000123, vega: 210.987, theta: -45.6789, openInterest: 35.75, underlyingPrice: 97850.5, indexPrice: 96500.25,
+      priceCurrency: 'USDC', bidPrice: 4150, askPrice: 4300, bidPriceUsd: 4150, askPriceUsd: 4300, bidSize: 2.25, askSize: 1.5, // B / A
+      lastPrice: null, lastPriceUsd: null, volume24h: 3.2, // stats.v
     });
   });
 

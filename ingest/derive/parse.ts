@@ -9,6 +9,7 @@ import {
 } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { deriveInstrumentFromName } from './instruments.ts';
 import { parseDeriveName } from './names.ts';
@@ -104,12 +105,16 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
     const op = obj(tk, 'option_pricing');
     const g = (k: string): number | null => (op === null ? null : num(op, k));
     const iv = (k: string): number | null => (op === null ? null : positive(op, k));
+    // b/a USDC per coin, B/A sizes in coins; stats.v = 24 h volume in contracts (1 coin each); no last price.
+    const q = inst.quoteCurrency;
+    const book = tickerBook({ priceCurrency: q, bid: num(tk, 'b'), ask: num(tk, 'a'), bidSize: num(tk, 'B'), askSize: num(tk, 'A'), volume24h: stats === null ? null : num(stats, 'v') }, usdPerUnit(q, indexPrice));
     out.push({
       type: 'option_ticker',
       event: {
         venue: VENUE, symbol, ts, receivedAt, instrument: name, id, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
         markPrice: num(tk, 'M'), markIv: iv('i'), bidIv: iv('bi'), askIv: iv('ai'), delta: g('d'), gamma: g('g'), vega: g('v'), theta: g('t'),
         openInterest: oi, underlyingPrice: iv('f'), indexPrice,
+        ...book,
       },
     });
   } else if (inst.kind === 'perp') {

@@ -59,9 +59,26 @@ describe('okx option tickers', () => {
       markPrice: null, markIv: 0.7794507758, bidIv: 0.7421960156, askIv: 0.8203208593,
       delta: 0.2038286081, gamma: 0.0013437829, vega: 0.7647227087, theta: -16.4798150221,
       openInterest: null, underlyingPrice: null, indexPrice: null,
+      priceCurrency: null, bidPrice: null, askPrice: null, bidPriceUsd: null, askPriceUsd: null, bidSize: null, askSize: null,
+      lastPrice: null, lastPriceUsd: null, volume24h: null,
     });
     assert.equal(b?.bidIv, null);
     assert.equal(b?.askIv, 1.9531310937);
+  });
+
+  test('tickers on an option: ask in ETH and contracts × 0.1 ETH, empty bid -> null, last, volCcy24h; USD via the index', () => {
+    const ctx = listedCtx();
+    ctx.indexPrices.set('ETHUSDT', 3814.05); // the index-tickers ETH-USD push of the same recording
+    const t = first(parse(fixtureLine('okx/tardis_options.jsonl', '"channel":"tickers"'), ctx), 'option_ticker');
+    assert.deepEqual(
+      [t.id, t.priceCurrency, t.bidPrice, t.bidSize, t.bidPriceUsd, t.askPrice, t.askSize, t.askPriceUsd, t.lastPrice, t.lastPriceUsd, t.volume24h, t.markIv, t.delta],
+      // ask 0.0005 × 3814.05 = 1.907025; 111 contracts × 0.1 = 11.1 ETH; last 0.006 × 3814.05 = 22.8843
+      ['okx:tickers:ETH-USD-211231-9600-C:1640001603301', 'ETH', null, null, null, 0.0005, 11.1, 1.907025, 0.006, 22.8843, 0, null, null],
+    );
+  });
+
+  test('tickers on a swap are not read (perp stats come from their own channels)', () => {
+    assertIgnored(parse(fixtureLine('okx/tardis_swap.jsonl', '"channel":"tickers"'), listedCtx()), 'untracked');
   });
 
   test('open-interest on an option: oiCcy coins', () => {

@@ -8,6 +8,7 @@ import {
 } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { Instrument, MarketEvent } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit, type TickerBook } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { okxInstrumentFromName } from './instruments.ts';
 import { parseOkxName } from './names.ts';
@@ -46,6 +47,7 @@ const HANDLERS: Readonly<Record<string, (d: Obj, ctx: ParserContext, row: Row) =
   trades: trade,
   'trades-all': trade,
   'opt-summary': optSummary,
+  tickers,
   'open-interest': openInterest,
   'mark-price': markPrice,
   'funding-rate': fundingRate,
@@ -123,7 +125,7 @@ type PerpStatsEvent = Extract<MarketEvent, { type: 'perp_stats' }>['event'];
 type TickerFields = Partial<Pick<
   OptionTickerEvent,
   'markPrice' | 'markIv' | 'bidIv' | 'askIv' | 'delta' | 'gamma' | 'vega' | 'theta' | 'openInterest' | 'underlyingPrice' | 'indexPrice'
->>;
+>> & Partial<TickerBook>;
 /** The values one OKX channel publishes for a perp stats row; every other field of the row is null. */
 type StatsFields = Partial<Pick<PerpStatsEvent, 'openInterest' | 'openInterestUsd' | 'fundingRate' | 'nextFundingTime' | 'markPrice' | 'indexPrice'>>;
 
@@ -141,6 +143,9 @@ function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row
       markPrice: f.markPrice ?? null, markIv: f.markIv ?? null, bidIv: f.bidIv ?? null, askIv: f.askIv ?? null,
       delta: f.delta ?? null, gamma: f.gamma ?? null, vega: f.vega ?? null, theta: f.theta ?? null,
       openInterest: f.openInterest ?? null, underlyingPrice: f.underlyingPrice ?? null, indexPrice: f.indexPrice ?? null,
+      priceCurrency: f.priceCurrency ?? null, bidPrice: f.bidPrice ?? null, askPrice: f.askPrice ?? null, bidPriceUsd: f.bidPriceUsd ?? null,
+      askPriceUsd: f.askPriceUsd ?? null, bidSize: f.bidSize ?? null, askSize: f.askSize ?? null, lastPrice: f.lastPrice ?? null,
+      lastPriceUsd: f.lastPriceUsd ?? null, volume24h: f.volume24h ?? null,
     },
   });
 }
@@ -176,6 +181,25 @@ function optSummary(d: Obj, ctx: ParserContext, row: Row): void {
     delta: num(d, 'deltaBS'), gamma: num(d, 'gammaBS'), vega: num(d, 'vegaBS'), theta: num(d, 'thetaBS'),
     underlyingPrice: num(d, 'fwdPx'),
   }, 'opt_summary');
+}
+
+/**
+ * tickers (options only; other instruments' tickers are not read): best bid/ask price (coin quote) and size
+ * (contracts × contract size), last price, 24 h volume in coins (volCcy24h). An empty side is "".
+ */
+function tickers(d: Obj, ctx: ParserContext, row: Row): void {
+  const r = withInstrument(d, ctx, row);
+  if (r === null || r.inst.kind !== 'option') return;
+  const size = (k: string): number | null => {
+    const v = num(d, k);
+    return v === null ? null : mul(v, r.inst.contractSize);
+  };
+  const q = r.inst.quoteCurrency;
+  const book = tickerBook(
+    { priceCurrency: q, bid: num(d, 'bidPx'), ask: num(d, 'askPx'), bidSize: size('bidSz'), askSize: size('askSz'), last: num(d, 'last'), volume24h: num(d, 'volCcy24h') },
+    usdPerUnit(q, ctx.indexPrices.get(r.inst.symbol) ?? null),
+  );
+  optionTicker(r.inst, r.ts, ctx, row, book, 'tickers');
 }
 
 /** open-interest: oiCcy is in coins (oi is contracts); oiUsd when published. */

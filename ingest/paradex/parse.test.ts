@@ -127,6 +127,9 @@ describe('paradex binary frames -> events', () => {
       venue: 'paradex', symbol: 'BTCUSDT', ts: 1778150400500, receivedAt: RECEIVED_AT, id: 'paradex:markets_summary:BTC-USD-8MAY26-78000-C:1778150400500', instrument: 'BTC-USD-8MAY26-78000-C',
       strike: 78000, expiry: EXPIRY, optionType: 'call', markPrice: 18550.25, markIv: 0.5123, bidIv: 0.5, askIv: 0.525, delta: 0.95, gamma: 0.000005, vega: 12.5,
       theta: -45.12345678, openInterest: 3.25, underlyingPrice: null, indexPrice: 96500.5,
+      // slots 8/9 bid/ask are null here, slot 4 last 18500 USD; the SBE summary carries no sizes; volume is USD
+      priceCurrency: 'USD', bidPrice: null, askPrice: null, bidPriceUsd: null, askPriceUsd: null, bidSize: null, askSize: null,
+      lastPrice: 18500, lastPriceUsd: 18500, volume24h: null,
     });
     const slots = summarySlots();
     slots[7] = 1250n; // funding 0.0000125
@@ -158,6 +161,8 @@ describe('paradex JSON control plane and JSON pushes', () => {
     assert.deepEqual([t.ts, t.side, t.price, t.size, t.tradeId], [1778150400123, 'sell', 96500.5, 0.125, '1778150400123000001']);
     const [o] = only(parse(fixtureLine('paradex/docs.jsonl', 'markets_summary'), listedCtx()), 'option_ticker');
     assert.deepEqual([o?.markIv, o?.delta, o?.theta, o?.openInterest, o?.indexPrice], [0.5123, 0.95, null, 3.25, 96500.5]);
+    // bid 18400, ask 18700, last_traded_price 18500 (USD); no bid_size / ask_size in this message
+    assert.deepEqual([o?.priceCurrency, o?.bidPrice, o?.askPrice, o?.bidPriceUsd, o?.lastPrice, o?.bidSize, o?.volume24h], ['USD', 18400, 18700, 18400, 18500, null, null]);
     assertDeadLetter(parse(fixtureLine('paradex/docs.jsonl', 'bbo.'), listedCtx()), /unknown channel: bbo/);
     assertDeadLetter(parse('{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.BTC-USD-PERP","data":{"market":"BTC-USD-PERP"}}}', listedCtx()), /trade missing/);
   });

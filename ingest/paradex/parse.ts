@@ -8,6 +8,7 @@
 import { lookupInstrument } from '../context.ts';
 import { deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, rowId, str } from '../parse-helpers.ts';
 import type { MarketEvent } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { paradexInstrumentFromName } from './instruments.ts';
 import { decodeSbe, TEMPLATE } from './sbe.ts';
@@ -19,6 +20,8 @@ interface SummaryIn {
   readonly market: string; readonly ts: number; readonly mark: number | null; readonly index: number | null; readonly oi: number | null; readonly funding: number | null;
   readonly markIv: number | null; readonly bidIv: number | null; readonly askIv: number | null; readonly delta: number | null; readonly gamma: number | null;
   readonly vega: number | null; readonly theta: number | null;
+  /** Best bid / ask and last trade, USD per coin; sizes in coins (JSON only: the SBE summary has no sizes). */
+  readonly bid: number | null; readonly ask: number | null; readonly last: number | null; readonly bidSize: number | null; readonly askSize: number | null;
 }
 
 const TRADE_TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'FILL', 2: 'LIQUIDATION', 3: 'UNWIND_TRANSFER', 4: 'SETTLE_MARKET', 5: 'RPI', 6: 'BLOCK_TRADE' };
@@ -43,6 +46,7 @@ export function parseParadexBinary(frame: Uint8Array, ctx: ParserContext): Parse
       summary({
         market: m.market, ts: usToMs(m.timestampUs), mark: m.markPrice, index: m.indexPrice, oi: m.openInterest, funding: m.fundingRate,
         markIv: m.markIv, bidIv: m.bidIv, askIv: m.askIv, delta: m.delta, gamma: m.gamma, vega: m.vega, theta: m.theta,
+        bid: m.bid, ask: m.ask, last: m.lastPrice, bidSize: null, askSize: null,
       }, ctx, out);
       return eventsOrUntracked(out, `markets_summary.${m.market}`);
     case TEMPLATE.fundingData:
@@ -83,6 +87,7 @@ export function parseParadexFrame(frame: string, ctx: ParserContext): ParseResul
     summary({
       market, ts, mark: num(d, 'mark_price'), index: num(d, 'underlying_price'), oi: num(d, 'open_interest'), funding: num(d, 'funding_rate'),
       markIv: num(d, 'mark_iv'), bidIv: num(d, 'bid_iv'), askIv: num(d, 'ask_iv'), delta: gk('delta'), gamma: gk('gamma'), vega: gk('vega'), theta: gk('theta'),
+      bid: num(d, 'bid'), ask: num(d, 'ask'), last: num(d, 'last_traded_price'), bidSize: num(d, 'bid_size'), askSize: num(d, 'ask_size'),
     }, ctx, out);
   } else if (kind === 'funding_data') {
     const market = str(d, 'market');
@@ -126,11 +131,15 @@ function summary(s: SummaryIn, ctx: ParserContext, out: MarketEvent[]): void {
   const id = rowId(VENUE, 'markets_summary', s.market, s.ts);
   // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
+    // volume_24h is USD notional (SBE volume_usd24h), not coins: no 24 h volume in coins.
+    const q = inst.quoteCurrency;
+    const book = tickerBook({ priceCurrency: q, bid: s.bid, ask: s.ask, bidSize: s.bidSize, askSize: s.askSize, last: s.last }, usdPerUnit(q, s.index));
     out.push({
       type: 'option_ticker',
       event: {
         venue: VENUE, symbol, ts: s.ts, receivedAt, id, instrument: s.market, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: s.mark, markIv: posIv(s.markIv), bidIv: posIv(s.bidIv), askIv: posIv(s.askIv),
         delta: s.delta, gamma: s.gamma, vega: s.vega, theta: s.theta, openInterest: s.oi, underlyingPrice: null, indexPrice: s.index,
+        ...book,
       },
     });
   } else if (inst.kind === 'perp') {

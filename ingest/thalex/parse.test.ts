@@ -84,6 +84,8 @@ describe('thalex ticker and index', () => {
       venue: 'thalex', symbol: 'BTCUSDT', ts: 1652187270125, receivedAt: RECEIVED_AT, id: 'thalex:ticker:BTC-11MAY22-32400-C:1652187270125', instrument: 'BTC-11MAY22-32400-C',
       strike: 32400, expiry: 1652256000000, optionType: 'call', markPrice: 402.5, markIv: 0.6512, bidIv: null, askIv: null, delta: 0.4123,
       gamma: null, vega: null, theta: null, openInterest: 37.5, underlyingPrice: 30185.25, indexPrice: 30120.5,
+      priceCurrency: 'USD', bidPrice: 395, askPrice: 410, bidPriceUsd: 395, askPriceUsd: 410, bidSize: 2.5, askSize: 1.2,
+      lastPrice: 400, lastPriceUsd: 400, volume24h: 12.5,
     });
   });
 

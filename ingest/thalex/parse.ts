@@ -8,6 +8,7 @@ import { lookupInstrument } from '../context.ts';
 import { deadLetter, eventsOrUntracked, hash32, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase } from '../parse-helpers.ts';
 import type { Obj } from '../parse-helpers.ts';
 import type { MarketEvent, TakerSide } from '../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../ticker-book.ts';
 import type { ParseResult, ParserContext } from '../types.ts';
 import { thalexInstrumentFromName } from './instruments.ts';
 
@@ -101,12 +102,19 @@ function ticker(name: string, n: Obj, ctx: ParserContext, out: MarketEvent[]): s
   if (indexPrice !== null) ctx.indexPrices.set(symbol, indexPrice);
   // explicit literals, no object spread on the per-frame path
   if (inst.kind === 'option' && inst.strike !== null && inst.expiry !== null && inst.optionType !== null) {
+    // Prices in USD per coin, amounts and volume_24h in coins.
+    const q = inst.quoteCurrency;
+    const book = tickerBook(
+      { priceCurrency: q, bid: num(n, 'best_bid_price'), ask: num(n, 'best_ask_price'), bidSize: num(n, 'best_bid_amount'), askSize: num(n, 'best_ask_amount'), last: num(n, 'last_price'), volume24h: num(n, 'volume_24h') },
+      usdPerUnit(q, indexPrice),
+    );
     out.push({
       type: 'option_ticker',
       event: {
         venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(n, 'mark_price'), markIv: positive(n, 'iv'),
         bidIv: null, askIv: null, delta: num(n, 'delta'), gamma: null, vega: null, theta: null, openInterest: num(n, 'open_interest'),
         underlyingPrice: positive(n, 'forward'), indexPrice,
+        ...book,
       },
     });
   } else if (inst.kind === 'perp') {

@@ -24,6 +24,32 @@ interface WriterEntry {
   readonly resolver: Resolver | null;
 }
 
+interface Reader {
+  readonly type: Type;
+  readonly header: Buffer;
+  /** Fields whose default is null: an event may omit them (fields added after v1 are such). */
+  readonly nullDefaults: readonly string[];
+}
+
+function nullDefaultFields(schema: AvroSchemaJson): readonly string[] {
+  const fields = (schema as { fields?: readonly { name: string; default?: unknown }[] }).fields ?? [];
+  return fields.filter((f) => f.default === null).map((f) => f.name);
+}
+
+/** The event with every omitted null-default field set to null (a copy only when one is missing). */
+function withNulls(event: unknown, names: readonly string[]): unknown {
+  if (typeof event !== 'object' || event === null) return event;
+  const rec = event as Readonly<Record<string, unknown>>;
+  let out: Record<string, unknown> | undefined;
+  for (const n of names) {
+    if (rec[n] === undefined) {
+      out ??= { ...rec };
+      out[n] = null;
+    }
+  }
+  return out ?? event;
+}
+
 export function parseAvroType(schema: AvroSchemaJson): Type {
   return avro.Type.forSchema(schema as unknown as Schema, { logicalTypes: LOGICAL_TYPES, wrapUnions: false });
 }
@@ -33,7 +59,7 @@ export function canonicalFingerprint(type: Type): bigint {
 }
 
 export class AvroCodec {
-  private readonly readers = new Map<AvroFamily, { type: Type; header: Buffer }>();
+  private readonly readers = new Map<AvroFamily, Reader>();
   private readonly writers = new Map<string, WriterEntry>();
   /** The same writers keyed by the 8 fingerprint bytes as a latin1 string (cheap to take from a message). */
   private readonly writersByHeader = new Map<string, WriterEntry>();
@@ -48,7 +74,7 @@ export class AvroCodec {
       const type = parseAvroType(schemas[family]);
       const fp = canonicalFingerprint(type);
       const header = Buffer.concat([Buffer.from([MAGIC0, MAGIC1]), fingerprintBytesLE(fp)]);
-      this.readers.set(family, { type, header });
+      this.readers.set(family, { type, header, nullDefaults: nullDefaultFields(schemas[family]) });
       this.addWriter(fp, { family, type, resolver: null });
     }
     for (const old of history) this.registerWriter(old.family, old.schema);
@@ -72,8 +98,9 @@ export class AvroCodec {
    * Header + body written straight into a shared pool buffer; the message is a view of it (no per-message
    * allocation or copy). A pool is never written again once handed out up to `poolPos`, so views stay valid.
    */
-  encode(family: AvroFamily, value: unknown): Buffer {
+  encode(family: AvroFamily, event: unknown): Buffer {
     const r = this.reader(family);
+    const value = withNulls(event, r.nullDefaults);
     for (let attempt = 0; attempt < 2; attempt++) {
       const start = this.poolPos;
       if (this.pool.length - start > HEADER) {
@@ -119,7 +146,7 @@ export class AvroCodec {
     this.writersByHeader.set(fingerprintBytesLE(fp).toString('latin1'), entry);
   }
 
-  private reader(family: AvroFamily): { type: Type; header: Buffer } {
+  private reader(family: AvroFamily): Reader {
     const r = this.readers.get(family);
     if (!r) throw new AvroDecodeError(`unknown family ${family}`);
     return r;

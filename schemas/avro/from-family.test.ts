@@ -4,7 +4,7 @@ import { AvroCodec, canonicalFingerprint, parseAvroType } from './codec.ts';
 import { AVRO_FAMILIES, EVENT_SCHEMAS } from './event-schemas.ts';
 import { V1_EVENT_SCHEMAS } from './writer-history-v1.ts';
 import { avroRecord } from './from-family.ts';
-import { family, optional, double, arrayOf, long, string } from '../family-dsl.ts';
+import { added, family, optional, double, arrayOf, long, string } from '../family-dsl.ts';
 
 /** One sample value per family (every optional both set and null across the samples of the codec tests). */
 const base = { venue: 'deribit', symbol: 'BTCUSDT', ts: 1_700_000_000_123, receivedAt: 1_700_000_000_456, id: 'x1' };
@@ -76,4 +76,11 @@ test('the logical types map to Avro as declared (long, array, optional array, de
   const codec = parseAvroType(avroRecord(decl));
   const v = { n: 5, xs: [1.5, -2], tags: null, s: 'a' };
   assert.deepEqual({ ...(codec.fromBuffer(codec.toBuffer(v)) as object) }, v);
+});
+
+test('a field added after v1 must come after every v1 field', () => {
+  const ok = family({ record: 'A', namespace: 'x', doc: 'ok', fields: [long('n'), added(optional(double('x')))] });
+  assert.deepEqual(avroRecord(ok).fields, [{ name: 'n', type: 'long' }, { name: 'x', type: ['null', 'double'], default: null }]);
+  const bad = family({ record: 'B', namespace: 'x', doc: 'bad', fields: [added(optional(double('x'))), long('n')] });
+  assert.throws(() => avroRecord(bad), /B: fields added after v1 must come after every v1 field/);
 });

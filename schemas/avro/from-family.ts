@@ -8,6 +8,10 @@ export type AvroSchemaJson = Readonly<Record<string, unknown>>;
  * the v1 hand-written schemas exactly (schemas/avro/from-family.test.ts), not only their canonical form.
  */
 export function avroRecord(decl: FamilyDecl): AvroSchemaJson {
+  const firstAdded = decl.fields.findIndex((f) => f.added === true);
+  if (firstAdded >= 0 && decl.fields.slice(firstAdded).some((f) => f.added !== true)) {
+    throw new Error(`${decl.record}: fields added after v1 must come after every v1 field`);
+  }
   return { type: 'record', name: decl.record, namespace: decl.namespace, fields: decl.fields.map(avroField) };
 }
 
@@ -32,4 +36,9 @@ function avroType(t: LogicalType): unknown {
     case 'array':
       return { type: 'array', items: avroType(t.of) };
   }
+}
+
+/** Names of the fields added after v1 (`added(...)`): an event may omit them; the codec writes null. */
+export function addedFieldNames(decl: FamilyDecl): readonly string[] {
+  return decl.fields.filter((f) => f.added === true).map((f) => f.name);
 }
