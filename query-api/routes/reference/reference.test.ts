@@ -122,6 +122,19 @@ describe('reference routes', () => {
     assertError(await get('/v2/filings/holders?ticker=MSTR&limit=101'), 422, 'VALIDATION_ERROR');
   });
 
+  test('/v2/cot/summary reflects a corrected file at once (its memo follows the stored data)', async () => {
+    const net = async () => assertOk<{ rows: Row[] }>(await get('/v2/cot/summary')).data.rows.find((r) => r.id === '133741')?.categories.find((c) => c.category === 'asset_mgr')?.net;
+    assert.equal(await net(), 6954 - 1068);
+    assert.equal(await net(), 6954 - 1068, 'served again from the memo');
+    const tff = fx('cftc_tff_futures_only_2026_slice.txt');
+    const corrected = tff.text.replace(',2026-03-17,133741,CME ,00,133 ,   23807,    6302,    2257,    1834,    6954,', ',2026-03-17,133741,CME ,00,133 ,   23807,    6302,    2257,    1834,    7954,');
+    assert.notEqual(corrected, tff.text);
+    await loadReferenceFiles(t.store, 'cot', [{ name: tff.name, text: corrected }]);
+    assert.equal(await net(), 7954 - 1068);
+    await loadReferenceFiles(t.store, 'cot', [tff]);
+    assert.equal(await net(), 6954 - 1068);
+  });
+
   test('the routes and their parameters are published in /v2/endpoints', async () => {
     const { data } = assertOk<{ endpoints: { path: string; parameters: { name: string; location: string }[] }[] }>(await get('/v2/endpoints'));
     const params = (p: string) => data.endpoints.find((e) => e.path === p)?.parameters.filter((x) => x.location === 'query').map((x) => x.name).sort();
