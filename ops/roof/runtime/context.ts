@@ -30,7 +30,7 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
 
   const store = await openStore(config);
   steps.push(() => store.close());
-  const { applied } = await migrate(store);
+  const { applied } = await migrate(store, { ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}) });
   log.info({ store: store.kind, applied }, 'store ready');
   if (config.clickhouseHttpPort !== undefined && store.kind === 'embedded') {
     const http = await startClickHouseHttp({

@@ -10,7 +10,7 @@ export const migrateCommand: CliCommand = {
   async run({ config }) {
     const store = await openStore(config);
     try {
-      const { applied } = await migrate(store);
+      const { applied } = await migrate(store, { ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}) });
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
       return 0;
     } finally {
