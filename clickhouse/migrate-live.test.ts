@@ -1,19 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MarketEvent } from '../schemas/events.ts';
+import type { MarketEvent, Venue } from '../schemas/events.ts';
 import { migrate } from './migrate.ts';
 import { toRawRow } from './rows.ts';
 import type { Store } from './store.ts';
 import * as fx from './testing/fixtures.ts';
 import { openTempStore } from './testing/temp-store.ts';
 
-const VENUES = ['deribit', 'bybit', 'okx', 'binance'] as const;
+const VENUES: readonly Venue[] = ['deribit', 'bybit', 'okx', 'binance'];
 
 /** Batch n of the writer: one event of each MV-fed family, spread over 3 days of minutes and 4 venues, unique ids. */
 function batch(n: number): MarketEvent[] {
   const ts = fx.TS - 2 * 86_400_000 + ((n * 7_919) % (3 * 86_400)) * 1000 + (n % 997);
-  const venue = VENUES[n % VENUES.length] as string;
+  const venue = VENUES[n % VENUES.length] ?? 'deribit';
   const price = 80_000 + (n % 200) * 7.5;
   return [
     { type: 'perp_trade', event: { ...fx.perpTrade, venue, ts, id: `p:${n}`, tradeId: String(n), price, size: 0.001 * (1 + (n % 9)), side: n % 3 === 0 ? 'buy' : 'sell' } },
