@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterDdlError, clusterMigrationsTable, localizeSelect, toClusterDdl } from './cluster-ddl.ts';
+import { clusterPlan } from './cluster-plan.ts';
 import { SHARDING_KEYS } from './cluster-tables.ts';
 import { loadMigrations } from './migrate.ts';
 import type { Store } from './store.ts';
@@ -78,13 +79,26 @@ describe('the cluster variant of every migration', () => {
   });
   after(async () => dispose());
 
-  test('every generated statement parses with ClickHouse own parser (formatQuery), the migrations table too', async () => {
-    const queries = [...all, clusterMigrationsTable(C)];
+  test('every generated statement parses with ClickHouse own parser (formatQuery): each transformed statement and the fresh-cluster plan', async () => {
+    const plan = clusterPlan(loadMigrations(), C).flatMap((step) => step.statements);
+    assert.equal(plan[0], clusterMigrationsTable(C));
+    const queries = [...new Set([...all, ...plan])];
     for (const q of queries) {
       const [row] = await store.query<{ f: string }>('SELECT formatQuerySingleLine({q:String}) AS f', { q });
       assert.ok(row !== undefined && row.f.length > 0, q);
     }
     assert.ok(queries.length > statements.length, `${queries.length} cluster statements from ${statements.length}`);
+  });
+
+  test('the fresh-cluster plan runs 021 as three MODIFY QUERY ON CLUSTER, without a DROP', () => {
+    const m021 = clusterPlan(loadMigrations(), C).find((step) => step.name === '021_market_venue_mask');
+    assert.ok(m021 !== undefined);
+    assert.equal(m021.statements.filter((q) => q.startsWith('DROP')).length, 0);
+    assert.deepEqual(
+      m021.statements.filter((q) => q.includes('MODIFY QUERY')).map((q) => q.split(' ').slice(0, 7).join(' ')),
+      ['market_perp_trades_1m_mv', 'market_spot_trades_1m_mv', 'market_liquidations_1m_mv'].map((v) => `ALTER TABLE ${v} ON CLUSTER ${C} MODIFY`),
+    );
+    assert.ok(m021.statements.filter((q) => q.includes('MODIFY QUERY')).every((q) => /FROM (perp|spot)_trades_local|FROM liquidations_local/.test(q)));
   });
 
   test('every DDL runs ON CLUSTER; inserts are unchanged', () => {
