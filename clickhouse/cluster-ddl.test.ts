@@ -12,11 +12,11 @@ const C = 'gex_cluster';
 describe('toClusterDdl: hand-written vectors', () => {
   test('a ReplacingMergeTree(ts) table: replicated local table plus Distributed under the public name', () => {
     const out = toClusterDdl(
-      "CREATE TABLE IF NOT EXISTS instruments (symbol String, venue String, instrument String, ts DateTime64(3, 'UTC')) ENGINE = ReplacingMergeTree(ts) ORDER BY (symbol, venue, instrument) SETTINGS index_granularity = 8192",
+      "CREATE TABLE IF NOT EXISTS instruments (symbol String, venue String, instrument String, ts DateTime64(3, 'UTC')) ENGINE = ReplacingMergeTree(ts) ORDER BY (symbol, venue, instrument) SETTINGS non_replicated_deduplication_window = 1000",
       C,
     );
     assert.deepEqual(out, [
-      "CREATE TABLE IF NOT EXISTS instruments_local ON CLUSTER gex_cluster (symbol String, venue String, instrument String, ts DateTime64(3, 'UTC')) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/instruments_local', '{replica}', ts) ORDER BY (symbol, venue, instrument) SETTINGS index_granularity = 8192",
+      "CREATE TABLE IF NOT EXISTS instruments_local ON CLUSTER gex_cluster (symbol String, venue String, instrument String, ts DateTime64(3, 'UTC')) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/instruments_local', '{replica}', ts) ORDER BY (symbol, venue, instrument) SETTINGS replicated_deduplication_window = 1000",
       'CREATE TABLE IF NOT EXISTS instruments ON CLUSTER gex_cluster AS instruments_local ENGINE = Distributed(gex_cluster, currentDatabase(), instruments_local, cityHash64(symbol, venue, instrument))',
     ]);
   });
@@ -101,7 +101,9 @@ describe('the cluster variant of every migration', () => {
     assert.ok(m021.statements.filter((q) => q.includes('MODIFY QUERY')).every((q) => /FROM (perp|spot)_trades_local|FROM liquidations_local/.test(q)));
   });
 
-  test('every DDL runs ON CLUSTER; inserts are unchanged', () => {
+  test('every DDL runs ON CLUSTER; inserts are unchanged; dedup windows are the replicated setting', () => {
+    assert.ok(statements.some((q) => q.includes('non_replicated_deduplication_window = 1000')));
+    assert.ok(all.every((q) => !q.includes('non_replicated_deduplication_window')));
     for (const q of all) {
       if (/^INSERT\s/i.test(q)) assert.ok(statements.includes(q));
       else assert.match(q, new RegExp(`\\bON CLUSTER ${C}\\b`), q);

@@ -5,6 +5,7 @@
  * - `CREATE TABLE t … ENGINE = XMergeTree(args)` → `t_local ON CLUSTER c … ENGINE = ReplicatedXMergeTree(
  *   '/clickhouse/tables/{shard}/{database}/t_local', '{replica}', args)` plus `t ON CLUSTER c AS t_local
  *   ENGINE = Distributed(c, currentDatabase(), t_local, <sharding key>)`: readers and writers keep the public name.
+ *   `non_replicated_deduplication_window` becomes `replicated_deduplication_window` (same number of blocks).
  * - `CREATE MATERIALIZED VIEW v TO t AS SELECT … FROM s` → `v ON CLUSTER c TO t_local AS SELECT … FROM s_local`:
  *   each shard aggregates the rows it stores.
  * - `ALTER TABLE t` column changes → on `t_local` and on `t` (both ON CLUSTER); mutations (UPDATE / DELETE) →
@@ -67,7 +68,9 @@ function replicatedEngine(rest: string, localTable: string): string {
     end = close + 1;
   }
   const replicated = `ENGINE = Replicated${engine}('${zooPath(localTable)}', '{replica}'${args === '' ? '' : `, ${args}`})`;
-  return `${rest.slice(0, m.index)}${replicated}${rest.slice(end)}`;
+  // The insert-deduplication window of a replicated table has its own setting (the other one is ignored there).
+  const settings = rest.slice(end).replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
+  return `${rest.slice(0, m.index)}${replicated}${settings}`;
 }
 
 /** Table names after FROM / JOIN in a view's SELECT → their local tables (a view reads the rows of its shard). */
