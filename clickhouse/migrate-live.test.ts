@@ -10,7 +10,8 @@ import { openTempStore } from './testing/temp-store.ts';
 
 const VENUES: readonly Venue[] = ['deribit', 'bybit', 'okx', 'binance'];
 
-/** Batch n of the writer: one event of each MV-fed family, spread over 3 days of minutes and 4 venues, unique ids. */
+/** Batch n of the writer: one event of each MV-fed family (and of two other raw tables, one of them altered by 050),
+ * spread over 3 days of minutes and 4 venues, unique ids. */
 function batch(n: number): MarketEvent[] {
   const ts = fx.TS - 2 * 86_400_000 + ((n * 7_919) % (3 * 86_400)) * 1000 + (n % 997);
   const venue = VENUES[n % VENUES.length] ?? 'deribit';
@@ -21,6 +22,8 @@ function batch(n: number): MarketEvent[] {
     { type: 'perp_stats', event: { ...fx.perpStats, venue, ts: ts + 2, id: `st:${n}`, openInterest: 1000 + n, fundingRate: n % 4 === 0 ? null : 0.0001 * (n % 7) } },
     { type: 'liquidation', event: { ...fx.liquidation, venue, ts: ts + 3, id: `l:${n}`, side: n % 2 === 0 ? 'long' : 'short', size: 1 + (n % 3) } },
     { type: 'option_trade', event: { ...fx.optionTrade(n % 5), venue, ts: ts + 4, id: `o:${n}`, tradeId: String(n) } },
+    { type: 'option_ticker', event: { ...fx.optionTicker, venue, ts: ts + 5, id: `t:${n}` } },
+    { type: 'index', event: { ...fx.indexPrice, venue, ts: ts + 6, id: `i:${n}` } },
   ];
 }
 
@@ -64,7 +67,9 @@ test('every migration applied on a fresh store while a writer inserts: no row lo
     const { applied } = await migrate(store);
     const duringMigrations = (await store.query<{ n: string }>('SELECT count() AS n FROM perp_trades'))[0]?.n;
     await sleep(200);
-    const { sent, batches } = await writer.stop();
+    const { sent, batches, failures } = await writer.stop();
+    assert.ok(failures > 0, 'the writer started before the raw tables existed');
+    assert.equal(sent.size, 7, [...sent.keys()].join(','));
     assert.ok(applied.includes('021_market_venue_mask') && applied.includes('056_state_resync'), applied.join(','));
     assert.ok(Number(duringMigrations) >= 5, `the writer stored ${duringMigrations} perp trades while the migrations ran (${batches} batches)`);
 
