@@ -18,6 +18,16 @@ const FORBIDDEN = /^(DROP\s+(TABLE|VIEW|DICTIONARY|DATABASE)|TRUNCATE|DETACH|EXC
 const DROP_VIEW = /^DROP\s+VIEW\s+(?:IF\s+EXISTS\s+)?(\w+)\s*$/i;
 const CREATE_MV = /^CREATE\s+MATERIALIZED\s+VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+TO\s+(\w+)\s+AS\s+/i;
 
+/** The views a migration makes and removes, in statement order (the runner's and the cluster plan's bookkeeping). */
+export function applyViewChanges(views: Map<string, string>, statements: readonly string[]): void {
+  for (const s of statements) {
+    const create = CREATE_MV.exec(s.trim());
+    if (create !== null) views.set(create[1] as string, create[2] as string);
+    const drop = DROP_VIEW.exec(s.trim());
+    if (drop !== null) views.delete(drop[1] as string);
+  }
+}
+
 /** Statements of a new migration that would break live writers (empty = safe). */
 export function writerSafetyProblems(m: { readonly version: number; readonly name: string; readonly statements: readonly string[] }): string[] {
   if (m.version < WRITER_SAFE_FROM) return [];
