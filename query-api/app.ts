@@ -62,6 +62,21 @@ const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
 const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): CacheHealth => cache.health(clock());
 
 /**
+ * Limits of the HTTP surface against oversize and slow clients (README "Security"): body and header sizes, the time
+ * to send the headers and the whole request, idle keep-alive. Node checks the header/request deadlines every
+ * `connectionsCheckingInterval`, so that interval follows the headers timeout (at most 1 s).
+ */
+function httpLimits(config: AppDeps['config']) {
+  const headersTimeout = Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+  return {
+    bodyLimit: config.httpBodyLimitBytes,
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    http: { maxHeaderSize: config.httpMaxHeaderBytes, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))) },
+  };
+}
+
+/**
  * The /v2 API: Fastify with the zod type provider; plugins for request id, metrics, error mapping, API-key
  * auth + entitlement, rate limit + quota + headers and the generated docs; then the route families.
  * Resolves when the app is ready (not listening: call `app.listen`).
@@ -75,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     genReqId: genRequestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
+    ...httpLimits(config),
   });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
