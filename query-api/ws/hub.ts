@@ -7,9 +7,12 @@ import { notification } from './protocol.ts';
 import { wsMetrics } from './metrics.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 
-/** What the hub needs of a session: a bounded write (false = the session is gone or was cut off). */
+/**
+ * What the hub needs of a session: a bounded write of an already encoded text frame (false = the session is gone
+ * or was cut off). The hub counts messages and bytes once per publish.
+ */
 export interface Subscriber {
-  send(text: string, kind: string): boolean;
+  deliver(frame: Buffer): boolean;
 }
 
 interface ChannelState {
@@ -70,9 +73,15 @@ export class FeedHub {
     if (state === undefined) return 0;
     const seq = (this.seqs.get(name) ?? 0) + 1;
     this.seqs.set(name, seq);
-    const text = notification(name, seq, dataJson);
+    // Encoded once for every subscriber. A session cut off during the loop leaves the set as it is visited,
+    // which a Set iteration tolerates.
+    const frame = Buffer.from(notification(name, seq, dataJson), 'utf8');
     let sent = 0;
-    for (const s of [...state.subscribers]) if (s.send(text, state.channel.kind)) sent++;
+    for (const s of state.subscribers) if (s.deliver(frame)) sent++;
+    if (sent > 0) {
+      wsMetrics.messages.inc({ kind: state.channel.kind }, sent);
+      wsMetrics.bytes.inc(sent * frame.length);
+    }
     wsMetrics.fanoutSeconds.observe({ kind: state.channel.kind }, (performance.now() - receivedAt) / 1000);
     return sent;
   }

@@ -34,20 +34,30 @@ export class Session implements Subscriber {
     opts.ws.once('close', () => this.end());
   }
 
-  /** Bounded write; false when the session is closed or was just cut off as a slow consumer. */
+  /** Bounded write of a response or heartbeat; false when the session is closed or was just cut off. */
   send(text: string, kind: string): boolean {
+    const frame = Buffer.from(text, 'utf8');
+    if (!this.deliver(frame)) return false;
+    wsMetrics.messages.inc({ kind });
+    wsMetrics.bytes.inc(frame.length);
+    return true;
+  }
+
+  /**
+   * Bounded write of an encoded text frame (the hub's notifications; it counts them): false when the session is
+   * closed, or when the frame would take its send buffer over `maxBufferedBytes` (then it is cut off with 4009).
+   */
+  deliver(frame: Buffer): boolean {
     if (this.closed) return false;
     const ws = this.opts.ws;
     if (ws.readyState !== ws.OPEN) return false;
-    if (ws.bufferedAmount + text.length > this.opts.maxBufferedBytes) {
+    if (ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
       wsMetrics.slowDisconnects.inc();
       this.close(CLOSE.slowConsumer.code, `${CLOSE.slowConsumer.reason} (${this.opts.maxBufferedBytes} bytes)`);
       setTimeout(() => ws.terminate(), SLOW_CLOSE_GRACE_MS).unref();
       return false;
     }
-    ws.send(text);
-    wsMetrics.messages.inc({ kind });
-    wsMetrics.bytes.inc(Buffer.byteLength(text));
+    ws.send(frame, { binary: false });
     return true;
   }
 
