@@ -39,20 +39,20 @@ describe('greek surfaces', () => {
     assert.equal(d.expiries[1]?.net[1], 0, 'no IV -> 0 but strike kept');
   });
   test('3-D grid of exposure and of IV; null where nothing is listed', () => {
-    const g = surface3d({ ...base, z: 'vega' });
+    const g = surface3d({ ...base, metric: 'vega' });
     assert.deepEqual(g.strikes, [90_000, 100_000, 110_000]);
     assert.deepEqual(g.dte, [7, 30]);
     assert.equal(g.values[0]?.[0], null);
     near(g.values[1]?.[0], vega(90_000, 0.6, 30 / 365, -8), 1e-9, '90k 30d');
     assert.equal(g.positioning, 'std');
-    const iv = surface3d({ ...base, z: 'iv' });
+    const iv = surface3d({ ...base, metric: 'iv' });
     assert.equal(iv.positioning, null);
     near(iv.values[0]?.[1], 0.6, 1e-15, 'mean of 0.5 and 0.7');
     assert.equal(iv.values[1]?.[2], null, 'only a no-IV contract');
     assert.equal(iv.values[0]?.[0], null);
   });
   test('expiry filter', () => {
-    const g = surface3d({ ...base, z: 'iv', expiry: 30 * DAY_MS });
+    const g = surface3d({ ...base, metric: 'iv', expiry: 30 * DAY_MS });
     assert.deepEqual(g.dte, [30]);
     assert.deepEqual(g.strikes, [90_000, 110_000]);
   });

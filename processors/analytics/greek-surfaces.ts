@@ -5,7 +5,7 @@
  *   rows = expiries ascending, columns = the union of strikes ascending, null where no contract is listed.
  * Exposures are those of greeks-data.ts (same units, model and fallback).
  */
-import type { Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import type { OpenInstrument } from './gex.ts';
 import { venueOrder } from './gex.ts';
 import { GREEK_UNITS } from './greek-exposure.ts';
@@ -26,6 +26,7 @@ export interface ExpiryCurve {
 }
 
 export interface GreekSurfacesData {
+  readonly symbol: MarketSymbol;
   readonly greek: Greek;
   readonly unit: string;
   readonly positioning: DealerModel;
@@ -71,6 +72,7 @@ export function greekSurfaces(q: GreekQuery): GreekSurfacesData {
   const model = runModel(q);
   const groups = groupByExpiry(contractExposures(q, model));
   return {
+    symbol: q.symbol,
     greek: q.greek,
     unit: GREEK_UNITS[q.greek],
     positioning: model,
@@ -79,10 +81,11 @@ export function greekSurfaces(q: GreekQuery): GreekSurfacesData {
   };
 }
 
-export type SurfaceZ = Greek | 'iv';
+export type SurfaceMetric = Greek | 'iv';
 
 export interface Surface3dData {
-  readonly z: SurfaceZ;
+  readonly symbol: MarketSymbol;
+  readonly metric: SurfaceMetric;
   readonly unit: string;
   /** Model that ran; null for `iv`. */
   readonly positioning: DealerModel | null;
@@ -117,17 +120,17 @@ function meanIv(list: readonly OpenInstrument[]): number | null {
   return ivs.length === 0 ? null : ivs.reduce((a, b) => a + b, 0) / ivs.length;
 }
 
-export function surface3d(q: Omit<GreekQuery, 'greek'> & { readonly z: SurfaceZ }): Surface3dData {
+export function surface3d(q: Omit<GreekQuery, 'greek'> & { readonly metric: SurfaceMetric }): Surface3dData {
   const meta = (expiries: number[]): { expiries: string[]; dte: number[] } => ({
     expiries: expiries.map((e) => new Date(e).toISOString()),
     dte: expiries.map((e) => dteDays(e, q.now)),
   });
-  if (q.z === 'iv') {
+  if (q.metric === 'iv') {
     const g = grid(q.expiry === undefined ? q.open : q.open.filter((i) => i.expiry === q.expiry), meanIv);
-    return { z: 'iv', unit: 'fraction', positioning: null, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
+    return { symbol: q.symbol, metric: 'iv', unit: 'fraction', positioning: null, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
   }
-  const gq: GreekQuery = { ...q, greek: q.z };
+  const gq: GreekQuery = { ...q, greek: q.metric };
   const model = runModel(gq);
   const g = grid(contractExposures(gq, model), (list) => list.reduce((a, r) => a + r.value, 0));
-  return { z: q.z, unit: GREEK_UNITS[q.z], positioning: model, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
+  return { symbol: q.symbol, metric: q.metric, unit: GREEK_UNITS[q.metric], positioning: model, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
 }

@@ -53,6 +53,7 @@ export interface VenueExposure {
 }
 
 export interface GreekExposureData {
+  readonly symbol: MarketSymbol;
   readonly greek: Greek;
   readonly unit: string;
   readonly positioning: DealerModel;
@@ -148,6 +149,7 @@ export function greekExposures(q: GreekQuery): GreekExposureData {
   const scoped = q.open.filter((i) => q.expiry === undefined || i.expiry === q.expiry);
   const used = scoped.filter((i) => i.sigma !== null).length;
   return {
+    symbol: q.symbol,
     greek: q.greek,
     unit: GREEK_UNITS[q.greek],
     positioning: model,
