@@ -10,7 +10,7 @@ import type { OpenInstrument } from './gex.ts';
 import { venueOrder } from './gex.ts';
 import { GREEK_UNITS } from './greek-exposure.ts';
 import type { Greek } from './greek-exposure.ts';
-import { contractExposures, dteDays, runModel, sumBy } from './greeks-data.ts';
+import { contractExposures, dteDays, exposureHeader, runModel, sumBy } from './greeks-data.ts';
 import type { ContractExposure, GreekQuery } from './greeks-data.ts';
 import type { DealerModel } from './types.ts';
 
@@ -72,11 +72,7 @@ export function greekSurfaces(q: GreekQuery): GreekSurfacesData {
   const model = runModel(q);
   const groups = groupByExpiry(contractExposures(q, model));
   return {
-    symbol: q.symbol,
-    greek: q.greek,
-    unit: GREEK_UNITS[q.greek],
-    positioning: model,
-    spot: q.spot,
+    ...exposureHeader(q, model),
     expiries: [...groups].map(([e, rows]) => curve(rows, e, q.now, q.breakdown)),
   };
 }

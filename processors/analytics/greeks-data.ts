@@ -135,6 +135,14 @@ function venueBreakdown(rows: readonly ContractExposure[], strikes: readonly num
   });
 }
 
+/** The leading fields of every exposure answer. */
+export function exposureHeader(
+  q: Pick<GreekQuery, 'symbol' | 'greek' | 'spot'>,
+  model: DealerModel,
+): { symbol: MarketSymbol; greek: Greek; unit: string; positioning: DealerModel; spot: number } {
+  return { symbol: q.symbol, greek: q.greek, unit: GREEK_UNITS[q.greek], positioning: model, spot: q.spot };
+}
+
 export function greekExposures(q: GreekQuery): GreekExposureData {
   const model = runModel(q);
   const rows = contractExposures(q, model);
@@ -149,11 +157,7 @@ export function greekExposures(q: GreekQuery): GreekExposureData {
   const scoped = q.open.filter((i) => q.expiry === undefined || i.expiry === q.expiry);
   const used = scoped.filter((i) => i.sigma !== null).length;
   return {
-    symbol: q.symbol,
-    greek: q.greek,
-    unit: GREEK_UNITS[q.greek],
-    positioning: model,
-    spot: q.spot,
+    ...exposureHeader(q, model),
     total: callTotal + putTotal,
     call_total: callTotal,
     put_total: putTotal,

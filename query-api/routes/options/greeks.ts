@@ -5,11 +5,27 @@ import type { ApiInstance, AppContext } from '../../types.ts';
 import { includeSet } from '../gex/params.ts';
 import { greekPath, greeksData, greeksQuery, surface3dData, surface3dQuery, surfacesData } from './greeks-schemas.ts';
 import { ChainMemo, greekMeta, resolveGreekInstant, selectChain } from './greeks-source.ts';
+import type { GreekInstant, Selection } from './greeks-source.ts';
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Greek } from '../../../processors/analytics/greek-exposure.ts';
+import type { GreekQuery } from '../../../processors/analytics/greeks-data.ts';
+
+type GreeksQuery = z.infer<typeof greeksQuery>;
 
 const TAG = 'options';
 const INCLUDES = ['exchange_breakdown'] as const;
 const COMMON =
   'Dealer exposures in USD from the snapshot chain (Black-76, r = 0, on each expiry forward; one unit per greek, see `unit`; signs are the dealer book: std = long calls / short puts, flow = measured inventory, same fallback as /v2/gex/levels). `exchanges` re-aggregates venues, `expiry` selects one (404 when not listed), `as_of` resolves to the newest snapshot at or before the instant (never after).';
+
+/** The engine input of a by-strike or surfaces request: instant, venue/expiry selection, model, breakdown. */
+async function exposureInput(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: GreeksQuery, greek: Greek): Promise<{ input: GreekQuery; inst: GreekInstant; sel: Selection }> {
+  const inst = await resolveGreekInstant(ctx, request, q.symbol, q.as_of);
+  const sel = await selectChain(ctx, memo, q, inst.t);
+  const { chain } = sel.prepared;
+  const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
+  return { input: { symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek, model: q.positioning ?? 'flow', breakdown }, inst, sel };
+}
 
 /**
  * GET /v2/options/greeks/{greek}, /v2/options/greeks/surfaces/{greek}, /v2/options/greeks/3d/surface:
@@ -28,14 +44,9 @@ export async function greeksRoutes(app: ApiInstance, ctx: AppContext): Promise<v
       response: responses(greeksData, { auth: true }),
     },
     handler: async (request) => {
-      const q = request.query;
-      const model = q.positioning ?? 'flow';
-      const inst = await resolveGreekInstant(ctx, request, q.symbol, q.as_of);
-      const sel = await selectChain(ctx, memo, q, inst.t);
-      const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
-      const { chain } = sel.prepared;
-      const d = greekExposures({ symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek: request.params.greek, model, breakdown });
-      return ctx.respond.ok(request, d, greekMeta(ctx, q.symbol, inst, sel, model, d.positioning));
+      const x = await exposureInput(ctx, memo, request, request.query, request.params.greek);
+      const d = greekExposures(x.input);
+      return ctx.respond.ok(request, d, greekMeta(ctx, x.input.symbol, x.inst, x.sel, x.input.model, d.positioning));
     },
   });
 
@@ -49,14 +60,9 @@ export async function greeksRoutes(app: ApiInstance, ctx: AppContext): Promise<v
       response: responses(surfacesData, { auth: true }),
     },
     handler: async (request) => {
-      const q = request.query;
-      const model = q.positioning ?? 'flow';
-      const inst = await resolveGreekInstant(ctx, request, q.symbol, q.as_of);
-      const sel = await selectChain(ctx, memo, q, inst.t);
-      const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
-      const { chain } = sel.prepared;
-      const d = greekSurfaces({ symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek: request.params.greek, model, breakdown });
-      return ctx.respond.ok(request, d, greekMeta(ctx, q.symbol, inst, sel, model, d.positioning));
+      const x = await exposureInput(ctx, memo, request, request.query, request.params.greek);
+      const d = greekSurfaces(x.input);
+      return ctx.respond.ok(request, d, greekMeta(ctx, x.input.symbol, x.inst, x.sel, x.input.model, d.positioning));
     },
   });
 

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { CliCommand } from '../command.ts';
-import { computeGreeksFromChain, parseChainFile } from '../../../../processors/analytics/chain-file.ts';
+import { computeGreeksFromChain } from '../../../../processors/analytics/chain-file.ts';
 import { GREEKS, isGreek } from '../../../../processors/analytics/greek-exposure.ts';
+import { readChainFlag } from '../chain-input.ts';
 
 /**
  * `gex greeks --chain FILE --greek G [--model std|flow]`: the `data` object of /v2/options/greeks/{greek} for a
@@ -12,13 +12,8 @@ export const greeksCommand: CliCommand = {
   usage: `greeks --chain FILE --greek ${GREEKS.join('|')} [--model std|flow]`,
   summary: 'Print the dealer greek exposures (USD) computed from a chain file.',
   async run({ flags }) {
-    const file = flags.get('chain');
     const greek = flags.get('greek') ?? '';
     const model = flags.get('model') ?? 'flow';
-    if (!file || file === 'true') {
-      process.stderr.write('gex greeks: --chain FILE is required\n');
-      return 2;
-    }
     if (!isGreek(greek)) {
       process.stderr.write(`gex greeks: --greek must be one of ${GREEKS.join(', ')}, got '${greek}'\n`);
       return 2;
@@ -27,19 +22,9 @@ export const greeksCommand: CliCommand = {
       process.stderr.write(`gex greeks: --model must be std or flow, got '${model}'\n`);
       return 2;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(await readFile(file, 'utf8'));
-    } catch (err) {
-      process.stderr.write(`gex greeks: cannot read ${file}: ${(err as Error).message}\n`);
-      return 2;
-    }
-    const parsed = parseChainFile(json);
-    if (!parsed.ok) {
-      process.stderr.write(`gex greeks: invalid chain file:\n  ${parsed.errors.join('\n  ')}\n`);
-      return 2;
-    }
-    process.stdout.write(`${JSON.stringify(computeGreeksFromChain(parsed.chain, greek, model), null, 2)}\n`);
+    const chain = await readChainFlag('greeks', flags.get('chain'));
+    if (chain === null) return 2;
+    process.stdout.write(`${JSON.stringify(computeGreeksFromChain(chain, greek, model), null, 2)}\n`);
     return 0;
   },
 };
