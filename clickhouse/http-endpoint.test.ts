@@ -25,7 +25,7 @@ test('ClickHouse HTTP endpoint over the embedded store: read-only users, the adm
     // query in the body, in the URL, with param_* placeholders and default_format
     assert.equal((await post(`${http.url}/`, 'SELECT 1 + 1')).text, '2\n');
     const q = encodeURIComponent('SELECT {x:UInt32} * 2 AS y, {s:String} AS s');
-    assert.equal(await (await fetch(`${http.url}/?query=${q}&param_x=21&param_s=it%27s&default_format=JSONEachRow`)).text(), '{"y":42,"s":"it\'s"}\n');
+    assert.equal(await (await fetch(`${http.url}/?query=${q}&param_x=21&param_s=it%27s&default_format=JSONEachRow`)).text(), '{"y":"42","s":"it\'s"}\n', 'UInt64 quoted in JSON, as a ClickHouse server does by default');
     // readers: writes, DDL and settings changes fail in the engine (READONLY, code 164 -> 403)
     for (const [sql, url] of [
       ['INSERT INTO probe VALUES (1, \'x\')', '/'],
@@ -64,7 +64,11 @@ test('ClickHouse HTTP endpoint over the embedded store: read-only users, the adm
     }
     const reader = await createStore({ url: http.url, username: 'analyst', dataPath: dir });
     try {
-      await assert.rejects(reader.query('SELECT 1'), /readonly mode/, 'the store client sends settings: a reader may not change them');
+      // The store client's settings equal the endpoint profile's (UTC, quoted 64-bit integers): a reader may send them
+      // (an unchanged value), not change any, and not write.
+      assert.deepEqual(await reader.query('SELECT count() AS n FROM probe'), [{ n: '3' }]);
+      await assert.rejects(reader.query('SELECT 1 SETTINGS max_threads = 1'), /readonly mode/);
+      await assert.rejects(reader.insert('probe', [{ id: 9, name: 'x' }]), /readonly mode/);
     } finally {
       await reader.close();
     }

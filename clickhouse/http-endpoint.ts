@@ -10,7 +10,8 @@ import { Session } from 'chdb';
  * placeholders, `default_format`, `database`, and any other URL parameter as a setting. Each request runs on its
  * own chDB session over the process's engine, so settings never leak between requests or into the product's
  * session. User `admin` with the admin token may write; every other user gets ClickHouse's own `readonly = 1`
- * (set before the request's settings, so writes, DDL and settings changes fail in the engine).
+ * (set before the request's settings, so writes, DDL and settings changes fail in the engine). Every session starts
+ * from PROFILE (UTC, plain Pretty output).
  */
 export interface ClickHouseHttpOptions {
   readonly dataPath: string;
@@ -28,6 +29,12 @@ const PROTOCOL_PARAMS = new Set([
   'http_headers_progress_interval_ms', 'http_response_buffer_size', 'http_zlib_compression_level',
 ]);
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * The endpoint's default profile, as a server's users.xml profile: set before `readonly`, so read-only users get
+ * them too. The product's time zone; 64-bit integers quoted in JSON (a ClickHouse server's default; chDB's is off);
+ * Pretty formats without colour codes and row numbers (as `gex sql` prints).
+ */
+const PROFILE = ["SET session_timezone = 'UTC'", 'SET output_format_json_quote_64bit_integers = 1', 'SET output_format_pretty_color = 0', 'SET output_format_pretty_row_numbers = 0'];
 /** ClickHouse error code -> HTTP status, as the server maps them. */
 const STATUS_OF_CODE: Readonly<Record<number, number>> = { 62: 400, 60: 404, 81: 404, 164: 403, 516: 403 };
 
@@ -91,7 +98,7 @@ async function execute(opts: ClickHouseHttpOptions, req: IncomingMessage, url: U
   if (!SETTING_NAME.test(database)) throw new HttpError(81, `Database ${database} does not exist.`);
   const format = url.searchParams.get('default_format') ?? (req.headers['x-clickhouse-format'] as string | undefined) ?? 'TabSeparated';
   const params: Record<string, string> = {};
-  const setup = [`USE ${database}`, ...(admin ? [] : ['SET readonly = 1'])];
+  const setup = [`USE ${database}`, ...PROFILE, ...(admin ? [] : ['SET readonly = 1'])];
   for (const [k, v] of url.searchParams) {
     if (k.startsWith('param_')) params[k.slice('param_'.length)] = unescapeParam(v);
     else if (!PROTOCOL_PARAMS.has(k)) {

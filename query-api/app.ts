@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
 import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
@@ -62,6 +62,21 @@ const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
 const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): CacheHealth => cache.health(clock());
 
 /**
+ * Limits of the HTTP surface against oversize and slow clients (README "Security"): body and header sizes, the time
+ * to send the headers and the whole request, idle keep-alive. Node checks the header/request deadlines every
+ * `connectionsCheckingInterval`, so that interval follows the headers timeout (at most 1 s).
+ */
+function httpLimits(config: AppDeps['config']) {
+  const headersTimeout = Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+  return {
+    bodyLimit: config.httpBodyLimitBytes,
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    http: { maxHeaderSize: config.httpMaxHeaderBytes, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))) },
+  };
+}
+
+/**
  * The /v2 API: Fastify with the zod type provider; plugins for request id, metrics, error mapping, API-key
  * auth + entitlement, rate limit + quota + headers and the generated docs; then the route families.
  * Resolves when the app is ready (not listening: call `app.listen`).
@@ -69,12 +84,20 @@ const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): Cache
 export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const clock = deps.clock ?? Date.now;
   const { config, store } = deps;
+  const respond = createResponder(clock);
   const fastify = Fastify({
+    // A path parameter that is not valid percent-encoding (e.g. /v2/options/greeks/%ff) fails in the router,
+    // before the hooks and the error handler: answer it with the error envelope here.
+    frameworkErrors: (_err, request, reply) => {
+      const body = respond.error(request, 'VALIDATION_ERROR', 'malformed request', { errors: [{ name: '(path)', location: 'path', message: 'not valid percent-encoding', received: null }] });
+      void (reply as unknown as FastifyReply).code(422).header('x-request-id', request.id).type('application/json; charset=utf-8').send(JSON.stringify(body));
+    },
     ...(deps.logger === false ? { logger: false } : { loggerInstance: (deps.logger ?? childLogger('api')) as FastifyBaseLogger }),
     logController: new LogController({ disableRequestLogging: deps.requestLogging === false, requestIdLogLabel: 'request_id' }),
     genReqId: genRequestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
+    ...httpLimits(config),
   });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -82,7 +105,6 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   // production the handlers' output is serialized as is (response schemas carry no transforms).
   app.setSerializerCompiler(config.responseValidation ? serializerCompiler : plainSerializerCompiler);
 
-  const respond = createResponder(clock);
   const repository = new AccountsRepository(store, clock);
   const accounts = new AccountCache({ repository, keyPrefix: config.apiKeyPrefix, refreshMs: config.accountsRefreshMs, clock, log: app.log });
   const usage = new UsageRecorder(store, clock, app.log, config.usageFlushMs);

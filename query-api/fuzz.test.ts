@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SnapshotCache } from './snapshots/snapshot-cache.ts';
-import { fuzzApp, registeredPaths } from './testing/fuzz.ts';
+import { fuzzApp, injectionSweep, INJECTIONS, registeredPaths, routeParams } from './testing/fuzz.ts';
 import { C, seedGex } from './testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from './testing/harness.ts';
 import { loadBundledReferenceData } from '../ingest/reference/bundled.ts';
 
-test('fuzz: >= 10,000 random/malformed queries and headers on every registered route: no 5xx, error envelope on every 4xx', async () => {
+test('fuzz: every parameter of every route with injection payloads, then >= 50,000 random/malformed requests: no 5xx, no internals, error envelope on every 4xx', async () => {
   const t = await migratedStore();
   await seedGex(t.store);
   await loadBundledReferenceData(t.store);
@@ -25,12 +25,20 @@ test('fuzz: >= 10,000 random/malformed queries and headers on every registered r
       '/v2/options/greeks/{greek}', '/v2/options/greeks/surfaces/{greek}', '/v2/options/greeks/3d/surface',
     ];
     for (const p of expected) assert.ok(routes.includes(p), `route ${p} is registered and fuzzed`);
-    const { counts, seconds } = await fuzzApp(app, key, routes, 10_000, 20261012);
-    process.stderr.write(`fuzz: 10000 requests over ${routes.length} paths in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...counts].sort()))}\n`);
-    assert.ok((counts.get(200) ?? 0) > 1000);
-    assert.ok((counts.get(401) ?? 0) > 500);
-    assert.ok((counts.get(422) ?? 0) > 100);
-    assert.ok((counts.get(404) ?? 0) > 10);
+    const params = routeParams(app);
+    const paramCount = [...params.values()].reduce((a, p) => a + p.length, 0);
+    assert.ok(paramCount >= 60, `${paramCount} query parameters found`);
+    const t0 = performance.now();
+    const sweep = await injectionSweep(app, key);
+    process.stderr.write(`fuzz: injection sweep ${sweep.requests} requests (${paramCount} parameters x ${INJECTIONS.length} payloads + path parameters) in ${((performance.now() - t0) / 1000).toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...sweep.counts].sort()))}\n`);
+    assert.ok(sweep.requests >= paramCount * INJECTIONS.length);
+    const n = Number(process.env['FUZZ_REQUESTS'] ?? 50_000);
+    const { counts, seconds } = await fuzzApp(app, key, routes, n, 20261012);
+    process.stderr.write(`fuzz: ${n} requests over ${routes.length} paths in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...counts].sort()))}\n`);
+    assert.ok((counts.get(200) ?? 0) > n / 10);
+    assert.ok((counts.get(401) ?? 0) > n / 20);
+    assert.ok((counts.get(422) ?? 0) > n / 100);
+    assert.ok((counts.get(404) ?? 0) > n / 1000);
   } finally {
     await app.close();
     await t.dispose();

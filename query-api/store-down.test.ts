@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { createStore } from '../clickhouse/store.ts';
 import { assertError, assertOk } from './testing/assertions.ts';
+import { LEAK } from './testing/fuzz.ts';
 import { migratedStore, testApp, userWithKey } from './testing/harness.ts';
 
 test('embedded store closed under the running app: 503 UPSTREAM_ERROR, health unhealthy', async () => {
@@ -15,6 +16,7 @@ test('embedded store closed under the running app: 503 UPSTREAM_ERROR, health un
     const res = await app.inject({ url, headers: { 'x-api-key': key } });
     const body = assertError(res, 503, 'UPSTREAM_ERROR');
     assert.doesNotMatch(body.error.message, /chdb|clickhouse|closed/i);
+    assert.doesNotMatch(res.body, LEAK, 'no internals anywhere in the body');
     assert.equal(res.headers['x-ratelimit-limit'], '120');
   }
   // Static routes keep working from the cached accounts.

@@ -140,7 +140,7 @@ function layoutOfFile(first: string, file: string, report: CotReport | undefined
   const chosen = report ?? (Object.keys(COT_COLUMNS) as CotReport[]).find((r) => COT_COLUMNS[r]?.length === fields.length);
   const columns = chosen === undefined ? undefined : COT_COLUMNS[chosen];
   if (columns === undefined) {
-    const why = chosen === undefined ? `${fields.length} fields match no known report (tff ${COT_COLUMNS.tff?.length ?? 0}, legacy ${COT_COLUMNS.legacy?.length ?? 0})` : `no known column order for ${chosen}`;
+    const why = chosen === undefined ? `${fields.length} fields match no known report (${(Object.keys(COT_COLUMNS) as CotReport[]).map((r) => `${r} ${COT_COLUMNS[r]?.length ?? 0}`).join(', ')})` : `no known column order for ${chosen}`;
     return { layout: { file, line: 1, message: `headerless CFTC file: ${why}; use the yearly (headed) file` }, start: 0 };
   }
   return { layout: layoutOf(columns, file), start: 0 };

@@ -1,4 +1,5 @@
 import { splitCsvLine, textLines } from './csv.ts';
+import type { EtfRegion } from './targets.ts';
 import { decimal, isoDate, type ParseResult, type RowError, type SkippedRow } from './types.ts';
 
 /**
@@ -8,7 +9,8 @@ import { decimal, isoDate, type ParseResult, type RowError, type SkippedRow } fr
  *   `COLnn`; every row's total must equal the sum of its funds (within rounding, 0.05 per fund);
  * - holidays stored as all-zero rows: skipped and reported (a market holiday has no flow, not a zero flow);
  * - a spurious row (e.g. dated 2024-01-01, a copy of the first trading day): a non-zero row on a weekend or
- *   on 1 January, 4 July or 25 December, or whose values repeat the next row's exactly, is skipped and reported.
+ *   on a fixed-date holiday of the region's exchange (US: 1 January, 4 July, 25 December; Hong Kong: see
+ *   FIXED_HOLIDAYS), or whose values repeat the next row's exactly, is skipped and reported.
  */
 
 export interface EtfFlowDay {
@@ -24,12 +26,22 @@ export interface EtfFlowDay {
 const TOTAL_COLUMN = /^(total|col\d+)$/i;
 const FUND = /^[A-Z0-9.]{1,10}$/;
 
-/** Weekends and the fixed-date NYSE holidays (1 Jan, 4 Jul, 25 Dec): no US fund can trade. */
-export function isClosedFixedDay(date: string): boolean {
-  const d = new Date(`${date}T00:00:00Z`);
-  const dow = d.getUTCDay();
-  const md = date.slice(5);
-  return dow === 0 || dow === 6 || md === '01-01' || md === '07-04' || md === '12-25';
+/**
+ * Fixed-date exchange holidays (month-day) on which no fund of the region can trade, whatever the weekday:
+ * NYSE 1 Jan, 4 Jul, 25 Dec; HKEX 1 Jan, 1 May (Labour Day), 1 Jul (HKSAR Establishment Day), 1 Oct (National Day),
+ * 25 and 26 Dec. Moving holidays (Easter, Lunar New Year, Thanksgiving...) are not listed: a spurious row on one of
+ * them is caught only by the repeated-values rule.
+ */
+const FIXED_HOLIDAYS: Readonly<Record<EtfRegion, readonly string[]>> = {
+  us: ['01-01', '07-04', '12-25'],
+  hk: ['01-01', '05-01', '07-01', '10-01', '12-25', '12-26'],
+};
+const REGION_NAME: Readonly<Record<EtfRegion, string>> = { us: 'US', hk: 'Hong Kong' };
+
+/** Weekends and the region's fixed-date exchange holidays: no fund of the region can trade. */
+export function isClosedFixedDay(date: string, region: EtfRegion = 'us'): boolean {
+  const dow = new Date(`${date}T00:00:00Z`).getUTCDay();
+  return dow === 0 || dow === 6 || FIXED_HOLIDAYS[region].includes(date.slice(5));
 }
 
 interface Candidate extends EtfFlowDay {
@@ -64,8 +76,8 @@ function parseDay(fields: string[], funds: string[], line: number): Candidate | 
   return { date, funds, flows: values, total, line, key: values.join(',') + `|${total}` };
 }
 
-/** Parses one flow table; rows come out in date order, each date once. */
-export function parseEtfFlows(text: string, file: string): ParseResult<EtfFlowDay> {
+/** Parses one flow table of a region's funds; rows come out in date order, each date once. */
+export function parseEtfFlows(text: string, file: string, region: EtfRegion = 'us'): ParseResult<EtfFlowDay> {
   const lines = textLines(text);
   const header = headerOf(lines[0] ?? '', file);
   if ('message' in header) return { rows: [], errors: [header], skipped: [] };
@@ -86,7 +98,7 @@ export function parseEtfFlows(text: string, file: string): ParseResult<EtfFlowDa
     const zero = d.total === 0 && d.flows.every((v) => v === 0);
     const next = days[i + 1];
     if (zero) skipped.push({ file, line: d.line, reason: `${d.date}: all-zero row (market holiday)` });
-    else if (isClosedFixedDay(d.date)) skipped.push({ file, line: d.line, reason: `${d.date}: spurious row on a day US markets are closed` });
+    else if (isClosedFixedDay(d.date, region)) skipped.push({ file, line: d.line, reason: `${d.date}: spurious row on a day ${REGION_NAME[region]} markets are closed` });
     else if (next !== undefined && next.key === d.key) skipped.push({ file, line: d.line, reason: `${d.date}: spurious row repeating ${next.date} (line ${next.line})` });
     else if (seen.has(d.date)) errors.push({ file, line: d.line, message: `date ${d.date} already on line ${seen.get(d.date) ?? 0}` });
     else {

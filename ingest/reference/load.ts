@@ -84,7 +84,7 @@ function parseEtfFile(f: SourceFile, opts: LoadOptions, now: number): Parsed {
     const message = target === null ? 'region and asset unknown: name the file etf_flows_<us|hk>_<btc|eth|sol|xrp>... or pass --region and --asset' : 'hk flows are served for BTC only';
     return { file: f.name, table: 'etf_flows', result: { rows: [], errors: [{ file: f.name, line: 1, message }], skipped: [] }, rows: [] };
   }
-  const result = parseEtfFlows(f.text, f.name);
+  const result = parseEtfFlows(f.text, f.name, target.region);
   return { file: f.name, table: 'etf_flows', result, rows: result.rows.map((d) => etfRow(target, d, f.name, now)) };
 }
 

@@ -126,6 +126,19 @@ test('ETF: a total that is not the sum, a bad number and a duplicate date are er
   assert.equal(isClosedFixedDay('2026-03-06'), false);
 });
 
+test('ETF Hong Kong: the HKEX fixed-date holidays, not the NYSE ones, decide a spurious row', () => {
+  assert.equal(isClosedFixedDay('2025-07-04', 'hk'), false, 'a Friday HKEX trades');
+  assert.equal(isClosedFixedDay('2025-07-01', 'hk'), true, 'HKSAR Establishment Day');
+  assert.equal(isClosedFixedDay('2025-07-01', 'us'), false);
+  assert.equal(isClosedFixedDay('2025-12-26', 'hk'), true);
+  const text = 'date,3042.HK,3439.HK,3008.HK,Total\n2025-06-30,1.2,0.5,-0.3,1.4\n2025-07-01,2.0,0.1,0.1,2.2\n2025-07-02,0,0,0,0\n2025-07-04,-0.8,0.4,0,-0.4\n';
+  const r = parseEtfFlows(text, 'hk.csv', 'hk');
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(r.rows.map((d) => [d.date, d.total]), [['2025-06-30', 1.4], ['2025-07-04', -0.4]]);
+  assert.deepEqual(r.skipped.map((k) => k.reason), ['2025-07-01: spurious row on a day Hong Kong markets are closed', '2025-07-02: all-zero row (market holiday)']);
+  assert.deepEqual(parseEtfFlows(text, 'us.csv').rows.map((d) => d.date), ['2025-06-30', '2025-07-01'], 'the same file read as US funds');
+});
+
 const cover = { cik: '0000000001', filerName: 'X', periodEnd: '2021-09-30', kind: 'original' as const };
 
 test('13F: real pre-2023 table in whole dollars (the unit trap) stays in dollars; SEC sample read as thousands', () => {

@@ -39,6 +39,15 @@ const toWeek = (r: CotRow): CotWeek => ({
   openInterest: r.open_interest, categories: r.categories, long: r.long, short: r.short,
 });
 
+/**
+ * A version of the stored COT data that changes with every write: each load stamps its rows with its own
+ * `loaded_at`, so a new or corrected file moves max(loaded_at), and a background merge moves count().
+ */
+export async function readCotVersion(store: Store): Promise<string> {
+  const rows = await store.query<{ readonly n: string; readonly at: string }>('SELECT toString(count()) AS n, toString(max(loaded_at)) AS at FROM cot_positions');
+  return `${rows[0]?.n ?? '0'}@${rows[0]?.at ?? ''}`;
+}
+
 /** Every stored COT week (all markets), or one market's. */
 export async function readCotWeeks(store: Store, marketCode?: string): Promise<CotWeek[]> {
   const rows =

@@ -7,6 +7,7 @@ import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
 import type { QueryParams, Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
+import type { TapeRow } from './tape-row.ts';
 
 export interface TapeFilter {
   readonly symbol: MarketSymbol;
@@ -22,36 +23,18 @@ export interface TapeFilter {
   readonly block: 'only' | 'exclude' | null;
 }
 
-export interface TapeTrade {
-  readonly time: string;
-  readonly venue: string;
-  readonly instrument: string;
-  readonly expiry: string;
-  readonly strike: number;
-  readonly type: string;
-  readonly side: string;
-  readonly size: number;
-  readonly price: number;
-  readonly price_currency: string;
-  readonly price_usd: number;
-  readonly premium_usd: number;
-  readonly iv: number | null;
-  readonly index_price: number | null;
-  readonly block: boolean;
-  readonly trade_id: string;
-}
 
 export interface TapePage {
-  readonly trades: TapeTrade[];
+  readonly trades: TapeRow[];
   readonly nextCursor: string | null;
 }
 
 /** A stored row: the served fields that need no conversion, plus the raw ones. */
-interface Row extends Pick<TapeTrade, 'venue' | 'instrument' | 'strike' | 'side' | 'size' | 'price' | 'price_currency' | 'price_usd' | 'premium_usd' | 'iv' | 'index_price' | 'trade_id'> {
+interface Row extends Pick<TapeRow, 'venue' | 'symbol' | 'instrument' | 'strike' | 'side' | 'size' | 'price' | 'price_currency' | 'price_usd' | 'premium_usd' | 'iv' | 'index_price' | 'trade_id'> {
   readonly ts_ms: number;
   readonly id: string;
   readonly expiry_ms: number;
-  readonly option_type: string;
+  readonly option_type: 'call' | 'put';
   readonly block: boolean | number;
 }
 
@@ -90,10 +73,12 @@ function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: st
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function tradeOf(r: Row): TapeTrade {
+/** A stored trade as the tape row (the same row the WebSocket tape channel sends: tape-row.ts). */
+function tradeOf(r: Row): TapeRow {
   return {
     time: iso(r.ts_ms),
     venue: r.venue,
+    symbol: r.symbol,
     instrument: r.instrument,
     expiry: iso(r.expiry_ms),
     strike: r.strike,
@@ -115,7 +100,7 @@ function tradeOf(r: Row): TapeTrade {
 export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
-  const sql = `SELECT ${msColumn('ts', 'ts_ms')}, venue, id, instrument, ${msColumn('expiry', 'expiry_ms')}, strike, option_type, side, size, price,
+  const sql = `SELECT ${msColumn('ts', 'ts_ms')}, venue, symbol, id, instrument, ${msColumn('expiry', 'expiry_ms')}, strike, option_type, side, size, price,
        price_currency, price_usd, premium_usd, iv, index_price, block, trade_id
 FROM option_trades FINAL
 WHERE ${where}

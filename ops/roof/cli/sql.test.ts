@@ -50,7 +50,7 @@ test('gex sql: read-only queries on the embedded store in table, csv and jsonl; 
       await holder.queryAsync('SELECT 1');
       const held = gex(dir, 'sql', 'SELECT 1');
       assert.equal(held.code, 1);
-      assert.match(held.stderr, /cannot open the store .* \(is a running gex process holding it\?\)/);
+      assert.match(held.stderr, /cannot open the store .* \(is a running gex process holding it\? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs\)/);
     } finally {
       holder.close();
     }

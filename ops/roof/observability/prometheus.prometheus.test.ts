@@ -31,6 +31,12 @@ test('promtool test rules: the alert unit tests pass', () => {
   assert.match(r.out, /SUCCESS/);
 });
 
+test('promtool test rules: the WebSocket recording rules give the hand-computed values', () => {
+  const r = promtool('test', 'rules', 'tests/ws-recording.test.yml');
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /SUCCESS/);
+});
+
 test('promtool test rules fails on a wrong expectation (the unit tests can fail)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gex-promtool-'));
   const file = join(dir, 'wrong.test.yml');

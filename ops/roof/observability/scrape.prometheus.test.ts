@@ -7,8 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { recordingRules } from './prometheus-files.ts';
 import { dashboardFiles, dashboardQueries, withAllVariables } from './grafana-files.ts';
 import { seriesCount, startDemo, startPrometheus, stop } from './scrape-harness.ts';
+import { connectClient, type TestClient } from '../../../query-api/ws/testing/client.ts';
 
 const DEADLINE_MS = 75_000;
+
+/** A WebSocket session subscribed to levels and tape (the feed panels and gex_ws_* rules need one). */
+async function wsTraffic(apiUrl: string, key: string): Promise<TestClient> {
+  const client = await connectClient(`${apiUrl.replace('http:', 'ws:')}/v2/ws`, key);
+  await client.request(1, 'public/subscribe', { channels: ['levels.BTCUSDT', 'tape.BTCUSDT'] });
+  return client;
+}
 
 /** Traffic for the API panels: answered, not found, invalid (422) and a market read (cache lookups). */
 async function apiTraffic(apiUrl: string, key: string): Promise<void> {
@@ -23,6 +31,7 @@ test('a real Prometheus scraping the demo: every recording rule and every dashbo
   const dir = mkdtempSync(join(tmpdir(), 'gex-scrape-'));
   const demo = await startDemo(join(dir, 'data'), { SNAPSHOT_INTERVAL_MS: '2000', SYMBOLS: 'BTCUSDT,ETHUSDT', VENUES: 'deribit,bybit,okx,binance', LOG_LEVEL: 'warn' });
   const prom = await startPrometheus(dir, `127.0.0.1:${demo.metricsPort}`);
+  const ws = await wsTraffic(demo.apiUrl, demo.apiKey);
   try {
     const queries = [
       ...recordingRules().map((r) => ({ where: `recording rule ${r.record}`, expr: r.record })),
@@ -49,6 +58,7 @@ test('a real Prometheus scraping the demo: every recording rule and every dashbo
     assert.deepEqual(empty.map((q) => `${q.where}: ${q.expr}`), [], 'queries without data');
     assert.equal(await seriesCount(prom.url, 'up{job="gex-all"} == 1'), 1);
   } finally {
+    ws.ws.close();
     await stop(prom.child, 'SIGTERM');
     await stop(demo.child, 'SIGINT');
     rmSync(dir, { recursive: true, force: true });

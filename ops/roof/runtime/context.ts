@@ -8,6 +8,7 @@ import { ensureProductTopics } from '../../floor/bus/topics.ts';
 import { startMetricsServer } from '../../floor/metrics/server.ts';
 import { startClickHouseHttp } from '../../../clickhouse/http-endpoint.ts';
 import { resolve } from 'node:path';
+import { removeStoreEndpoint, writeStoreEndpoint } from './store-endpoint.ts';
 import { childLogger, type Logger } from '../../floor/log.ts';
 
 /** What every role of one process shares: configuration, the bus, the store, metrics and a logger. */
@@ -30,7 +31,7 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
 
   const store = await openStore(config);
   steps.push(() => store.close());
-  const { applied } = await migrate(store);
+  const { applied } = await migrate(store, { ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}) });
   log.info({ store: store.kind, applied }, 'store ready');
   if (config.clickhouseHttpPort !== undefined && store.kind === 'embedded') {
     const http = await startClickHouseHttp({
@@ -41,6 +42,8 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
       ...(config.clickhouseHttpAdminToken !== undefined ? { adminToken: config.clickhouseHttpAdminToken } : {}),
     });
     steps.push(() => http.close());
+    writeStoreEndpoint(config.dataDir, http.url);
+    steps.push(() => Promise.resolve(removeStoreEndpoint(config.dataDir)));
     log.info({ url: http.url, admin: config.clickhouseHttpAdminToken !== undefined }, 'ClickHouse HTTP endpoint serving the embedded store');
   }
 

@@ -140,6 +140,7 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
       '/v2/options/greeks/surfaces/speed?symbol=BTCUSDT',
       '/v2/options/greeks/3d/surface?symbol=BTCUSDT&metric=rho',
       '/v2/options/greeks/gamma?symbol=DOGEUSDT',
+      '/v2/options/greeks/%ff%fe?symbol=BTCUSDT',
     ]) {
       const e = assertError(await get(bad), 422, 'VALIDATION_ERROR');
       assert.ok(Array.isArray((e.error.details as { errors: unknown[] }).errors), bad);

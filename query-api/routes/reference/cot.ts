@@ -2,7 +2,7 @@ import type { CotAssetClass } from '../../../processors/analytics/cot-markets.ts
 import { instrumentHistory, marketEntry, summaryRows } from '../../../processors/analytics/cot-rows.ts';
 import { cotSeries } from '../../../processors/analytics/cot-summary.ts';
 import { notFound } from '../../errors.ts';
-import { readCotWeeks } from '../../reference/read.ts';
+import { readCotVersion, readCotWeeks } from '../../reference/read.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { cotInstrumentData, cotInstrumentQuery, cotMarketsData, cotSummaryData, cotSummaryQuery } from './schemas.ts';
@@ -12,8 +12,19 @@ const latestOf = (dates: readonly string[]): string | undefined => [...dates].so
 
 /** GET /v2/cot/summary, /v2/cot/markets, /v2/cot/instrument: CFTC Commitments of Traders positioning. */
 export async function cotRoutes(app: ApiInstance, ctx: AppContext): Promise<void> {
+  // The series of every market, rebuilt only when the stored data changed (a cheap version query per request):
+  // COT data changes weekly, and reading + deriving every market's history costs ~250 ms.
+  let memo: { readonly version: string; readonly series: Promise<ReturnType<typeof cotSeries>> } | undefined;
   const allSeries = async () => {
-    const series = cotSeries(await readCotWeeks(ctx.store));
+    const version = await readCotVersion(ctx.store);
+    if (memo?.version !== version) {
+      const entry = { version, series: readCotWeeks(ctx.store).then(cotSeries) };
+      entry.series.catch(() => {
+        if (memo === entry) memo = undefined;
+      });
+      memo = entry;
+    }
+    const series = await memo.series;
     if (series.length === 0) throw notFound('no Commitments of Traders data loaded');
     return series;
   };

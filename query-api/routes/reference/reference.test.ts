@@ -58,6 +58,19 @@ describe('reference routes', () => {
     assertError(await get('/v2/etf/flows?asset=DOGE'), 422, 'VALIDATION_ERROR');
   });
 
+  test('/v2/etf/flows region=hk: served once a Hong Kong BTC file is loaded, the US series unchanged', async () => {
+    // Built for the test in the customary per-fund US$ millions layout (no Hong Kong sample file is bundled).
+    const hk = { name: 'etf_flows_hk_btc_usd_millions.csv', text: 'date,3042.HK,3439.HK,3008.HK,Total\n2026-08-18,1.25,0.5,-0.25,1.5\n2026-08-19,0,0,0,0\n2026-08-20,-2,0.75,0,-1.25\n' };
+    const report = await loadReferenceFiles(t.store, 'etf', [hk]);
+    assert.deepEqual(report.map((f) => [f.written, f.skipped.length, f.errors.length]), [[2, 1, 0]]);
+    const { data, meta } = assertOk<{ funds: string[]; days: { date: string; total: number; cumulative: number }[]; cumulative_total: number }>(await get('/v2/etf/flows?asset=BTC&region=hk'));
+    assert.deepEqual(data.funds, ['3042.HK', '3439.HK', '3008.HK']);
+    assert.deepEqual(data.days.map((d) => [d.date, d.total, d.cumulative]), [['2026-08-18', 1.5, 1.5], ['2026-08-20', -1.25, 0.25]]);
+    assert.equal(data.cumulative_total, 0.25);
+    assert.deepEqual(meta['extra'], { region: 'hk', latest_date: '2026-08-20', days_since_latest: 4 });
+    assert.equal(assertOk<{ days: unknown[] }>(await get('/v2/etf/flows?asset=BTC')).data.days.length, 655);
+  });
+
   test('/v2/cot/summary: crypto rows from TFF (preferred over Legacy), smart/fast, sorts, filters, limits', async () => {
     const { data, meta } = assertOk<{ rows: Row[]; asset_class: string; span: string; sort: string }>(await get('/v2/cot/summary'));
     assert.deepEqual([data.asset_class, data.span, data.sort], ['crypto', '3y', 'extremity']);
@@ -107,6 +120,19 @@ describe('reference routes', () => {
     assert.deepEqual(hood.data.holders, [{ cik: '0000000102', name: 'BETA ADVISORS LP', shares: 250000, value_usd: 10_000_000, share_change: -50000, period_end: '2026-03-31' }]);
     assertError(await get('/v2/filings/holders?ticker=TSLA'), 422, 'VALIDATION_ERROR');
     assertError(await get('/v2/filings/holders?ticker=MSTR&limit=101'), 422, 'VALIDATION_ERROR');
+  });
+
+  test('/v2/cot/summary reflects a corrected file at once (its memo follows the stored data)', async () => {
+    const net = async () => assertOk<{ rows: Row[] }>(await get('/v2/cot/summary')).data.rows.find((r) => r.id === '133741')?.categories.find((c) => c.category === 'asset_mgr')?.net;
+    assert.equal(await net(), 6954 - 1068);
+    assert.equal(await net(), 6954 - 1068, 'served again from the memo');
+    const tff = fx('cftc_tff_futures_only_2026_slice.txt');
+    const corrected = tff.text.replace(',2026-03-17,133741,CME ,00,133 ,   23807,    6302,    2257,    1834,    6954,', ',2026-03-17,133741,CME ,00,133 ,   23807,    6302,    2257,    1834,    7954,');
+    assert.notEqual(corrected, tff.text);
+    await loadReferenceFiles(t.store, 'cot', [{ name: tff.name, text: corrected }]);
+    assert.equal(await net(), 7954 - 1068);
+    await loadReferenceFiles(t.store, 'cot', [tff]);
+    assert.equal(await net(), 6954 - 1068);
   });
 
   test('the routes and their parameters are published in /v2/endpoints', async () => {

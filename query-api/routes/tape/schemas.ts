@@ -98,14 +98,16 @@ export const flowByStrikeData = z.object({
 
 export const recentQuery = z.object({ symbol: symbolParam, limit: limitParam });
 
+/** The tape row (query-api/tape/tape-row.ts), as /v2/tape* and the WebSocket tape channel serve it. */
 export const tapeTrade = z.object({
   time: z.string().describe('trade time, ISO-8601'),
   venue: z.string(),
+  symbol: z.string(),
   instrument: z.string(),
   expiry: z.string().describe('expiry instant, ISO-8601'),
   strike: z.number(),
-  type: z.string().describe('call or put'),
-  side: z.string().describe('taker side: buy or sell'),
+  type: z.enum(['call', 'put']),
+  side: z.enum(['buy', 'sell']).describe('taker side'),
   size: z.number().describe('coins of underlying'),
   price: z.number().describe("in the venue's quote currency (price_currency)"),
   price_currency: z.string(),

@@ -4,6 +4,7 @@ import { optionTradeRow } from '../../../clickhouse/rows.ts';
 import { optionTrade } from '../../../clickhouse/testing/fixtures.ts';
 import type { OptionTrade, Venue } from '../../../schemas/events.ts';
 import { encodeCursor } from '../../tape/cursor.ts';
+import { tapeRow } from '../../tape/tape-row.ts';
 import { assertError, assertOk } from '../../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
 import type { ApiInstance } from '../../types.ts';
@@ -85,6 +86,12 @@ describe('/v2/tape', () => {
   });
   const get = (url: string, k = key) => app.inject({ method: 'GET', url, headers: { 'x-api-key': k } });
 
+  test('a REST row is the WebSocket tape row of the same trade (one row shape: tape/tape-row.ts)', async () => {
+    const { data } = assertOk<{ trades: unknown[] }>(await get('/v2/tape?symbol=BTCUSDT&limit=1000'));
+    assert.equal(data.trades.length, 30);
+    assert.deepEqual(data.trades, desc.map(tapeRow));
+  });
+
   test('default: newest first over the last 24 h, one row per trade, the documented row', async () => {
     const { data, meta } = assertOk<Page & { from: string; to: string }>(await get('/v2/tape?symbol=BTCUSDT'));
     assert.equal(data.count, 30);
@@ -96,6 +103,7 @@ describe('/v2/tape', () => {
     assert.deepEqual(data.trades[0], {
       time: new Date(NOW - 3 * 3_600_000 + 29 * 360_000 + 17).toISOString(),
       venue: 'deribit',
+      symbol: 'BTCUSDT',
       instrument: 'BTC-13MAR26-100000-P',
       expiry: new Date(E1).toISOString(),
       strike: 100_000,
