@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
 import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
@@ -84,7 +84,14 @@ function httpLimits(config: AppDeps['config']) {
 export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const clock = deps.clock ?? Date.now;
   const { config, store } = deps;
+  const respond = createResponder(clock);
   const fastify = Fastify({
+    // A path parameter that is not valid percent-encoding (e.g. /v2/options/greeks/%ff) fails in the router,
+    // before the hooks and the error handler: answer it with the error envelope here.
+    frameworkErrors: (_err, request, reply) => {
+      const body = respond.error(request, 'VALIDATION_ERROR', 'malformed request', { errors: [{ name: '(path)', location: 'path', message: 'not valid percent-encoding', received: null }] });
+      void (reply as unknown as FastifyReply).code(422).header('x-request-id', request.id).type('application/json; charset=utf-8').send(JSON.stringify(body));
+    },
     ...(deps.logger === false ? { logger: false } : { loggerInstance: (deps.logger ?? childLogger('api')) as FastifyBaseLogger }),
     logController: new LogController({ disableRequestLogging: deps.requestLogging === false, requestIdLogLabel: 'request_id' }),
     genReqId: genRequestId,
@@ -98,7 +105,6 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   // production the handlers' output is serialized as is (response schemas carry no transforms).
   app.setSerializerCompiler(config.responseValidation ? serializerCompiler : plainSerializerCompiler);
 
-  const respond = createResponder(clock);
   const repository = new AccountsRepository(store, clock);
   const accounts = new AccountCache({ repository, keyPrefix: config.apiKeyPrefix, refreshMs: config.accountsRefreshMs, clock, log: app.log });
   const usage = new UsageRecorder(store, clock, app.log, config.usageFlushMs);

@@ -71,3 +71,33 @@ export function greeks(type: OptionType, f: number, k: number, sigma: number, t:
     theta: -(f * pdf * sigma) / (2 * sqrtT) / 365,
   };
 }
+
+/** d2 = d1 − σ√T. */
+export function d2(f: number, k: number, sigma: number, t: number): number {
+  return d1(f, k, sigma, t) - sigma * Math.sqrt(t);
+}
+
+/**
+ * Vanna per 1 vol point: ∂Δ/∂σ / 100 = −φ(d1)·d2 / σ / 100 (= ∂vega/∂F). Same for calls and puts.
+ * Positive for K above the forward (d2 < 0), negative below.
+ */
+export function vanna(f: number, k: number, sigma: number, t: number): number {
+  const x = d1(f, k, sigma, t);
+  return (-normPdf(x) * (x - sigma * Math.sqrt(t))) / sigma / 100;
+}
+
+/**
+ * Charm per calendar day: the change of Δ as one day passes with F and σ fixed,
+ * −∂Δ/∂T / 365 = φ(d1)·d2 / (2T) / 365 (r = 0, so the same for calls and puts).
+ */
+export function charm(f: number, k: number, sigma: number, t: number): number {
+  const x = d1(f, k, sigma, t);
+  return (normPdf(x) * (x - sigma * Math.sqrt(t))) / (2 * t) / 365;
+}
+
+/** Undiscounted Black-76 price (r = 0), USD per coin: call F·N(d1) − K·N(d2), put K·N(−d2) − F·N(−d1). */
+export function price(type: OptionType, f: number, k: number, sigma: number, t: number): number {
+  const x = d1(f, k, sigma, t);
+  const y = x - sigma * Math.sqrt(t);
+  return type === 'call' ? f * normCdf(x) - k * normCdf(y) : k * normCdf(-y) - f * normCdf(-x);
+}

@@ -10,6 +10,10 @@ import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import { buildVenueRows, levelsFromRows } from './aggregate.ts';
 import { ALL_INCLUDES } from './levels.ts';
 import type { LevelsData } from './levels.ts';
+import { prepareChain } from './gex.ts';
+import type { Greek } from './greek-exposure.ts';
+import { greekExposures } from './greeks-data.ts';
+import type { GreekExposureData } from './greeks-data.ts';
 import type { ChainInstrument, ChainSnapshot, DealerModel } from './types.ts';
 
 export type ChainParseResult =
@@ -113,4 +117,17 @@ export function computeLevelsFromChain(chain: ChainSnapshot, model: DealerModel)
     undefined,
     ALL_INCLUDES,
   );
+}
+
+/** The `data` object of /v2/options/greeks/{greek} for a chain file (every venue, every expiry, no breakdown). */
+export function computeGreeksFromChain(chain: ChainSnapshot, greek: Greek, model: DealerModel): GreekExposureData {
+  return greekExposures({
+    symbol: chain.symbol,
+    now: chain.now,
+    spot: chain.spot,
+    open: prepareChain(chain).open,
+    greek,
+    model,
+    breakdown: false,
+  });
 }

@@ -12,7 +12,7 @@ import { inventoryMap } from '../dealer-flow/book.ts';
 import { entriesAsOf } from '../dealer-flow/checkpoint-store.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 import { buildChain } from './chain.ts';
-import type { ChainOptions } from './chain.ts';
+import type { ChainOptions, ChainResult } from './chain.ts';
 import { expiryCellsByVenue } from './expiry-cells.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import { inventoryStatsByVenue } from './inventory-stats.ts';
@@ -47,10 +47,15 @@ export async function computeSnapshot(
   opts: ChainOptions,
   source: SnapshotSource,
 ): Promise<ComputeResult> {
-  const probe = buildChain(symbol, state, tick, opts);
-  if (probe.kind !== 'chain') return { kind: 'skipped', reason: probe.kind };
-  const inventory = FLOW_SYMBOLS.includes(symbol) ? inventoryMap(await entriesAsOf(store, symbol, tick)) : new Map<string, number>();
-  const r = inventory.size === 0 ? probe : buildChain(symbol, state, tick, opts, inventory);
+  const r = await chainWithInventory(store, symbol, tick, state, opts);
   if (r.kind !== 'chain') return { kind: 'skipped', reason: r.kind };
   return { kind: 'snapshot', chain: r.chain, rows: rowsFromChain(r.chain, source) };
+}
+
+/** The chain of a tick with the flow symbols' dealer inventory as of the tick (dealer-flow checkpoints). */
+export async function chainWithInventory(store: Store, symbol: MarketSymbol, tick: number, state: SymbolState, opts: ChainOptions): Promise<ChainResult> {
+  const probe = buildChain(symbol, state, tick, opts);
+  if (probe.kind !== 'chain') return probe;
+  const inventory = FLOW_SYMBOLS.includes(symbol) ? inventoryMap(await entriesAsOf(store, symbol, tick)) : new Map<string, number>();
+  return inventory.size === 0 ? probe : buildChain(symbol, state, tick, opts, inventory);
 }

@@ -1,7 +1,7 @@
 /**
  * One snapshot cycle for one symbol at one aligned tick:
  *   state (live memory, or rebuilt from the raw tables as of the tick) → venue rows → store rows →
- *   levels of both models → gex_levels + gamma_flow → publish on analytics.snapshots.v1.
+ *   gex_stress (shocked totals, analytics/stress.ts) → levels of both models → gex_levels + gamma_flow → publish on analytics.snapshots.v1.
  * A tick whose venue rows are already stored (a crash between the inserts) is completed from those rows, so
  * gex_levels and gamma_flow always describe the stored rows.
  */
@@ -22,6 +22,7 @@ import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
 import { lastGammaFlowPoint, rowsAt } from './snapshot-reads.ts';
 import type { MarketState } from './state.ts';
 import { publishSnapshot, storeLevelsAndFlow, storeSnapshotRows } from './write-step.ts';
+import { storeStressRows } from './stress-record.ts';
 
 export interface CycleContext {
   readonly store: Store;
@@ -65,6 +66,7 @@ export async function runCycle(ctx: CycleContext, symbol: MarketSymbol, tick: nu
       rows = r.rows;
       await storeSnapshotRows(ctx.store, symbol, tick, rows);
     }
+    await storeStressRows(ctx.store, symbol, tick, rows);
     const snapshot = levelsOf(symbol, tick, rows);
     await storeLevelsAndFlow(ctx.store, snapshot, gammaFlowPoints(snapshot, await previousFlow(ctx.store, symbol, tick)));
     if (ctx.bus !== null) await publishSnapshot(ctx.bus, snapshot);

@@ -15,6 +15,7 @@ import { E2, expectedChain, marketEvents, TICK, tradeEvents } from '../../proces
 import { indexPrice } from '../../processors/snapshots/testing/events.ts';
 import { storeEvents } from '../../processors/snapshots/testing/store-events.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../../processors/snapshots/write-step.ts';
+import { storeStressRows } from '../../processors/snapshots/stress-record.ts';
 import type { LinearTrade, MarketEvent } from '../../schemas/events.ts';
 
 export const A = TICK;
@@ -101,6 +102,7 @@ export async function seedGex(store: Store): Promise<void> {
   const sol = solChain();
   const rows = rowsFromChain(sol, 'live');
   await storeSnapshotRows(store, 'SOLUSDT', C, rows);
+  await storeStressRows(store, 'SOLUSDT', C, rows);
   const levels = levelsOf('SOLUSDT', C, rows);
   await storeLevelsAndFlow(store, levels, gammaFlowPoints(levels, { flow: null, std: null }));
 }

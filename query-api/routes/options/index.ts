@@ -1,9 +1,12 @@
 import type { RouteFamily } from '../../types.ts';
 import { pcrRoute } from './pcr.ts';
 import { premiumTideRoute } from './premium-tide.ts';
+import { greeksRoutes } from './greeks.ts';
 
-/** The options analytics family: /v2/options/pcr, /v2/options/premium-tide. */
+/** The options analytics family: /v2/options/pcr, /v2/options/premium-tide, /v2/options/greeks/{greek},
+ * /v2/options/greeks/surfaces/{greek}, /v2/options/greeks/3d/surface. */
 export const optionsRoutes: RouteFamily = async (app, ctx) => {
   await pcrRoute(app, ctx);
   await premiumTideRoute(app, ctx);
+  await greeksRoutes(app, ctx);
 };
