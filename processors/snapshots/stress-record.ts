@@ -1,5 +1,5 @@
 /**
- * gex_stress rows (migration 053): per venue of a stored snapshot, the shocked totals of both models and the
+ * gex_stress rows (migration 057): per venue of a stored snapshot, the shocked totals of both models and the
  * profile arrays (analytics/stress.ts). Written by the cycle after gex_snapshots, before the completion marker.
  */
 import type { Store } from '../../clickhouse/store.ts';

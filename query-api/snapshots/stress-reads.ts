@@ -1,5 +1,5 @@
 /**
- * Reads behind /v2/gex/stress-history (table gex_stress, migration 053). Instants: the newest completed
+ * Reads behind /v2/gex/stress-history (table gex_stress, migration 057). Instants: the newest completed
  * snapshot (gex_levels row of the requested model) of each `interval` bucket in [from, to] (never after `to`).
  * Without a venue filter each point is the sum of every venue's shock columns, with gex_levels' `hvl` and
  * `positioning` of that model as the zero-gamma level; with a filter the selected venues' rows are summed and
