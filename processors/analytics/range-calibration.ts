@@ -82,6 +82,23 @@ export function calibrateAt(ratios: readonly HourPoint[], hours: number, at: num
   return { samples: sorted.length, calibrated: true, factors: { 0.68: quantile(sorted, 0.68), 0.9: quantile(sorted, 0.9) } };
 }
 
-export function bandOf(spot: number, sigma: number, factor: number): readonly [number, number] {
+export function bandOf(spot: number, sigma: number, factor: number): [number, number] {
   return [spot * Math.exp(-factor * sigma), spot * Math.exp(factor * sigma)];
+}
+
+/** A timestamped observation (a trade price, a DVOL print). */
+export interface Observation {
+  readonly ts: number;
+  readonly value: number;
+}
+
+/** Hour opens (the first observation of each hour, as the store's argMin roll-ups) and the newest value. */
+export function hourOpens(obs: readonly Observation[]): { readonly points: HourPoint[]; readonly last: number | null } {
+  const sorted = obs.filter((o) => Number.isFinite(o.ts) && Number.isFinite(o.value)).sort((a, b) => a.ts - b.ts);
+  const points: HourPoint[] = [];
+  for (const o of sorted) {
+    const t = Math.floor(o.ts / HOUR_MS) * HOUR_MS;
+    if (points.at(-1)?.t !== t) points.push({ t, value: o.value });
+  }
+  return { points, last: sorted.at(-1)?.value ?? null };
 }

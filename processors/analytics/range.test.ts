@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandOf, calibrateAt, HOUR_MS, NORMAL_FACTOR, quantile, ratioSeries, sigmaOf, toHourMap, type HourPoint } from './range-calibration.ts';
+import { bandOf, calibrateAt, HOUR_MS, hourOpens, NORMAL_FACTOR, quantile, ratioSeries, sigmaOf, toHourMap, type HourPoint } from './range-calibration.ts';
 import { computeRange, PAST_COLUMNS } from './range.ts';
 
 const H = HOUR_MS;
@@ -119,5 +119,13 @@ describe('computeRange', () => {
     assert.equal(r.horizons['24h'].bands, null);
     assert.equal(r.horizons['24h'].sigma, null);
     assert.deepEqual(r.horizons['24h'].hit_rate, { '68': null, '90': null, rows: 0 });
+  });
+});
+
+describe('hourOpens', () => {
+  test('first observation of each hour, newest value last', () => {
+    const r = hourOpens([{ ts: 2 * H + 5, value: 7 }, { ts: 10, value: 1 }, { ts: 5, value: 2 }, { ts: 2 * H + 1, value: 6 }]);
+    assert.deepEqual(r, { points: [{ t: 0, value: 2 }, { t: 2 * H, value: 6 }], last: 7 });
+    assert.deepEqual(hourOpens([]), { points: [], last: null });
   });
 });

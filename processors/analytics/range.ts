@@ -22,8 +22,9 @@ export const HORIZONS: readonly HorizonSpec[] = [
 ];
 
 export const PAST_COLUMNS = ['start', 'price_start', 'band_68', 'band_90', 'price_end', 'held_68', 'held_90'] as const;
-type Band = readonly [number, number];
-export type PastRow = readonly [string, number | null, Band | null, Band | null, number | null, boolean | null, boolean | null];
+/** [lower, upper] (mutable tuples: the route's response schema types them so). */
+type Band = [number, number];
+export type PastRow = [string, number | null, Band | null, Band | null, number | null, boolean | null, boolean | null];
 
 export interface RangeInput {
   readonly now: number;
@@ -44,8 +45,8 @@ export interface HorizonData {
   readonly bands: { readonly '68': Band; readonly '90': Band } | null;
   readonly calibration: { readonly samples: number; readonly calibrated: boolean; readonly factor_68: number; readonly factor_90: number };
   readonly hit_rate: { readonly '68': number | null; readonly '90': number | null; readonly rows: number };
-  readonly past_columns?: readonly string[];
-  readonly past?: readonly PastRow[];
+  readonly past_columns?: string[];
+  readonly past?: PastRow[];
 }
 
 export interface RangeData {
@@ -104,7 +105,7 @@ export function computeRange(input: RangeInput): RangeData {
       bands: sigma === null || input.spot === null ? null : bandsFor(input.spot, sigma, c),
       calibration: { samples: c.samples, calibrated: c.calibrated, factor_68: round(c.factors[0.68]), factor_90: round(c.factors[0.9]) },
       hit_rate: hitRate(rows),
-      ...(input.includePast ? { past_columns: PAST_COLUMNS, past: rows } : {}),
+      ...(input.includePast ? { past_columns: [...PAST_COLUMNS], past: rows } : {}),
     };
   }
   return { spot: input.spot, dvol: input.dvol, calibration_days: CALIBRATION_DAYS, horizons };

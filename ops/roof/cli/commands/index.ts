@@ -3,6 +3,7 @@ import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
 import { flowCommand } from './flow.ts';
+import { rangeCommand } from './range.ts';
 import { parseCommand } from './parse.ts';
 import { keysCommand } from './keys.ts';
 import { usersCommand } from './users.ts';
@@ -14,4 +15,4 @@ import { sqlCommand } from './sql.ts';
 import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, flowCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
