@@ -21,7 +21,7 @@ test('fuzz: every parameter of every route with injection payloads, then >= 50,0
       '/v2/health', '/v2/meta', '/v2/endpoints', '/v2/changelog', '/v2/symbols', '/v2/expiries', '/v2/status', '/v2/openapi.json',
       '/v2/gex/levels', '/v2/gex/gamma-flow', '/v2/multi/gex/levels', '/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap', '/v2/gex/stress-history',
             '/v2/etf/flows', '/v2/cot/summary', '/v2/cot/markets', '/v2/cot/instrument', '/v2/filings/holders',
-      '/v2/market/candles', '/v2/market/open-interest', '/v2/market/bundle', '/v2/tape', '/v2/tape/recent', '/v2/tape/strike-heat', '/v2/tape/flow-by-strike', '/v2/options/premium-tide', '/v2/options/pcr',
+      '/v2/market/candles', '/v2/market/open-interest', '/v2/market/bundle', '/v2/tape', '/v2/tape/recent', '/v2/tape/strike-heat', '/v2/tape/flow-by-strike', '/v2/options/premium-tide', '/v2/options/pcr', '/v2/options/range',
       '/v2/options/greeks/{greek}', '/v2/options/greeks/surfaces/{greek}', '/v2/options/greeks/3d/surface',
     ];
     for (const p of expected) assert.ok(routes.includes(p), `route ${p} is registered and fuzzed`);

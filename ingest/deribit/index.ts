@@ -2,6 +2,7 @@
 import { chunk, guard, restGuard } from '../parse-helpers.ts';
 import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, VenueConnectorSpec, VenueUrls } from '../types.ts';
+import { dvolHistoryPollers } from './dvol-history.ts';
 import { deribitInstrumentFromName, parseDeribitInstruments } from './instruments.ts';
 import { indexNameFor, parseDeribitName } from './names.ts';
 import { parseDeribitFrame } from './parse.ts';
@@ -80,8 +81,8 @@ export function createDeribitConnector(overrides: VenueUrls = {}): VenueConnecto
       });
       return plans;
     },
-    pollers() {
-      return [];
+    pollers(symbols) {
+      return dvolHistoryPollers(rest, symbols);
     },
     parse: guard(parseDeribitFrame),
     instrumentFromName: deribitInstrumentFromName,

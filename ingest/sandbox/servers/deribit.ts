@@ -1,3 +1,4 @@
+import { volatilityIndexRest } from './deribit-dvol.ts';
 import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
@@ -6,7 +7,7 @@ import { VenueHost, groupBy, type Client, type RestReply, venueServer, malformed
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
 
 /**
- * Deribit JSON-RPC over WebSocket (/ws/api/v2) and REST (/api/v2/public/get_instruments).
+ * Deribit JSON-RPC over WebSocket (/ws/api/v2) and REST (/api/v2/public/get_instruments, get_volatility_index_data).
  * Channels: trades.option.{CUR}.100ms, trades.{instrument}.100ms (perps carry `liquidation`), ticker.{instrument}.100ms,
  * deribit_price_index.{idx}, deribit_volatility_index.{idx}. Heartbeat: public/set_heartbeat -> test_request,
  * unanswered test_request -> disconnect.
@@ -301,7 +302,10 @@ export async function startDeribitServer(ctx: VenueServerContext, port = 0): Pro
   const wire: TradeWireState = { market, seq: new Map(), liquidationIds: new Set() };
   const host: VenueHost = new VenueHost('deribit', {
     wsPaths: (p) => p === '/ws/api/v2',
-    rest: (path, query) => (path === '/api/v2/public/get_instruments' ? instrumentsRest(market, query) : null),
+    rest: (path, query) => {
+      if (path === '/api/v2/public/get_instruments') return instrumentsRest(market, query);
+      return path === '/api/v2/public/get_volatility_index_data' ? volatilityIndexRest(query, Date.now()) : null;
+    },
     onMessage: (c, text) => onMessage(host, market, timings, c, text),
   });
   const bound = await host.listen(port);
