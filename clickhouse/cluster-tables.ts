@@ -20,6 +20,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   gex_snapshots: 'cityHash64(symbol)',
   gex_levels: 'cityHash64(symbol)',
   gamma_flow: 'cityHash64(symbol)',
+  // stress rows (057): per tick and venue beside the symbol's snapshots
+  gex_stress: 'cityHash64(symbol)',
   // accounts (010): versions of a user / key collapse on one shard
   users: 'cityHash64(user_id)',
   api_keys: 'cityHash64(key_hash)',
@@ -36,6 +38,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   market_liquidations_1h: 'cityHash64(symbol)',
   market_liquidations_1d: 'cityHash64(symbol)',
   option_tape_1m: 'cityHash64(symbol)',
+  vol_index_1h: 'cityHash64(symbol)',
   // reference data (030): a re-loaded unit replaces its row on the same shard
   etf_flows: 'cityHash64(region, asset)',
   cot_positions: 'cityHash64(market_code, report, variant)',
