@@ -3,8 +3,8 @@ import { VENUES } from '../schemas/events.ts';
 import { rederiveRollups } from './market-rollups.ts';
 
 /**
- * Recomputes the 1-minute market states of [fromMs, toMs) from the raw tables read with FINAL (each event
- * once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized views' own
+ * Recomputes the 1-minute market states and the option tape minutes (option_tape_1m) of [fromMs, toMs) from the
+ * raw tables read with FINAL (each event once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized views' own
  * aggregation. Repairs sums after a redelivery in a different batch, and fills the states for raw rows
  * stored before migration 020. Whole minutes only; run it on closed minutes (not while the raw writer
  * is still writing into the range). Then the hourly and daily states (migration 022) of every hour and day
@@ -50,6 +50,22 @@ SELECT symbol, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, sumIf(size, sid
   toUInt64(countIf(side = 'long')), sumIf(size, side = 'short'), sumIf(price * size, side = 'short'), toUInt64(countIf(side = 'short')),
   max(ts), groupUniqArray(toString(venue)), ${VENUE_MASK}
 FROM liquidations FINAL WHERE ${RAW_RANGE} GROUP BY symbol, bucket
+SETTINGS insert_deduplicate = 0`,
+  },
+  {
+    // option_tape_1m (migration 041): the view's aggregation over option_trades FINAL.
+    target: 'option_tape_1m',
+    insert: `INSERT INTO option_tape_1m
+SELECT symbol, toStartOfMinute(toDateTime(ts, 'UTC')) AS bucket, venue, expiry, strike, option_type, side,
+  toUInt64(count()), sum(q), sum(p), sum(q * ifNull(ref, 0)), toUInt64(countIf(ref IS NULL)),
+  toUInt64(countIf(is_block)), sumIf(q, is_block), sumIf(p, is_block)
+FROM (
+  SELECT symbol, ts, venue, expiry, strike, option_type, side, size AS q, premium_usd AS p,
+         coalesce(index_price, underlying_price) AS ref, block AS is_block
+  FROM option_trades FINAL
+  WHERE ${RAW_RANGE} AND isFinite(size) AND isFinite(premium_usd)
+)
+GROUP BY symbol, bucket, venue, expiry, strike, option_type, side
 SETTINGS insert_deduplicate = 0`,
   },
 ];

@@ -39,7 +39,7 @@ async function open(config: Parameters<typeof openStore>[0]): Promise<Store | st
 export const backfillCommand: CliCommand = {
   name: 'backfill',
   usage: 'backfill --sandbox --days N [--symbols S,..] [--model fast|full] [--trades-per-minute N] [--rebuild]',
-  summary: 'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states and their 1h/1d roll-ups).',
+  summary: 'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states, their 1h/1d roll-ups and the option tape minutes).',
   async run({ config, flags }) {
     const days = intFlag(flags, 'days', null, 1, 400);
     const tpm = intFlag(flags, 'trades-per-minute', 2, 1, 600);
