@@ -22,6 +22,10 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   gamma_flow: 'cityHash64(symbol)',
   // stress rows (057): per tick and venue beside the symbol's snapshots
   gex_stress: 'cityHash64(symbol)',
+  // option chain snapshots (059): per tick beside the symbol's snapshots
+  option_chain_snapshots: 'cityHash64(symbol)',
+  option_chain_snapshots_5m: 'cityHash64(symbol)',
+  option_chain_snapshots_1h: 'cityHash64(symbol)',
   // accounts (010): versions of a user / key collapse on one shard
   users: 'cityHash64(user_id)',
   api_keys: 'cityHash64(key_hash)',

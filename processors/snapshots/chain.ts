@@ -20,6 +20,8 @@ export interface ChainOptions {
 /** Chain instrument plus its venue name, for inventory statistics. */
 export interface NamedInstrument extends ChainInstrument {
   readonly instrument: string;
+  /** The ticker the instrument was built from (quote and time, for the consolidated chain). */
+  readonly ticker: TickerState;
 }
 
 export type ChainResult =
@@ -71,6 +73,7 @@ export function buildChain(
     return {
       venue: t.venue,
       instrument: t.instrument,
+      ticker: t,
       strike: t.strike,
       expiry: t.expiry,
       type: t.type,

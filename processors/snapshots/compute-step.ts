@@ -12,7 +12,7 @@ import { inventoryMap } from '../dealer-flow/book.ts';
 import { entriesAsOf } from '../dealer-flow/checkpoint-store.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 import { buildChain } from './chain.ts';
-import type { ChainOptions, ChainResult } from './chain.ts';
+import type { ChainOptions, ChainResult, NamedInstrument } from './chain.ts';
 import { expiryCellsByVenue } from './expiry-cells.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import { inventoryStatsByVenue } from './inventory-stats.ts';
@@ -21,7 +21,12 @@ import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
 import type { SymbolState } from './state.ts';
 
 export type ComputeResult =
-  | { readonly kind: 'snapshot'; readonly chain: ChainSnapshot; readonly rows: readonly StoredSnapshotRow[] }
+  | {
+      readonly kind: 'snapshot';
+      readonly chain: ChainSnapshot;
+      readonly instruments: readonly NamedInstrument[];
+      readonly rows: readonly StoredSnapshotRow[];
+    }
   | { readonly kind: 'skipped'; readonly reason: 'no_spot' | 'no_instruments' };
 
 const NO_CELLS: ExpiryCells = { cell_expiry: [], cell_strike: [], cell_gex_std: [], cell_gex_flow: [] };
@@ -49,7 +54,7 @@ export async function computeSnapshot(
 ): Promise<ComputeResult> {
   const r = await chainWithInventory(store, symbol, tick, state, opts);
   if (r.kind !== 'chain') return { kind: 'skipped', reason: r.kind };
-  return { kind: 'snapshot', chain: r.chain, rows: rowsFromChain(r.chain, source) };
+  return { kind: 'snapshot', chain: r.chain, instruments: r.instruments, rows: rowsFromChain(r.chain, source) };
 }
 
 /** The chain of a tick with the flow symbols' dealer inventory as of the tick (dealer-flow checkpoints). */

@@ -1,6 +1,7 @@
 /**
  * One snapshot cycle for one symbol at one aligned tick:
- *   state (live memory, or rebuilt from the raw tables as of the tick) → venue rows → store rows →
+ *   state (live memory, or rebuilt from the raw tables as of the tick) → consolidated chain rows
+ *   (option_chain_snapshots*) → venue rows → store rows →
  *   gex_stress (shocked totals, analytics/stress.ts) → levels of both models → gex_levels + gamma_flow → publish on analytics.snapshots.v1.
  * A tick whose venue rows are already stored (a crash between the inserts) is completed from those rows, so
  * gex_levels and gamma_flow always describe the stored rows.
@@ -23,6 +24,8 @@ import { lastGammaFlowPoint, rowsAt } from './snapshot-reads.ts';
 import type { MarketState } from './state.ts';
 import { publishSnapshot, storeLevelsAndFlow, storeSnapshotRows } from './write-step.ts';
 import { storeStressRows } from './stress-record.ts';
+import { chainRows } from './option-chain.ts';
+import { storeChainRows } from './option-chain-record.ts';
 
 export interface CycleContext {
   readonly store: Store;
@@ -64,6 +67,7 @@ export async function runCycle(ctx: CycleContext, symbol: MarketSymbol, tick: nu
         return { kind: 'skipped', symbol, computedAt: tick, reason: r.reason };
       }
       rows = r.rows;
+      await storeChainRows(ctx.store, symbol, tick, chainRows(r.chain, r.instruments));
       await storeSnapshotRows(ctx.store, symbol, tick, rows);
     }
     await storeStressRows(ctx.store, symbol, tick, rows);

@@ -8,7 +8,7 @@ import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
 import type { ChainOptions } from './chain.ts';
 import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
-import { MarketState } from './state.ts';
+import { MarketState, quoteOf } from './state.ts';
 
 interface TickerRow {
   venue: Venue;
@@ -21,11 +21,25 @@ interface TickerRow {
   open_interest: number | null;
   underlying_price: number | null;
   index_price: number | null;
+  mark_price: number | null;
+  bid_iv: number | null;
+  ask_iv: number | null;
+  delta: number | null;
+  gamma: number | null;
+  vega: number | null;
+  theta: number | null;
+  bid_price_usd: number | null;
+  ask_price_usd: number | null;
+  last_price_usd: number | null;
+  bid_size: number | null;
+  ask_size: number | null;
+  volume24h: number | null;
 }
 
 // Converted columns are aliased *_ms: an alias equal to a column name would replace it in WHERE / ORDER BY.
 const TICKERS = `SELECT venue, instrument, ${msColumn('ts', 'ts_ms')}, strike, ${msColumn('expiry', 'expiry_ms')}, option_type,
-  mark_iv, open_interest, underlying_price, index_price
+  mark_iv, open_interest, underlying_price, index_price, mark_price, bid_iv, ask_iv, delta, gamma, vega, theta,
+  bid_price_usd, ask_price_usd, last_price_usd, bid_size, ask_size, volume24h
 FROM option_tickers
 WHERE symbol = {symbol:String} AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')}
 ORDER BY venue, instrument, ts DESC, id DESC
@@ -80,6 +94,21 @@ export async function loadStateAsOf(
       openInterest: t.open_interest,
       underlyingPrice: t.underlying_price,
       indexPrice: t.index_price,
+      quote: quoteOf({
+        markPrice: t.mark_price,
+        bidIv: t.bid_iv,
+        askIv: t.ask_iv,
+        delta: t.delta,
+        gamma: t.gamma,
+        vega: t.vega,
+        theta: t.theta,
+        bidPriceUsd: t.bid_price_usd,
+        askPriceUsd: t.ask_price_usd,
+        lastPriceUsd: t.last_price_usd,
+        bidSize: t.bid_size,
+        askSize: t.ask_size,
+        volume24h: t.volume24h,
+      }),
     });
   }
   for (const p of index) state.putIndex(symbol, { venue: p.venue, name: p.name, ts: p.ts_ms, value: p.value });

@@ -4,8 +4,10 @@ import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { includeSet } from '../gex/params.ts';
 import { greekPath, greeksData, greeksQuery, surface3dData, surface3dQuery, surfacesData } from './greeks-schemas.ts';
-import { ChainMemo, greekMeta, resolveGreekInstant, selectChain } from './greeks-source.ts';
-import type { GreekInstant, Selection } from './greeks-source.ts';
+import { ChainMemo, chainMeta, resolveChainInstant, selectChain } from './chain-source.ts';
+import type { ResolvedChainInstant, Selection } from './chain-source.ts';
+import type { DealerModel } from '../../../processors/analytics/types.ts';
+import type { MarketSymbol } from '../../../schemas/events.ts';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Greek } from '../../../processors/analytics/greek-exposure.ts';
@@ -19,10 +21,14 @@ const COMMON =
   'Dealer exposures in USD from the snapshot chain (Black-76, r = 0, on each expiry forward; one unit per greek, see `unit`; signs are the dealer book: std = long calls / short puts, flow = measured inventory, same fallback as /v2/gex/levels). `exchanges` re-aggregates venues, `expiry` selects one (404 when not listed), `as_of` resolves to the newest snapshot at or before the instant (never after).';
 
 /** The engine input of a by-strike or surfaces request: instant, venue/expiry selection, model, breakdown. */
-async function exposureInput(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: GreeksQuery, greek: Greek): Promise<{ input: GreekQuery; inst: GreekInstant; sel: Selection }> {
-  const inst = await resolveGreekInstant(ctx, request, q.symbol, q.as_of);
-  const sel = await selectChain(ctx, memo, q, inst.t);
-  const { chain } = sel.prepared;
+function greekMeta(ctx: AppContext, symbol: MarketSymbol, at: ResolvedChainInstant, sel: Selection, requested: DealerModel | null, served: DealerModel | null): ReturnType<typeof chainMeta> {
+  return chainMeta(ctx, symbol, at, sel, requested !== null && served !== null ? { requested, served } : null);
+}
+
+async function exposureInput(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: GreeksQuery, greek: Greek): Promise<{ input: GreekQuery; inst: ResolvedChainInstant; sel: Selection }> {
+  const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of);
+  const sel = await selectChain(ctx, memo, q, inst);
+  const { chain } = sel.stored;
   const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
   return { input: { symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek, model: q.positioning ?? 'flow', breakdown }, inst, sel };
 }
@@ -78,9 +84,9 @@ export async function greeksRoutes(app: ApiInstance, ctx: AppContext): Promise<v
       const q = request.query;
       const model = q.positioning ?? 'flow';
       const metric = q.metric ?? 'gamma';
-      const inst = await resolveGreekInstant(ctx, request, q.symbol, q.as_of);
-      const sel = await selectChain(ctx, memo, q, inst.t);
-      const { chain } = sel.prepared;
+      const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of);
+      const sel = await selectChain(ctx, memo, q, inst);
+      const { chain } = sel.stored;
       const d = surface3d({ symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, metric, model, breakdown: false });
       return ctx.respond.ok(request, d, greekMeta(ctx, q.symbol, inst, sel, d.positioning === null ? null : model, d.positioning));
     },
