@@ -1,6 +1,9 @@
 /** `as_of` handling shared by the GEX routes: never in the future, bounded by the plan's history window. */
 import type { FastifyRequest } from 'fastify';
-import { validationError } from '../../errors.ts';
+import { notFound, validationError } from '../../errors.ts';
+import type { MarketSymbol } from '../../../schemas/events.ts';
+import { snapshotAsOf } from '../../snapshots/as-of.ts';
+import type { StoredSnapshot } from '../../snapshots/as-of.ts';
 import { clampInstant, clampWindow, historyMeta, type HistoryClamp, type TimeWindow } from '../../history/clamp.ts';
 import type { AppContext } from '../../types.ts';
 import { instantMs } from './params.ts';
@@ -38,6 +41,29 @@ export function resolveWindow(ctx: AppContext, request: FastifyRequest, asOf: st
   const to = asOf === undefined ? null : notFuture(ctx, asOf).ms;
   const c = clampWindow(window(to ?? ctx.clock()), ctx.historyPolicy(request));
   return { requested: to === null ? null : new Date(to).toISOString(), served: c.served, history: historyMeta(c) };
+}
+
+/** The snapshot a latest-or-as_of request reads: the cached latest, or the stored one at or before the clamped instant. */
+export async function snapshotForRequest(
+  ctx: AppContext & { readonly cache: { get(symbol: MarketSymbol): StoredSnapshot | null } },
+  request: FastifyRequest,
+  symbol: MarketSymbol,
+  asOf: string | undefined,
+): Promise<{ readonly snap: StoredSnapshot; readonly at?: ResolvedInstant }> {
+  if (asOf === undefined) {
+    const snap = ctx.cache.get(symbol);
+    if (snap === null) throw notFound(`no GEX snapshot for ${symbol} yet`);
+    return { snap };
+  }
+  const at = resolveInstant(ctx, request, asOf);
+  const snap = await snapshotAsOf(ctx.store, symbol, at.servedMs);
+  if (snap === null) throw notFound(`no GEX snapshot for ${symbol} at or before ${new Date(at.servedMs).toISOString()}`);
+  return { snap, at };
+}
+
+/** meta.extra.as_of and meta.history of an as_of answer (nothing for a latest one). */
+export function pointInTimeMeta(at: ResolvedInstant | undefined, snapshotAt: number): { extra: Record<string, unknown>; history?: ResolvedInstant['history'] } {
+  return at === undefined ? { extra: {} } : { extra: { as_of: asOfMeta(at.requested, snapshotAt, at.servedMs) }, history: at.history };
 }
 
 /** meta.extra.as_of: the requested instant, the snapshot used and the lag (seconds, served instant − snapshot). */

@@ -164,6 +164,38 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     assertError(await get('/v2/gex/max-pain?symbol=HYPEUSDT'), 404, 'NOT_FOUND');
   });
 
+  test('max-pain and heatmap as_of: newest snapshot at or before (never after), engine numbers of that chain, identical bytes twice; 404 before the first, 422 in the future', async () => {
+    const maxPainOf = (chain: ReturnType<typeof chainAt>): unknown[] =>
+      [E1, E2].flatMap((e) => {
+        const ins = chain.instruments.filter((i) => i.expiry === e);
+        if (ins.length === 0) return [];
+        const strikes = [...new Set(ins.map((i) => i.strike))].sort((a, b) => a - b);
+        const oi = (type: 'call' | 'put') => strikes.map((k) => ins.filter((i) => i.strike === k && i.type === type).reduce((s, i) => s + i.openInterest, 0));
+        const mp = maxPain(strikes, oi('call'), oi('put'));
+        return [{ expiry: iso(e), strike: mp?.strike ?? null, value: mp?.value ?? null }];
+      });
+    const url = `/v2/gex/max-pain?symbol=BTCUSDT&as_of=${encodeURIComponent(iso(B - 1))}`;
+    const first = await get(url);
+    const mp = assertOk<{ expiries: unknown[] }>(first);
+    assert.deepEqual(mp.data.expiries, maxPainOf(chainAt(A)));
+    assert.deepEqual(mp.meta.computed_at, iso(A));
+    assert.deepEqual((mp.meta.extra as { as_of: unknown }).as_of, { requested: iso(B - 1), snapshot_at: iso(A), lag_seconds: (B - 1 - A) / 1000 });
+    const dataBytes = (body: string): string => JSON.stringify((JSON.parse(body) as { data: unknown }).data);
+    assert.equal(dataBytes((await get(url)).body), dataBytes(first.body));
+    const heat = assertOk<{ strikes: number[]; values: number[][] }>(await get(`/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std&as_of=${iso(A)}`));
+    assert.equal(heat.meta.computed_at, iso(A));
+    for (const r of computeLevelsFromChain(chainAt(A), 'std').ranked?.all_expiry_top_10 ?? []) {
+      const j = heat.data.strikes.indexOf(r.strike);
+      const sum = heat.data.values.reduce((acc, line) => acc + (line[j] ?? 0), 0);
+      assert.ok(Math.abs(sum - r.net_gex) <= 1e-9 * Math.abs(r.net_gex), `${r.strike}: ${sum} vs ${r.net_gex}`);
+    }
+    for (const path of ['/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap']) {
+      assertError(await get(`${path}?symbol=BTCUSDT&as_of=${iso(A - 1)}`), 404, 'NOT_FOUND');
+      const future = assertError(await get(`${path}?symbol=BTCUSDT&as_of=${iso(clock() + 1_000)}`), 422, 'VALIDATION_ERROR');
+      assert.equal((future.error.details?.errors as { name: string }[])[0]?.name, 'as_of');
+    }
+  });
+
   test('strike × expiry heatmap: column sums equal the engine net GEX per strike; venue filter; fallback', async () => {
     const { data, meta } = assertOk<{ positioning: string; strikes: number[]; expiries: string[]; values: number[][] }>(await get('/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std'));
     assert.deepEqual(data.expiries, [iso(E1), iso(E2)]);

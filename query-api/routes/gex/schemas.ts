@@ -59,9 +59,10 @@ export const maxPainQuery = z.object({
     .refine((s) => parseExpiry(s) !== null, { error: "expiry date: token like 27DEC24 or ISO date YYYY-MM-DD" })
     .optional()
     .describe('one expiry (UTC date: 27DEC24 or 2024-12-27); omit for every open expiry; 404 when not listed'),
+  as_of: asOfParam,
 });
 
-export const heatmapQuery = z.object({ symbol: symbolParam, exchanges: exchangesParam, positioning: positioningParam });
+export const heatmapQuery = z.object({ symbol: symbolParam, exchanges: exchangesParam, positioning: positioningParam, as_of: asOfParam });
 
 const num = z.number();
 const price = num.nullable();
