@@ -1,0 +1,206 @@
+/**
+ * The consolidated option chain (/v2/options/chain) from the stored per-venue chain rows of one tick
+ * (option_chain_snapshots). One row per (expiry instant, strike, type); rules:
+ * - best bid = the highest venue bid (USD per coin), best ask = the lowest venue ask; ties → the larger size, then
+ *   the venue name; `bid_iv` / `ask_iv` are the IVs the venue holding that side publishes (null when it does not).
+ * - mark price, mark IV, forward and the four greeks = weighted means over the venues that have the value, weights =
+ *   each venue's open interest (coins), equal weights when the contract's total OI is 0.
+ * - open interest = the sum over venues (coins); 24 h volume = the sum over the venues that publish it (null when
+ *   none does); `greeks_source` per greek: venue / computed when every contributing venue agrees, mixed, or none.
+ * Pure: no I/O. Units as option_chain_snapshots (clickhouse/migrations/059).
+ */
+import type { OptionType } from '../../schemas/events.ts';
+
+export type QuoteGreekSource = 'none' | 'venue' | 'computed';
+
+/** The stored chain row fields this module reads (a structural subset of OptionChainRow). */
+export interface ChainQuoteRow {
+  readonly venue: string;
+  readonly instrument: string;
+  readonly expiry: number;
+  readonly strike: number;
+  readonly option_type: OptionType;
+  readonly t_years: number;
+  readonly forward: number;
+  readonly bid_price_usd: number | null;
+  readonly ask_price_usd: number | null;
+  readonly bid_size: number | null;
+  readonly ask_size: number | null;
+  readonly mark_price_usd: number | null;
+  readonly mark_iv: number | null;
+  readonly bid_iv: number | null;
+  readonly ask_iv: number | null;
+  readonly delta: number | null;
+  readonly gamma: number | null;
+  readonly vega: number | null;
+  readonly theta: number | null;
+  readonly delta_source: string;
+  readonly gamma_source: string;
+  readonly vega_source: string;
+  readonly theta_source: string;
+  readonly open_interest: number;
+  readonly volume_24h: number | null;
+}
+
+export const QUOTE_GREEKS = ['delta', 'gamma', 'vega', 'theta'] as const;
+export type QuoteGreek = (typeof QUOTE_GREEKS)[number];
+
+export interface BookSide {
+  readonly venue: string;
+  readonly price_usd: number;
+  readonly size: number | null;
+  readonly iv: number | null;
+}
+
+export interface ConsolidatedQuote {
+  readonly expiry: number;
+  readonly strike: number;
+  readonly type: OptionType;
+  readonly t_years: number;
+  readonly forward: number;
+  readonly bid: BookSide | null;
+  readonly ask: BookSide | null;
+  readonly mark_usd: number | null;
+  readonly mark_iv: number | null;
+  readonly open_interest: number;
+  readonly volume_24h: number | null;
+  readonly delta: number | null;
+  readonly gamma: number | null;
+  readonly vega: number | null;
+  readonly theta: number | null;
+  readonly greeks_source: Readonly<Record<QuoteGreek, QuoteGreekSource | 'mixed'>>;
+  /** The per-venue rows, in venue order. */
+  readonly venues: readonly ChainQuoteRow[];
+}
+
+export function contractKey(r: { readonly expiry: number; readonly strike: number; readonly option_type: OptionType }): string {
+  return `${r.expiry}|${r.strike}|${r.option_type}`;
+}
+
+const TYPE_ORDER: Readonly<Record<OptionType, number>> = { call: 0, put: 1 };
+
+/** Expiry, then strike, then call before put. */
+export function compareContracts(a: { expiry: number; strike: number; type: OptionType }, b: { expiry: number; strike: number; type: OptionType }): number {
+  return a.expiry - b.expiry || a.strike - b.strike || TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
+}
+
+/** Rows grouped per contract, venues sorted by name inside a group. */
+export function groupByContract(rows: readonly ChainQuoteRow[]): ChainQuoteRow[][] {
+  const groups = new Map<string, ChainQuoteRow[]>();
+  for (const r of rows) {
+    const k = contractKey(r);
+    const g = groups.get(k);
+    if (g === undefined) groups.set(k, [r]);
+    else g.push(r);
+  }
+  for (const g of groups.values()) g.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0));
+  return [...groups.values()];
+}
+
+/** Weighted mean of a field over the rows that have it (OI weights; equal weights when the OI sum is 0). */
+export function weightedMean(rows: readonly ChainQuoteRow[], value: (r: ChainQuoteRow) => number | null): number | null {
+  const have = rows.filter((r) => {
+    const v = value(r);
+    return v !== null && Number.isFinite(v);
+  });
+  if (have.length === 0) return null;
+  const oi = have.reduce((s, r) => s + Math.max(0, r.open_interest), 0);
+  let num = 0;
+  let den = 0;
+  for (const r of have) {
+    const w = oi > 0 ? Math.max(0, r.open_interest) : 1;
+    num += w * (value(r) as number);
+    den += w;
+  }
+  return den > 0 ? num / den : null;
+}
+
+function better(side: 'bid' | 'ask', a: BookSide, b: BookSide): boolean {
+  if (a.price_usd !== b.price_usd) return side === 'bid' ? a.price_usd > b.price_usd : a.price_usd < b.price_usd;
+  const sa = a.size ?? 0;
+  const sb = b.size ?? 0;
+  if (sa !== sb) return sa > sb;
+  return a.venue < b.venue;
+}
+
+/** The best bid or ask across venues, null when no venue quotes that side. */
+export function bestSide(rows: readonly ChainQuoteRow[], side: 'bid' | 'ask'): BookSide | null {
+  let best: BookSide | null = null;
+  for (const r of rows) {
+    const price = side === 'bid' ? r.bid_price_usd : r.ask_price_usd;
+    if (price === null || !(price > 0)) continue;
+    const cand: BookSide = { venue: r.venue, price_usd: price, size: side === 'bid' ? r.bid_size : r.ask_size, iv: side === 'bid' ? r.bid_iv : r.ask_iv };
+    if (best === null || better(side, cand, best)) best = cand;
+  }
+  return best;
+}
+
+function sourceOf(rows: readonly ChainQuoteRow[], greek: QuoteGreek): QuoteGreekSource | 'mixed' {
+  const used = new Set(rows.filter((r) => r[greek] !== null).map((r) => r[`${greek}_source`]));
+  if (used.size === 0) return 'none';
+  if (used.size > 1) return 'mixed';
+  return [...used][0] === 'venue' ? 'venue' : 'computed';
+}
+
+export function consolidateContract(venues: readonly ChainQuoteRow[]): ConsolidatedQuote {
+  const first = venues[0] as ChainQuoteRow;
+  const volumes = venues.filter((r) => r.volume_24h !== null && Number.isFinite(r.volume_24h));
+  return {
+    expiry: first.expiry,
+    strike: first.strike,
+    type: first.option_type,
+    t_years: first.t_years,
+    forward: weightedMean(venues, (r) => r.forward) ?? first.forward,
+    bid: bestSide(venues, 'bid'),
+    ask: bestSide(venues, 'ask'),
+    mark_usd: weightedMean(venues, (r) => r.mark_price_usd),
+    mark_iv: weightedMean(venues, (r) => r.mark_iv),
+    open_interest: venues.reduce((s, r) => s + r.open_interest, 0),
+    volume_24h: volumes.length === 0 ? null : volumes.reduce((s, r) => s + (r.volume_24h as number), 0),
+    delta: weightedMean(venues, (r) => r.delta),
+    gamma: weightedMean(venues, (r) => r.gamma),
+    vega: weightedMean(venues, (r) => r.vega),
+    theta: weightedMean(venues, (r) => r.theta),
+    greeks_source: { delta: sourceOf(venues, 'delta'), gamma: sourceOf(venues, 'gamma'), vega: sourceOf(venues, 'vega'), theta: sourceOf(venues, 'theta') },
+    venues,
+  };
+}
+
+/** The contracts a filter keeps, consolidated, in (expiry, strike, call/put) order. */
+export function consolidateChain(rows: readonly ChainQuoteRow[], f: ChainFilter = {}): ConsolidatedQuote[] {
+  return selectContracts(rows, f).map(consolidateContract);
+}
+
+export interface ChainFilter {
+  /** Expiry UTC days (ms at 00:00); empty = all. */
+  readonly expiryDays?: readonly number[];
+  readonly type?: OptionType;
+  readonly strikeMin?: number;
+  readonly strikeMax?: number;
+  /** Keep |K / F − 1| ≤ moneyness, F = the contract's consolidated (OI-weighted) forward. */
+  readonly moneyness?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The contracts a filter keeps, each with all its venue rows (venue order), in (expiry, strike, call/put) order. */
+export function selectContracts(rows: readonly ChainQuoteRow[], f: ChainFilter): ChainQuoteRow[][] {
+  const days = f.expiryDays === undefined || f.expiryDays.length === 0 ? null : f.expiryDays;
+  const kept = rows.filter(
+    (r) =>
+      (days === null || days.some((d) => r.expiry >= d && r.expiry < d + DAY_MS)) &&
+      (f.type === undefined || r.option_type === f.type) &&
+      (f.strikeMin === undefined || r.strike >= f.strikeMin) &&
+      (f.strikeMax === undefined || r.strike <= f.strikeMax),
+  );
+  const groups = groupByContract(kept).filter((g) => {
+    if (f.moneyness === undefined) return true;
+    const forward = weightedMean(g, (r) => r.forward) ?? (g[0] as ChainQuoteRow).forward;
+    return Math.abs((g[0] as ChainQuoteRow).strike / forward - 1) <= f.moneyness;
+  });
+  const key = (g: readonly ChainQuoteRow[]): { expiry: number; strike: number; type: OptionType } => {
+    const r = g[0] as ChainQuoteRow;
+    return { expiry: r.expiry, strike: r.strike, type: r.option_type };
+  };
+  return groups.sort((a, b) => compareContracts(key(a), key(b)));
+}
