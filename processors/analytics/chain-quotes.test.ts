@@ -19,6 +19,7 @@ function row(p: Partial<ChainQuoteRow> & Pick<ChainQuoteRow, 'venue' | 'strike' 
     bid_size: null,
     ask_size: null,
     mark_price_usd: null,
+    last_price_usd: null,
     mark_iv: null,
     bid_iv: null,
     ask_iv: null,

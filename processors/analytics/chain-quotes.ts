@@ -27,6 +27,7 @@ export interface ChainQuoteRow {
   readonly bid_size: number | null;
   readonly ask_size: number | null;
   readonly mark_price_usd: number | null;
+  readonly last_price_usd: number | null;
   readonly mark_iv: number | null;
   readonly bid_iv: number | null;
   readonly ask_iv: number | null;

@@ -3,6 +3,7 @@ import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
 import { greeksCommand } from './greeks.ts';
+import { chainCommand } from './chain.ts';
 import { flowCommand } from './flow.ts';
 import { rangeCommand } from './range.ts';
 import { parseCommand } from './parse.ts';
@@ -16,4 +17,4 @@ import { sqlCommand } from './sql.ts';
 import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, greeksCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, greeksCommand, chainCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
