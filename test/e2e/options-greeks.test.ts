@@ -69,4 +69,22 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
     assert.equal(p?.gex.length, 9);
     assert.ok(p?.gex.some((v) => v !== 0));
   });
+
+  test('the consolidated chain routes answer with non-empty data: chain (book, IVs, greeks), venue book, OI by expiry; max-pain and heatmap as_of', async () => {
+    const nonEmpty = (field: string) => (d: Record<string, unknown>) => Array.isArray(d[field]) && (d[field] as unknown[]).length > 0;
+    const chain = await eventually('/v2/options/chain?symbol=BTCUSDT&include=exchange_breakdown', nonEmpty('rows'));
+    const rows = chain['rows'] as { mark_iv: number | null; delta: number | null; open_interest: number; venues: string[]; bid_usd: number | null; ask_usd: number | null }[];
+    assert.ok(rows.some((r) => (r.mark_iv ?? 0) > 0 && r.delta !== null && r.open_interest > 0));
+    assert.ok(rows.some((r) => r.bid_usd !== null && r.ask_usd !== null && r.bid_usd > 0));
+    assert.ok(new Set(rows.flatMap((r) => r.venues)).size >= 2, 'more than one venue consolidated');
+    const ladder = await eventually('/v2/options/chain?symbol=BTCUSDT&layout=ladder&moneyness=0.2', nonEmpty('ladder'));
+    assert.ok((ladder['ladder'] as { call: unknown; put: unknown }[]).some((l) => l.call !== null && l.put !== null));
+    const book = await eventually('/v2/options/venue-book?symbol=BTCUSDT&min_venues=2', nonEmpty('rows'));
+    assert.ok((book['rows'] as { venues: unknown[] }[]).every((r) => r.venues.length >= 2));
+    const oi = await eventually('/v2/options/oi/by-expiry?symbol=BTCUSDT', nonEmpty('expiries'));
+    assert.ok(((oi['totals'] as { total_oi: number }).total_oi) > 0);
+    const now = new Date().toISOString();
+    await eventually(`/v2/gex/max-pain?symbol=BTCUSDT&as_of=${now}`, nonEmpty('expiries'));
+    await eventually(`/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&as_of=${now}`, nonEmpty('strikes'));
+  });
 });
