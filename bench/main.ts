@@ -5,7 +5,8 @@
  * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
  * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year),
  * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out),
- * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1).
+ * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1), options (chain snapshot
+ * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day).
  */
 type Suite = () => Promise<void>;
 
@@ -22,6 +23,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   flow: [async () => (await import('./flow.ts')).runFlowBench],
   ws: [async () => (await import('./ws.ts')).runWsBench],
   'options-greeks': [async () => (await import('./options-greeks.ts')).runOptionsGreeksBench],
+  options: [async () => (await import('./options.ts')).runOptionsBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {

@@ -47,7 +47,7 @@ ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(computed_at)
 ORDER BY (symbol, computed_at, venue, instrument)
 TTL toDateTime(computed_at, 'UTC') + INTERVAL 3 DAY
-SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1;
+SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1, index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS option_chain_snapshots_5m
 (
@@ -88,7 +88,7 @@ ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(computed_at)
 ORDER BY (symbol, computed_at, venue, instrument)
 TTL toDateTime(computed_at, 'UTC') + INTERVAL 35 DAY
-SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1;
+SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1, index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS option_chain_snapshots_1h
 (
@@ -129,4 +129,4 @@ ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(computed_at)
 ORDER BY (symbol, computed_at, venue, instrument)
 TTL toDateTime(computed_at, 'UTC') + INTERVAL 366 DAY
-SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1;
+SETTINGS non_replicated_deduplication_window = 1000, ttl_only_drop_parts = 1, index_granularity = 1024;

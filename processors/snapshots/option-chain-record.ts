@@ -1,10 +1,11 @@
 /**
  * Writes a tick's consolidated chain (option-chain.ts) into the retention tables of migration 059: every tick into
  * option_chain_snapshots (3 days), ticks on a 5-minute boundary also into option_chain_snapshots_5m (35 days), ticks
- * on an hour boundary also into option_chain_snapshots_1h (366 days). One dedup token per (table, symbol, tick): a
- * cycle re-run after a crash stores nothing twice. Written before gex_snapshots, so a tick resumed from its stored
+ * on an hour boundary also into option_chain_snapshots_1h (366 days). A cycle re-run after a crash stores nothing
+ * twice (dedup token on the insert, a presence check before a copy). Written before gex_snapshots, so a tick resumed from its stored
  * venue rows already has its chain.
  */
+import { msParam } from '../../clickhouse/epoch-ms.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import type { OptionChainRow } from './option-chain.ts';
@@ -31,7 +32,18 @@ export function tiersOf(tick: number): ChainTier[] {
   return CHAIN_TIERS.filter((t, i) => i === 0 || tick % t.stepMs === 0);
 }
 
+/**
+ * The finest tier gets the rows (dedup token per table, symbol and tick); a coarser tier copies them from it inside
+ * the store (INSERT … SELECT: no second JSON encode and parse), unless a retried cycle already copied that tick.
+ */
 export async function storeChainRows(store: Store, symbol: MarketSymbol, tick: number, rows: readonly OptionChainRow[]): Promise<void> {
   if (rows.length === 0) return;
-  for (const tier of tiersOf(tick)) await store.insert(tier.table, rows, { dedupToken: `${tier.table}:${symbol}:${tick}` });
+  const [finest, ...coarser] = tiersOf(tick) as [ChainTier, ...ChainTier[]];
+  await store.insert(finest.table, rows, { dedupToken: `${finest.table}:${symbol}:${tick}` });
+  for (const tier of coarser) {
+    const params = { symbol, t: tick };
+    const present = await store.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${tier.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`, params);
+    if ((present[0]?.n ?? 0) > 0) continue;
+    await store.command(`INSERT INTO ${tier.table} SELECT * FROM ${finest.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`, params);
+  }
 }

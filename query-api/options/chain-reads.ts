@@ -6,6 +6,8 @@
  * duplicate is removed with LIMIT 1 BY (venue, instrument).
  */
 import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { cellAt } from '../../clickhouse/row-binary.ts';
+import type { ColumnsResult, ResultColumn } from '../../clickhouse/row-binary.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { CHAIN_TIERS } from '../../processors/snapshots/option-chain-record.ts';
 import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
@@ -41,27 +43,97 @@ export async function chainInstantAtOrBefore(store: Store, symbol: MarketSymbol,
   return r[0] === undefined ? null : { t: r[0].t, table: coarsest.table };
 }
 
-const COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, spot, perp_price, venue, instrument, ${msColumn('expiry', 'expiry_ms')}, strike,
-  option_type, t_years, forward, bid_price_usd, ask_price_usd, bid_size, ask_size, mark_price_usd, last_price_usd, mark_iv, bid_iv, ask_iv,
-  delta, gamma, vega, theta, toString(delta_source) AS delta_source, toString(gamma_source) AS gamma_source,
-  toString(vega_source) AS vega_source, toString(theta_source) AS theta_source, open_interest, volume_24h, dealer_inventory,
-  ${msColumn('ticker_ts', 'ticker_ts_ms')}`;
+const NUMBER_COLUMNS = [
+  'spot', 'perp_price', 'strike', 't_years', 'forward', 'bid_price_usd', 'ask_price_usd', 'bid_size', 'ask_size', 'mark_price_usd',
+  'last_price_usd', 'mark_iv', 'bid_iv', 'ask_iv', 'delta', 'gamma', 'vega', 'theta', 'open_interest', 'volume_24h', 'dealer_inventory',
+] as const;
 
-const rowsQuery = (table: string): string => `SELECT ${COLUMNS} FROM ${table}
+// Read column-wise (RowBinary: no JSON formatting or parsing). Times as Int64 epoch ms (exact below 2^53), enums as
+// strings; the time aliases differ from the column names (an alias equal to a column name would replace it in WHERE).
+const ROW_COLUMNS = `${NUMBER_COLUMNS.join(', ')}, venue, instrument, toString(option_type) AS option_type,
+  toString(delta_source) AS delta_source, toString(gamma_source) AS gamma_source, toString(vega_source) AS vega_source,
+  toString(theta_source) AS theta_source, toUnixTimestamp64Milli(expiry) AS expiry_ms, toUnixTimestamp64Milli(ticker_ts) AS ticker_ts_ms,
+  toUnixTimestamp64Milli(computed_at) AS computed_at_ms`;
+
+const rowsQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
+FROM ${table}
 WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
 ORDER BY venue, instrument
 LIMIT 1 BY venue, instrument`;
 
-// Times are read under *_ms aliases: an alias equal to a column name would replace the column in WHERE / ORDER BY.
-type StoredChainRow = Omit<OptionChainRow, 'computed_at' | 'expiry' | 'ticker_ts'> & {
-  readonly computed_at_ms: number;
-  readonly expiry_ms: number;
-  readonly ticker_ts_ms: number;
-};
+/** The rows of the newest chain in (from, asOf] of one tier, in one statement (instant lookup as a subquery). */
+const rowsAtOrBeforeQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
+FROM ${table}
+WHERE symbol = {symbol:String} AND computed_at = (
+  SELECT computed_at FROM ${table}
+  WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')} AND computed_at > ${msParam('from')}
+  ORDER BY computed_at DESC LIMIT 1)
+ORDER BY venue, instrument
+LIMIT 1 BY venue, instrument`;
 
 /** Every row of one stored chain, in (venue, instrument) order. */
 export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainInstant): Promise<OptionChainRow[]> {
   if (!CHAIN_TIERS.some((x) => x.table === at.table)) throw new Error(`not a chain table: ${at.table}`);
-  const rows = await store.query<StoredChainRow>(rowsQuery(at.table), { symbol, t: at.t });
-  return rows.map(({ computed_at_ms, expiry_ms, ticker_ts_ms, ...r }) => ({ ...r, computed_at: computed_at_ms, expiry: expiry_ms, ticker_ts: ticker_ts_ms }));
+  return rowsOf(symbol, await store.queryColumns(rowsQuery(at.table), { symbol, t: at.t }));
+}
+
+/**
+ * The newest stored chain at or before `asOfMs` with its rows: per tier one statement over the tier's lookup window,
+ * then the instant lookup without a window (chainInstantAtOrBefore) when none of the windows holds a chain.
+ */
+export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
+  const asOf = Math.floor(asOfMs);
+  for (const tier of CHAIN_TIERS) {
+    const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
+    if (r.rows > 0) {
+      const rows = rowsOf(symbol, r);
+      return { at: { t: (rows[0] as OptionChainRow).computed_at, table: tier.table }, rows };
+    }
+  }
+  const at = await chainInstantAtOrBefore(store, symbol, asOf);
+  return at === null ? null : { at, rows: await chainRowsAt(store, symbol, at) };
+}
+
+function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
+  const cols = Object.fromEntries(r.names.map((n) => [n, r.columns[n] as ResultColumn]));
+  const num = (name: string, i: number): number | null => cellAt(cols[name] as ResultColumn, i) as number | null;
+  const str = (name: string, i: number): string => cellAt(cols[name] as ResultColumn, i) as string;
+  const rows: OptionChainRow[] = new Array(r.rows);
+  for (let i = 0; i < r.rows; i++) {
+    rows[i] = {
+      symbol,
+      computed_at: num('computed_at_ms', i) as number,
+      spot: num('spot', i) as number,
+      perp_price: num('perp_price', i),
+      venue: str('venue', i),
+      instrument: str('instrument', i),
+      expiry: num('expiry_ms', i) as number,
+      strike: num('strike', i) as number,
+      option_type: str('option_type', i) as OptionChainRow['option_type'],
+      t_years: num('t_years', i) as number,
+      forward: num('forward', i) as number,
+      bid_price_usd: num('bid_price_usd', i),
+      ask_price_usd: num('ask_price_usd', i),
+      bid_size: num('bid_size', i),
+      ask_size: num('ask_size', i),
+      mark_price_usd: num('mark_price_usd', i),
+      last_price_usd: num('last_price_usd', i),
+      mark_iv: num('mark_iv', i),
+      bid_iv: num('bid_iv', i),
+      ask_iv: num('ask_iv', i),
+      delta: num('delta', i),
+      gamma: num('gamma', i),
+      vega: num('vega', i),
+      theta: num('theta', i),
+      delta_source: str('delta_source', i) as OptionChainRow['delta_source'],
+      gamma_source: str('gamma_source', i) as OptionChainRow['gamma_source'],
+      vega_source: str('vega_source', i) as OptionChainRow['vega_source'],
+      theta_source: str('theta_source', i) as OptionChainRow['theta_source'],
+      open_interest: num('open_interest', i) as number,
+      volume_24h: num('volume_24h', i),
+      dealer_inventory: num('dealer_inventory', i),
+      ticker_ts: num('ticker_ts_ms', i) as number,
+    };
+  }
+  return rows;
 }

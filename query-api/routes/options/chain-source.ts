@@ -13,7 +13,7 @@ import type { OptionChainRow } from '../../../processors/snapshots/option-chain.
 import type { MarketSymbol } from '../../../schemas/events.ts';
 import type { MetaFields } from '../../envelope.ts';
 import { notFound } from '../../errors.ts';
-import { chainInstantAtOrBefore, chainRowsAt } from '../../options/chain-reads.ts';
+import { chainAtOrBefore, chainInstantAtOrBefore, chainRowsAt } from '../../options/chain-reads.ts';
 import type { ChainInstant } from '../../options/chain-reads.ts';
 import type { AppContext } from '../../types.ts';
 import { parseExpiry, venueFilter } from '../gex/params.ts';
@@ -29,17 +29,27 @@ export interface ResolvedChainInstant extends ChainInstant {
   readonly asOf?: { readonly requested: string; readonly servedMs: number; readonly history: ResolvedInstant['history'] };
 }
 
-/** Latest: the newest stored chain; as_of: the newest at or before the clamped instant (never after). */
-export async function resolveChainInstant(ctx: AppContext, request: FastifyRequest, symbol: MarketSymbol, asOf: string | undefined): Promise<ResolvedChainInstant> {
+/**
+ * Latest: the newest stored chain (instant lookup; its rows usually memoized); as_of: the newest at or before the
+ * clamped instant (never after), read with its rows in one statement and handed to `memo` when given.
+ */
+export async function resolveChainInstant(
+  ctx: AppContext,
+  request: FastifyRequest,
+  symbol: MarketSymbol,
+  asOf: string | undefined,
+  memo?: ChainMemo,
+): Promise<ResolvedChainInstant> {
   if (asOf === undefined) {
     const at = await chainInstantAtOrBefore(ctx.store, symbol, ctx.clock());
     if (at === null) throw notFound(`no option chain for ${symbol} yet`);
     return at;
   }
   const r = resolveInstant(ctx, request, asOf);
-  const at = await chainInstantAtOrBefore(ctx.store, symbol, r.servedMs);
-  if (at === null) throw notFound(`no option chain for ${symbol} at or before ${new Date(r.servedMs).toISOString()}`);
-  return { ...at, asOf: { requested: r.requested, servedMs: r.servedMs, history: r.history } };
+  const found = await chainAtOrBefore(ctx.store, symbol, r.servedMs);
+  if (found === null) throw notFound(`no option chain for ${symbol} at or before ${new Date(r.servedMs).toISOString()}`);
+  memo?.put(symbol, found.at, found.rows);
+  return { ...found.at, asOf: { requested: r.requested, servedMs: r.servedMs, history: r.history } };
 }
 
 export interface StoredChain {
@@ -70,23 +80,42 @@ export function chainSnapshotOf(symbol: MarketSymbol, t: number, rows: readonly 
   };
 }
 
+/** A stored chain with its engine input; the GEX preparation (greek routes only) is computed on first use. */
+function storedChain(symbol: MarketSymbol, t: number, rows: readonly OptionChainRow[]): StoredChain | null {
+  if (rows.length === 0) return null;
+  const chain = chainSnapshotOf(symbol, t, rows);
+  let open: readonly OpenInstrument[] | undefined;
+  return {
+    rows,
+    chain,
+    get open(): readonly OpenInstrument[] {
+      open ??= prepareChain(chain).open;
+      return open;
+    },
+  };
+}
+
 /** Chains per (symbol, instant), most recent MEMO_SIZE kept; a stored instant never changes. */
 export class ChainMemo {
   private readonly entries = new Map<string, Promise<StoredChain | null>>();
 
   get(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant): Promise<StoredChain | null> {
     const key = `${symbol}|${at.table}|${at.t}`;
-    let p = this.entries.get(key);
-    if (p === undefined) {
-      p = chainRowsAt(ctx.store, symbol, at).then((rows) => {
-        if (rows.length === 0) return null;
-        const chain = chainSnapshotOf(symbol, at.t, rows);
-        return { rows, chain, open: prepareChain(chain).open };
-      });
-      p.catch(() => this.entries.delete(key));
-      this.entries.set(key, p);
-      if (this.entries.size > MEMO_SIZE) this.entries.delete(this.entries.keys().next().value as string);
-    }
+    const hit = this.entries.get(key);
+    if (hit !== undefined) return hit;
+    return this.remember(key, chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)));
+  }
+
+  /** Rows already read (an as_of lookup reads the instant and its rows in one statement). */
+  put(symbol: MarketSymbol, at: ChainInstant, rows: readonly OptionChainRow[]): void {
+    const key = `${symbol}|${at.table}|${at.t}`;
+    if (!this.entries.has(key)) this.remember(key, Promise.resolve(storedChain(symbol, at.t, rows)));
+  }
+
+  private remember(key: string, p: Promise<StoredChain | null>): Promise<StoredChain | null> {
+    p.catch(() => this.entries.delete(key));
+    this.entries.set(key, p);
+    if (this.entries.size > MEMO_SIZE) this.entries.delete(this.entries.keys().next().value as string);
     return p;
   }
 }
@@ -112,16 +141,24 @@ export async function selectChain(ctx: AppContext, memo: ChainMemo, q: Selection
   if (stored === null) throw notFound(`no option chain for ${q.symbol} at ${new Date(at.t).toISOString()}`);
   const filter = venueFilter(q.exchanges);
   const venues = filter.venues === undefined ? null : new Set<string>(filter.venues);
-  let open = venues === null ? stored.open : stored.open.filter((i) => venues.has(i.venue));
   let rows = venues === null ? stored.rows : stored.rows.filter((r) => venues.has(r.venue));
   const day = q.expiry === undefined ? null : parseExpiry(q.expiry);
+  const inDay = (e: number): boolean => day === null || (e >= day && e < day + DAY_MS);
   if (day !== null) {
-    const inDay = (e: number): boolean => e >= day && e < day + DAY_MS;
     if (!stored.rows.some((r) => inDay(r.expiry))) throw notFound(`expiry ${q.expiry ?? ''} is not listed for ${q.symbol}`);
-    open = open.filter((i) => inDay(i.expiry));
     rows = rows.filter((r) => inDay(r.expiry));
   }
-  return { stored, rows, open, applied: filter.applied };
+  // `open` (the GEX preparation) is computed only when a route reads it (the greek routes)
+  let open: readonly OpenInstrument[] | undefined;
+  return {
+    stored,
+    rows,
+    get open(): readonly OpenInstrument[] {
+      open ??= stored.open.filter((i) => (venues === null || venues.has(i.venue)) && inDay(i.expiry));
+      return open;
+    },
+    applied: filter.applied,
+  };
 }
 
 /** Meta of a chain-family answer: spot of the chain, its instant, the venues answering, positioning and as_of. */

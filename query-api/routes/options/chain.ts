@@ -36,7 +36,7 @@ class RenderMemo {
 }
 
 async function selection(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: { symbol: z.infer<typeof chainQuery>['symbol']; exchanges?: string | undefined; as_of?: string | undefined }): Promise<{ at: ResolvedChainInstant; sel: Selection }> {
-  const at = await resolveChainInstant(ctx, request, q.symbol, q.as_of);
+  const at = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
   const sel = await selectChain(ctx, memo, { symbol: q.symbol, exchanges: q.exchanges }, at);
   return { at, sel };
 }

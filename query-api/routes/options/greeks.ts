@@ -26,7 +26,7 @@ function greekMeta(ctx: AppContext, symbol: MarketSymbol, at: ResolvedChainInsta
 }
 
 async function exposureInput(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: GreeksQuery, greek: Greek): Promise<{ input: GreekQuery; inst: ResolvedChainInstant; sel: Selection }> {
-  const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of);
+  const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
   const sel = await selectChain(ctx, memo, q, inst);
   const { chain } = sel.stored;
   const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
@@ -84,7 +84,7 @@ export async function greeksRoutes(app: ApiInstance, ctx: AppContext): Promise<v
       const q = request.query;
       const model = q.positioning ?? 'flow';
       const metric = q.metric ?? 'gamma';
-      const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of);
+      const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
       const sel = await selectChain(ctx, memo, q, inst);
       const { chain } = sel.stored;
       const d = surface3d({ symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, metric, model, breakdown: false });
