@@ -33,13 +33,13 @@ const notificationOf = (data: Record<string, unknown>) => ({
 
 export function asyncApiDocument(fallbackFactor: number): Record<string, unknown> {
   const meta = websocketMeta(fallbackFactor);
-  const [tape, levels] = WS_CHANNELS;
+  const [tape, levels, chain] = WS_CHANNELS;
   return {
     asyncapi: '3.0.0',
     info: {
       title: 'GEX Analytics WebSocket feed',
       version: OPENAPI_VERSION,
-      description: `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(CLOSE).map((c) => `${c.code} ${c.reason}`).join('; ')}.\n\nPending: ${WS_CHANNELS[2].name} (${WS_CHANNELS[2].description}).`,
+      description: `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(CLOSE).map((c) => `${c.code} ${c.reason}`).join('; ')}.`,
     },
     servers: { api: { host: 'localhost:8080', pathname: '/v2/ws', protocol: 'ws', security: [{ $ref: '#/components/securitySchemes/apiKey' }] } },
     channels: {
@@ -48,7 +48,7 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
         messages: {
           auth: { $ref: '#/components/messages/auth' }, subscribe: { $ref: '#/components/messages/subscribe' }, unsubscribe: { $ref: '#/components/messages/unsubscribe' },
           ping: { $ref: '#/components/messages/ping' }, response: { $ref: '#/components/messages/response' }, heartbeat: { $ref: '#/components/messages/heartbeat' },
-          tape: { $ref: '#/components/messages/tape' }, levels: { $ref: '#/components/messages/levels' },
+          tape: { $ref: '#/components/messages/tape' }, levels: { $ref: '#/components/messages/levels' }, chain: { $ref: '#/components/messages/chain' },
         },
       },
     },
@@ -59,12 +59,13 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
       heartbeat: { action: 'send', channel: { $ref: '#/channels/feed' }, messages: [{ $ref: '#/channels/feed/messages/heartbeat' }] },
       publishTape: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: tape.name, description: tape.description, messages: [{ $ref: '#/channels/feed/messages/tape' }] },
       publishLevels: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: levels.name, description: levels.description, messages: [{ $ref: '#/channels/feed/messages/levels' }] },
+      publishChain: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: chain.name, description: chain.description, messages: [{ $ref: '#/channels/feed/messages/chain' }] },
     },
     components: {
       securitySchemes: { apiKey: { type: 'httpApiKey', name: 'X-API-Key', in: 'header' } },
       messages: {
         auth: { payload: rpcRequest('public/auth', { api_key: { type: 'string' } }, ['api_key']) },
-        subscribe: { payload: rpcRequest('public/subscribe', { channels: { type: 'array', items: { type: 'string' }, examples: [['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx']] } }, ['channels']) },
+        subscribe: { payload: rpcRequest('public/subscribe', { channels: { type: 'array', items: { type: 'string' }, examples: [['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx', 'chain.BTCUSDT']] } }, ['channels']) },
         unsubscribe: { payload: rpcRequest('public/unsubscribe', { channels: { type: 'array', items: { type: 'string' } } }, ['channels']) },
         ping: { payload: rpcRequest('public/ping', {}, []) },
         response: {
@@ -80,6 +81,18 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
               symbol: { enum: [...SYMBOLS] }, computed_at: { type: 'string', format: 'date-time' }, spot_price: { type: 'number' }, source: { type: 'array', items: { type: 'string' } },
               exchanges_filtered: { type: 'array', items: { type: 'string' } }, positioning: { type: 'object', properties: { requested: { const: 'flow' }, served: { enum: ['flow', 'std'] }, fallback_reason: { type: 'string' } } },
               levels: { type: 'object', description: 'the data of GET /v2/gex/levels (see /v2/openapi.json)' },
+            },
+          }),
+        },
+        chain: {
+          payload: notificationOf({
+            type: 'object',
+            properties: {
+              type: { enum: ['snapshot', 'changes'] }, symbol: { enum: [...SYMBOLS] }, computed_at: { type: 'string', format: 'date-time' }, spot: { type: 'number' },
+              exchanges_filtered: { type: 'array', items: { type: 'string' } },
+              rows: { type: 'array', description: 'snapshot: every contract, a row of GET /v2/options/chain (layout=rows) without dte', items: { type: 'object' } },
+              upserts: { type: 'array', description: 'changes: rows that changed or appeared', items: { type: 'object' } },
+              removals: { type: 'array', description: 'changes: contracts that left the chain', items: { type: 'object', properties: { expiry: { type: 'string', format: 'date-time' }, strike: { type: 'number' }, type: { enum: ['call', 'put'] } } } },
             },
           }),
         },

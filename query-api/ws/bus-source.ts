@@ -1,7 +1,7 @@
 /**
  * Feeds the hub from the bus: this API process's own consumer groups (a unique id per process, starting at
  * the end of the log) on the option-trade topic (→ `tape.{symbol}`) and the analytics snapshot topic
- * (→ `levels.{symbol}[.venues]`). A trade is mapped and serialized once per event; a snapshot is loaded into
+ * (→ `levels.{symbol}[.venues]`, and `chain.{symbol}[.venues]` through chain-feed.ts). A trade is mapped and serialized once per event; a snapshot is loaded into
  * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
  * rendered once per active venue filter. Nothing is read per client.
  */
@@ -19,6 +19,7 @@ import type { SnapshotCache } from '../snapshots/snapshot-cache.ts';
 import { positioningMeta } from '../routes/gex/positioning.ts';
 import { levelsPayload } from '../routes/gex/render.ts';
 import { tapeRow } from '../tape/tape-row.ts';
+import type { ChainFeed } from './chain-feed.ts';
 import type { FeedHub } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import type { Channel } from './protocol.ts';
@@ -50,9 +51,11 @@ export function publishTrade(hub: FeedHub, m: ConsumedMessage, receivedAt: numbe
   if (hub.hasSubscribers(name)) hub.publish(name, JSON.stringify(tapeRow(e.event)), receivedAt);
 }
 
-export async function publishSnapshot(hub: FeedHub, cache: SnapshotCache, m: ConsumedMessage, receivedAt: number): Promise<void> {
+export async function publishSnapshot(hub: FeedHub, cache: SnapshotCache, m: ConsumedMessage, receivedAt: number, chains?: ChainFeed): Promise<void> {
   const a = avroCodec().decodeAs<AnalyticsSnapshot>('snapshot', m.value);
   if (a.kind !== SNAPSHOT_KIND || !(SYMBOLS as readonly string[]).includes(a.symbol)) return;
+  // The tick's consolidated chain is stored before its snapshot is published (processors/snapshots/cycle.ts).
+  if (chains !== undefined) await chains.onTick(a.symbol as MarketSymbol, a.computedAt, receivedAt);
   const channels = hub.active('levels', a.symbol as MarketSymbol);
   await cache.load(a.symbol, a.computedAt);
   const s = cache.get(a.symbol);
@@ -64,7 +67,7 @@ export interface BusSource {
   stop(): Promise<void>;
 }
 
-export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCache): Promise<BusSource> {
+export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCache, chains?: ChainFeed): Promise<BusSource> {
   const group = `ws-feed-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const guarded = async (what: string, m: ConsumedMessage, fn: () => void | Promise<void>): Promise<void> => {
     try {
@@ -89,7 +92,7 @@ export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCach
   // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades.
   const consumers: BusConsumer[] = [
     await consume(TOPICS.option_trade, 'tape', (m, at) => publishTrade(hub, m, at)),
-    await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at)),
+    await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at, chains)),
   ];
   return {
     async stop() {

@@ -11,7 +11,12 @@ export const WS_CHANNELS = [
     status: 'live',
     description: 'Each new GEX levels snapshot (about every 30 s) under the flow model with std fallback; data.levels = the data of /v2/gex/levels (every block except candles); optional venue filter as the third part.',
   },
-  { name: 'chain.{symbol}', status: 'pending', description: 'Consolidated options chain (full on subscribe, then changes at most once per second): waits for the consolidated-chain snapshot; subscribing answers unknown channel until then.' },
+  {
+    name: 'chain.{symbol}[.{venue,venue,...}]',
+    status: 'live',
+    description:
+      'The consolidated options chain (rows of /v2/options/chain without dte): on subscribe a {type:"snapshot", rows} message with the channel\'s current seq, then at each new chain tick (about every 30 s, at most one per second) a {type:"changes", upserts, removals} message (seq + 1) with the contracts whose row changed or appeared and the keys (expiry, strike, type) of those that left; optional venue filter as the third part.',
+  },
 ] as const;
 
 export function websocketMeta(fallbackFactor: number): {

@@ -114,7 +114,7 @@ describe('/v2/ws: real ws clients against the real server', () => {
     const c = await client(keys['pro']);
     await c.next((m) => m.id === null);
     const bad = await c.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT', 'tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] });
-    assert.deepEqual(bad.error, { code: 10001, message: 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}]', data: { channels: ['tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] } });
+    assert.deepEqual(bad.error, { code: 10001, message: 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]', data: { channels: ['tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] } });
     const ok = await c.request(2, 'public/subscribe', { channels: ['tape.BTCUSDT', 'levels.BTCUSDT.okx,deribit'] });
     assert.deepEqual(ok.result, ['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx']);
     assert.equal((await c.request(3, 'public/unknown')).error?.code, -32601);
@@ -197,14 +197,14 @@ describe('/v2/ws: real ws clients against the real server', () => {
     assert.equal(ws.path, '/v2/ws');
     assert.deepEqual(ws.connection_caps, [{ level: 'starter', max_connections: 2 }, { level: 'standard', max_connections: 5 }, { level: 'pro', max_connections: 20 }, { level: 'enterprise', max_connections: 200 }]);
     assert.deepEqual(ws.close_codes.map((c) => c.code), [1001, 4001, 4001, 4003, 4008, 4009, 4029]);
-    assert.deepEqual(ws.channels.map((c) => c.status), ['live', 'live', 'pending']);
+    assert.deepEqual(ws.channels.map((c) => c.status), ['live', 'live', 'live']);
     assert.equal((await app.inject({ url: '/v2/asyncapi.json' })).statusCode, 401);
     const doc = await app.inject({ url: '/v2/asyncapi.json', headers: { 'x-api-key': keys['pro'] ?? '' } });
     assert.equal(doc.statusCode, 200);
     const body = doc.json<{ asyncapi: string; channels: { feed: { address: string } }; operations: Record<string, unknown> }>();
     assert.equal(body.asyncapi, '3.0.0');
     assert.equal(body.channels.feed.address, '/v2/ws');
-    assert.deepEqual(Object.keys(body.operations), ['sendAuth', 'sendSubscribe', 'answer', 'heartbeat', 'publishTape', 'publishLevels']);
+    assert.deepEqual(Object.keys(body.operations), ['sendAuth', 'sendSubscribe', 'answer', 'heartbeat', 'publishTape', 'publishLevels', 'publishChain']);
   });
 
   test('shutdown closes sessions with 1001 going away', async () => {

@@ -12,6 +12,7 @@ import type { ApiInstance } from '../types.ts';
 import { startBusSource, type BusSource } from './bus-source.ts';
 import { ConnectionCap } from './connection-cap.ts';
 import { openSession } from './handshake.ts';
+import { ChainFeed } from './chain-feed.ts';
 import { FeedHub } from './hub.ts';
 import { CLOSE } from './protocol.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BUFFERED_BYTES, type Session } from './session.ts';
@@ -39,8 +40,9 @@ export interface WsFeed {
 
 /** Attaches /v2/ws to the app's HTTP server; the app's preClose hook closes it. */
 export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promise<WsFeed> {
-  const { config, accounts } = app.gex;
+  const { config, accounts, store, clock } = app.gex;
   const hub = new FeedHub();
+  const chains = new ChainFeed(hub, store, clock);
   const sessions = new Set<Session>();
   const cap = new ConnectionCap({ ...(opts.redis !== undefined ? { redis: opts.redis } : {}), keyPrefix: config.redisKeyPrefix, fallbackFactor: config.rateLimitFallbackFactor, log: app.log });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -68,7 +70,7 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
     });
   };
   app.server.on('upgrade', onUpgrade);
-  const source: BusSource = await startBusSource(opts.bus, hub, opts.snapshots);
+  const source: BusSource = await startBusSource(opts.bus, hub, opts.snapshots, chains);
   let closing: Promise<void> | null = null;
   const feed: WsFeed = {
     hub,
@@ -77,6 +79,7 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
       closing ??= (async () => {
         app.server.off('upgrade', onUpgrade);
         await source.stop();
+        chains.close();
         const open = [...wss.clients];
         for (const s of [...sessions]) s.close(CLOSE.goingAway.code, CLOSE.goingAway.reason);
         for (const ws of open) if (ws.readyState === ws.OPEN) ws.close(CLOSE.goingAway.code, CLOSE.goingAway.reason);

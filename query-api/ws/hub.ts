@@ -23,8 +23,12 @@ interface ChannelState {
 /** Metric label of a channel: kind and symbol (venue filters share their symbol's label). */
 const labelOf = (c: Channel): string => `${c.kind}.${c.symbol}`;
 
+/** Called after a session joined a channel (after its acknowledgement is queued), e.g. to send it a snapshot. */
+export type SubscribeHook = (channel: Channel, s: Subscriber) => void;
+
 export class FeedHub {
   private readonly channels = new Map<string, ChannelState>();
+  private readonly hooks = new Map<ChannelKind, SubscribeHook>();
   /** Sequence of the last notification per channel name; kept after the last unsubscribe (bounded by the channel names). */
   private readonly seqs = new Map<string, number>();
 
@@ -37,6 +41,28 @@ export class FeedHub {
     if (state.subscribers.has(s)) return false;
     state.subscribers.add(s);
     wsMetrics.subscriptions.inc({ channel: labelOf(channel) });
+    const hook = this.hooks.get(channel.kind);
+    // After the caller's acknowledgement: the hook runs once the current turn has written it.
+    if (hook !== undefined) queueMicrotask(() => hook(channel, s));
+    return true;
+  }
+
+  /** One hook per channel kind (the chain channel's snapshot on subscribe). */
+  onSubscribe(kind: ChannelKind, hook: SubscribeHook): void {
+    this.hooks.set(kind, hook);
+  }
+
+  /**
+   * Sends `dataJson` to one subscriber of `name` with the channel's current sequence number (not incremented: a
+   * snapshot that the channel's next notification, seq + 1, continues). False when it is not subscribed.
+   */
+  sendTo(name: string, s: Subscriber, dataJson: string): boolean {
+    const state = this.channels.get(name);
+    if (state === undefined || !state.subscribers.has(s)) return false;
+    const frame = Buffer.from(notification(name, this.seq(name), dataJson), 'utf8');
+    if (!s.deliver(frame)) return false;
+    wsMetrics.messages.inc({ kind: state.channel.kind });
+    wsMetrics.bytes.inc(frame.length);
     return true;
   }
 

@@ -6,7 +6,9 @@ test('parseChannel: kinds, symbols, venue filters (sorted, deduplicated)', () =>
   assert.deepEqual(parseChannel('tape.BTCUSDT'), { kind: 'tape', symbol: 'BTCUSDT', name: 'tape.BTCUSDT' });
   assert.deepEqual(parseChannel('levels.ETHUSDT'), { kind: 'levels', symbol: 'ETHUSDT', name: 'levels.ETHUSDT' });
   assert.deepEqual(parseChannel('levels.BTCUSDT.okx,deribit,okx'), { kind: 'levels', symbol: 'BTCUSDT', venues: ['deribit', 'okx'], name: 'levels.BTCUSDT.deribit,okx' });
-  for (const bad of ['tape', 'tape.BTC', 'tape.BTCUSDT.deribit', 'levels.BTCUSDT.', 'levels.BTCUSDT.kraken', 'chain.BTCUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.deribit.x', '']) {
+  assert.deepEqual(parseChannel('chain.BTCUSDT'), { kind: 'chain', symbol: 'BTCUSDT', name: 'chain.BTCUSDT' });
+  assert.deepEqual(parseChannel('chain.ETHUSDT.okx,deribit'), { kind: 'chain', symbol: 'ETHUSDT', venues: ['deribit', 'okx'], name: 'chain.ETHUSDT.deribit,okx' });
+  for (const bad of ['tape', 'tape.BTC', 'tape.BTCUSDT.deribit', 'levels.BTCUSDT.', 'levels.BTCUSDT.kraken', 'chain.DOGEUSDT', 'chain.BTCUSDT.kraken', 'book.BTCUSDT', 'levels.BTCUSDT.deribit.x', '']) {
     assert.equal(parseChannel(bad), null, bad);
   }
 });

@@ -41,14 +41,14 @@ export interface RpcRequest {
 
 export type ParsedFrame = { readonly ok: true; readonly request: RpcRequest } | { readonly ok: false; readonly id: RequestId; readonly code: number; readonly message: string };
 
-/** Channel kinds served now; `chain.{symbol}` waits for the consolidated-chain snapshot (see README). */
-export const CHANNEL_KINDS = ['tape', 'levels'] as const;
+/** Channel kinds: tape (trades), levels (GEX snapshot), chain (consolidated options chain). */
+export const CHANNEL_KINDS = ['tape', 'levels', 'chain'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 export interface Channel {
   readonly kind: ChannelKind;
   readonly symbol: MarketSymbol;
-  /** levels only: venue filter, sorted, deduplicated; undefined = all venues. */
+  /** levels and chain: venue filter, sorted, deduplicated; undefined = all venues. */
   readonly venues?: readonly Venue[];
   /** Canonical name (venues sorted), used in acknowledgements and notifications. */
   readonly name: string;
@@ -76,8 +76,8 @@ export function parseFrame(text: string): ParsedFrame {
 }
 
 /**
- * `tape.{symbol}` or `levels.{symbol}[.{venue,venue...}]` → the channel, or null when the kind, symbol or a
- * venue is unknown.
+ * `tape.{symbol}`, `levels.{symbol}[.{venue,venue...}]` or `chain.{symbol}[.{venue,venue...}]` → the channel, or
+ * null when the kind, symbol or a venue is unknown.
  */
 export function parseChannel(name: string): Channel | null {
   const parts = name.split('.');
@@ -86,10 +86,11 @@ export function parseChannel(name: string): Channel | null {
   if (!(SYMBOLS as readonly string[]).includes(symbol ?? '')) return null;
   const sym = symbol as MarketSymbol;
   if (kind === 'tape') return parts.length === 2 ? { kind: 'tape', symbol: sym, name: `tape.${sym}` } : null;
-  if (venueList === undefined) return { kind: 'levels', symbol: sym, name: `levels.${sym}` };
+  const k = kind as 'levels' | 'chain';
+  if (venueList === undefined) return { kind: k, symbol: sym, name: `${k}.${sym}` };
   const venues = [...new Set(venueList.split(','))].sort();
   if (venues.length === 0 || venues.some((v) => !(VENUES as readonly string[]).includes(v))) return null;
-  return { kind: 'levels', symbol: sym, venues: venues as Venue[], name: `levels.${sym}.${venues.join(',')}` };
+  return { kind: k, symbol: sym, venues: venues as Venue[], name: `${k}.${sym}.${venues.join(',')}` };
 }
 
 /** `params.channels` as a list of strings, or null. */

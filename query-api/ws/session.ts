@@ -90,7 +90,7 @@ export class Session implements Subscriber {
     const parsed = names.map((n) => ({ requested: n, channel: parseChannel(n) }));
     const unknown = parsed.filter((p) => p.channel === null).map((p) => p.requested.slice(0, 100));
     if (unknown.length > 0) {
-      return this.reply(rpcError(req.id, RPC_ERROR.unknownChannel, 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}]', { channels: unknown }));
+      return this.reply(rpcError(req.id, RPC_ERROR.unknownChannel, 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]', { channels: unknown }));
     }
     const channels = parsed.map((p) => p.channel as Channel);
     const added = new Set(channels.map((c) => c.name).filter((n) => !this.subscriptions.has(n)));

@@ -1,7 +1,8 @@
 /**
  * Sandbox end to end for the WebSocket feed: `gex demo`'s roles (sandbox market -> connectors -> bus -> raw
  * writer + snapshot processor -> API) in one process, a short snapshot interval; a real `ws` client receives
- * a sandbox option trade on tape.BTCUSDT and a levels snapshot at the tick on levels.BTCUSDT.
+ * a sandbox option trade on tape.BTCUSDT, a levels snapshot at the tick on levels.BTCUSDT and the consolidated
+ * chain on chain.BTCUSDT.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,8 +31,8 @@ describe('sandbox -> bus -> /v2/ws', () => {
     const { key } = await api.app.gex.repository.createKey('e2e', 'gex');
     await api.app.gex.accounts.refresh();
     client = await connectClient(`${api.url.replace('http', 'ws')}/v2/ws`, key);
-    const ack = await client.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT', 'levels.BTCUSDT', 'levels.BTCUSDT.deribit'] });
-    assert.deepEqual(ack.result, ['tape.BTCUSDT', 'levels.BTCUSDT', 'levels.BTCUSDT.deribit']);
+    const ack = await client.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT', 'levels.BTCUSDT', 'levels.BTCUSDT.deribit', 'chain.BTCUSDT'] });
+    assert.deepEqual(ack.result, ['tape.BTCUSDT', 'levels.BTCUSDT', 'levels.BTCUSDT.deribit', 'chain.BTCUSDT']);
   });
   after(async () => {
     client.ws.terminate();
@@ -61,5 +62,16 @@ describe('sandbox -> bus -> /v2/ws', () => {
     assert.ok('hvl' in data.levels.all_expiry);
     const deribit = await client.next((x) => x.params?.channel === 'levels.BTCUSDT.deribit' && (x.params.data as { computed_at: string }).computed_at === data.computed_at, 10_000);
     assert.deepEqual((deribit.params?.data as { exchanges_filtered: string[] }).exchanges_filtered, ['deribit']);
+  });
+
+  test('the consolidated chain arrives on chain.BTCUSDT: every contract of the stored tick, then changes at the next tick', async () => {
+    const first = await client.next((x) => x.params?.channel === 'chain.BTCUSDT', 60_000);
+    const d = first.params?.data as { type: string; computed_at: string; rows?: { strike: number; mark_iv: number | null }[]; upserts?: { strike: number }[] };
+    const rows = d.type === 'snapshot' ? d.rows : d.upserts;
+    assert.ok(Array.isArray(rows) && rows.length > 0, 'contracts in the first chain message');
+    assert.ok(rows.some((r) => (r.mark_iv ?? 0) > 0));
+    const next = await client.next((x) => x.params?.channel === 'chain.BTCUSDT' && (x.params.data as { computed_at: string }).computed_at > d.computed_at, 60_000);
+    assert.equal((next.params?.data as { type: string }).type, 'changes');
+    assert.equal(next.params?.seq, (first.params?.seq ?? 0) + 1);
   });
 });
