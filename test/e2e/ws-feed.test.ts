@@ -66,7 +66,7 @@ describe('sandbox -> bus -> /v2/ws', () => {
 
   test('the consolidated chain arrives on chain.BTCUSDT: every contract of the stored tick, then changes at the next tick', async () => {
     const first = await client.next((x) => x.params?.channel === 'chain.BTCUSDT', 60_000);
-    const d = first.params?.data as { type: string; computed_at: string; rows?: { strike: number; mark_iv: number | null }[]; upserts?: { strike: number }[] };
+    const d = first.params?.data as { type: string; computed_at: string; rows?: { strike: number; mark_iv: number | null }[]; upserts?: { strike: number; mark_iv: number | null }[] };
     const rows = d.type === 'snapshot' ? d.rows : d.upserts;
     assert.ok(Array.isArray(rows) && rows.length > 0, 'contracts in the first chain message');
     assert.ok(rows.some((r) => (r.mark_iv ?? 0) > 0));
