@@ -10,6 +10,8 @@
  * Pure: no I/O. Units as option_chain_snapshots (clickhouse/migrations/059).
  */
 import type { OptionType } from '../../schemas/events.ts';
+import { yearFraction } from './black76.ts';
+import type { ChainSnapshot } from './types.ts';
 
 export type QuoteGreekSource = 'none' | 'venue' | 'computed';
 
@@ -204,4 +206,14 @@ export function selectContracts(rows: readonly ChainQuoteRow[], f: ChainFilter):
     return { expiry: r.expiry, strike: r.strike, type: r.option_type };
   };
   return groups.sort((a, b) => compareContracts(key(a), key(b)));
+}
+
+/** A `gex levels --chain` file's instruments as chain rows (that format has no book: bid/ask and greeks null). */
+export function chainFileRows(chain: ChainSnapshot): ChainQuoteRow[] {
+  return chain.instruments.map((i, n) => ({
+    venue: i.venue, instrument: `${i.venue}-${n}`, expiry: i.expiry, strike: i.strike, option_type: i.type, t_years: yearFraction(i.expiry, chain.now), forward: i.forward,
+    bid_price_usd: null, ask_price_usd: null, bid_size: null, ask_size: null, mark_price_usd: null, last_price_usd: null, mark_iv: i.markIv, bid_iv: null, ask_iv: null,
+    delta: null, gamma: null, vega: null, theta: null, delta_source: 'none', gamma_source: 'none', vega_source: 'none', theta_source: 'none',
+    open_interest: i.openInterest, volume_24h: null,
+  }));
 }

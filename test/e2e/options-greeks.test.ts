@@ -83,6 +83,10 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
     assert.ok((book['rows'] as { venues: unknown[] }[]).every((r) => r.venues.length >= 2));
     const oi = await eventually('/v2/options/oi/by-expiry?symbol=BTCUSDT', nonEmpty('expiries'));
     assert.ok(((oi['totals'] as { total_oi: number }).total_oi) > 0);
+    const smile = await eventually('/v2/options/iv/smile?symbol=BTCUSDT', nonEmpty('expiries'));
+    assert.ok((smile['expiries'] as { atm_iv: number | null; points: unknown[] }[]).some((e) => (e.atm_iv ?? 0) > 0 && e.points.length > 0));
+    const term = await eventually('/v2/options/iv/term-structure?symbol=BTCUSDT', nonEmpty('expiries'));
+    assert.ok((term['constant_maturity'] as { atm_iv: number | null }[]).some((p) => (p.atm_iv ?? 0) > 0));
     const now = new Date().toISOString();
     await eventually(`/v2/gex/max-pain?symbol=BTCUSDT&as_of=${now}`, nonEmpty('expiries'));
     await eventually(`/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&as_of=${now}`, nonEmpty('strikes'));

@@ -17,6 +17,8 @@ import { assertError, assertOk } from '../../testing/assertions.ts';
 import { A, B, C, chainAt, seedGex } from '../../testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
 import type { ApiInstance } from '../../types.ts';
+import { chainFileRows } from '../../../processors/analytics/chain-quotes.ts';
+import { smileView, termStructureView } from './iv-views.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const root = new URL('../../../', import.meta.url).pathname;
@@ -145,5 +147,26 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
       const e = assertError(await get(bad), 422, 'VALIDATION_ERROR');
       assert.ok(Array.isArray((e.error.details as { errors: unknown[] }).errors), bad);
     }
+  });
+
+  test('IV smile and term structure: the pure smile of the stored chain; CLI `gex smile --chain` prints the same data', async () => {
+    const smile = assertOk<{ expiries: { expiry: string; atm_iv: number | null; points: { type: string; strike: number }[]; venues?: unknown[] }[] }>(await get('/v2/options/iv/smile?symbol=BTCUSDT&include=venues'));
+    const rows = chainFileRows(chainAt(C));
+    assert.deepEqual(smile.data, json(smileView({ symbol: 'BTCUSDT', t: C, spot: chainAt(C).spot, rows }, true)));
+    assert.deepEqual(smile.data.expiries.map((e) => e.expiry), [iso(E1), iso(E2)]);
+    assert.ok(smile.data.expiries.every((e) => e.atm_iv !== null && e.venues !== undefined));
+    const e2 = assertOk<{ expiries: { expiry: string }[] }>(await get(`/v2/options/iv/smile?symbol=BTCUSDT&expiry=${iso(E2).slice(0, 10)}`));
+    assert.deepEqual(e2.data.expiries.map((e) => e.expiry), [iso(E2)]);
+    assertError(await get(`/v2/options/iv/smile?symbol=BTCUSDT&expiry=${iso(E2 + 86_400_000).slice(0, 10)}`), 404, 'NOT_FOUND');
+    assertError(await get('/v2/options/iv/smile?symbol=BTCUSDT&include=wings'), 422, 'VALIDATION_ERROR');
+    const term = assertOk<{ constant_maturity: { days: number; method: string | null }[] }>(await get('/v2/options/iv/term-structure?symbol=BTCUSDT'));
+    assert.deepEqual(term.data, json(termStructureView({ symbol: 'BTCUSDT', t: C, spot: chainAt(C).spot, rows })));
+    assert.deepEqual(term.data.constant_maturity.map((p) => p.days), [1, 7, 30, 60, 90, 180]);
+    const past = assertOk(await get(`/v2/options/iv/term-structure?symbol=BTCUSDT&as_of=${encodeURIComponent(iso(B - 1))}`));
+    assert.equal(past.meta.computed_at, iso(A));
+    const file = chainFile(chainAt(C));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'ops/roof/cli/main.ts', 'smile', '--chain', file, '--per-venue'], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { smile: smile.data, term_structure: term.data });
   });
 });

@@ -4,6 +4,7 @@ import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
 import { greeksCommand } from './greeks.ts';
 import { chainCommand } from './chain.ts';
+import { smileCommand } from './smile.ts';
 import { flowCommand } from './flow.ts';
 import { rangeCommand } from './range.ts';
 import { parseCommand } from './parse.ts';
@@ -17,4 +18,4 @@ import { sqlCommand } from './sql.ts';
 import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, greeksCommand, chainCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
+export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, greeksCommand, chainCommand, smileCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
