@@ -4,13 +4,15 @@
  *   any, the median of the fresh tickers' index prices; without either the tick has no chain.
  * - perp price = mean of the fresh perp marks (md.perp_stats), null when none.
  * - instruments: fresh tickers (ts ≥ tick − tickerFreshnessMs) of contracts not expired at the tick and not
- *   delisted; forward = the ticker's underlying price, else its index price, else spot; OI null → 0.
+ *   delisted, each field group (ticker-merge.ts) older than the window nulled; forward = the ticker's underlying
+ *   price, else its index price, else spot; OI null → 0.
  * - dealer inventory (flow model) is attached from `inventory` (key venue|instrument) when measured.
  */
 import type { MarketSymbol } from '../../schemas/events.ts';
 import type { ChainInstrument, ChainSnapshot } from '../analytics/types.ts';
 import type { PricePoint, SymbolState, TickerState } from './state.ts';
 import { instrumentKey } from './state.ts';
+import { freshAt } from './ticker-merge.ts';
 
 export interface ChainOptions {
   readonly tickerFreshnessMs: number;
@@ -59,11 +61,13 @@ export function buildChain(
   o: ChainOptions,
   inventory: ReadonlyMap<string, number> = new Map(),
 ): ChainResult {
-  const tickers = state.tickers.filter((t) => {
-    if (t.ts < tick - o.tickerFreshnessMs || t.expiry <= tick) return false;
-    const off = state.inactive.get(instrumentKey(t.venue, t.instrument));
-    return off === undefined || off < t.ts;
-  });
+  const tickers = state.tickers
+    .filter((t) => {
+      if (t.ts < tick - o.tickerFreshnessMs || t.expiry <= tick) return false;
+      const off = state.inactive.get(instrumentKey(t.venue, t.instrument));
+      return off === undefined || off < t.ts;
+    })
+    .map((t) => freshAt(t, tick, o.tickerFreshnessMs));
   const spot = spotOf(state, tickers, tick, o);
   if (spot === null) return { kind: 'no_spot' };
   if (tickers.length === 0) return { kind: 'no_instruments' };

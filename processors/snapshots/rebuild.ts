@@ -1,6 +1,6 @@
 /**
- * The market state of one symbol as of an instant, rebuilt from the raw tables: the latest ticker per (venue,
- * instrument) within the freshness window (LIMIT 1 BY, newest ts, id as tie-break), the latest index price
+ * The market state of one symbol as of an instant, rebuilt from the raw tables: per (venue, instrument) within the
+ * freshness window, each field group from the newest row carrying it (newest ts, id as tie-break; ticker-merge.ts), the latest index price
  * per (venue, name) and perp mark per (venue, instrument) within the price window, and the options delisted at
  * that instant. Used on start (asOf = now) and to compute a missed tick exactly as of the tick.
  */
@@ -17,33 +17,36 @@ interface TickerRow {
   strike: number;
   expiry_ms: number;
   option_type: OptionType;
-  mark_iv: number | null;
-  open_interest: number | null;
-  underlying_price: number | null;
-  index_price: number | null;
-  mark_price: number | null;
-  bid_iv: number | null;
-  ask_iv: number | null;
-  delta: number | null;
-  gamma: number | null;
-  vega: number | null;
-  theta: number | null;
-  bid_price_usd: number | null;
-  ask_price_usd: number | null;
-  last_price_usd: number | null;
-  bid_size: number | null;
-  ask_size: number | null;
-  volume24h: number | null;
+  /** Per field group (ticker-merge.ts): the newest row carrying it, its time (null: no such row in the window). */
+  pricing_ts: number | null;
+  pricing: [number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null];
+  oi_ts: number | null;
+  oi_value: number | null;
+  book_ts: number | null;
+  book: [number | null, number | null, number | null, number | null, number | null, number | null];
+  index_ts: number | null;
+  index_value: number | null;
 }
 
-// Converted columns are aliased *_ms: an alias equal to a column name would replace it in WHERE / ORDER BY.
-const TICKERS = `SELECT venue, instrument, ${msColumn('ts', 'ts_ms')}, strike, ${msColumn('expiry', 'expiry_ms')}, option_type,
-  mark_iv, open_interest, underlying_price, index_price, mark_price, bid_iv, ask_iv, delta, gamma, vega, theta,
-  bid_price_usd, ask_price_usd, last_price_usd, bid_size, ask_size, volume24h
+const PRICING = ['mark_iv', 'underlying_price', 'mark_price', 'bid_iv', 'ask_iv', 'delta', 'gamma', 'vega', 'theta'];
+const BOOK = ['bid_price_usd', 'ask_price_usd', 'bid_size', 'ask_size', 'last_price_usd', 'volume24h'];
+const carries = (cols: readonly string[]): string => `(${cols.map((c) => `${c} IS NOT NULL`).join(' OR ')})`;
+/** The group's time, or null when no row of the window carries it. */
+const groupTs = (cond: string, alias: string): string => `if(countIf(${cond}) = 0, NULL, toFloat64(toUnixTimestamp64Milli(maxIf(ts, ${cond})))) AS ${alias}`;
+/** The newest carrying row's values as one tuple (a tuple is not Nullable: a NULL field of that row stays NULL). */
+const groupValues = (cols: readonly string[], alias: string): string => `argMaxIf(tuple(${cols.join(', ')}), (ts, id), ${carries(cols)}) AS ${alias}`;
+
+// Per (venue, instrument), each field group from the newest row that carries it (ticker-merge.ts), as the live
+// state merges them. No alias equals a column name: ClickHouse would substitute the alias for the column elsewhere.
+const TICKERS = `SELECT venue, instrument, ${msColumn('max(ts)', 'ts_ms')}, argMax(strike, (ts, id)) AS strike,
+  ${msColumn('argMax(expiry, (ts, id))', 'expiry_ms')}, argMax(option_type, (ts, id)) AS option_type,
+  ${groupTs(carries(PRICING), 'pricing_ts')}, ${groupValues(PRICING, 'pricing')},
+  ${groupTs('open_interest IS NOT NULL', 'oi_ts')}, argMaxIf(tuple(open_interest), (ts, id), open_interest IS NOT NULL).1 AS oi_value,
+  ${groupTs(carries(BOOK), 'book_ts')}, ${groupValues(BOOK, 'book')},
+  ${groupTs('index_price IS NOT NULL', 'index_ts')}, argMaxIf(tuple(index_price), (ts, id), index_price IS NOT NULL).1 AS index_value
 FROM option_tickers
 WHERE symbol = {symbol:String} AND ts >= ${msParam('from')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')}
-ORDER BY venue, instrument, ts DESC, id DESC
-LIMIT 1 BY venue, instrument`;
+GROUP BY venue, instrument`;
 
 const INDEX = `SELECT venue, name, ${msColumn('max(ts)', 'ts_ms')}, argMax(value, (ts, id)) AS value
 FROM index_prices
@@ -83,32 +86,22 @@ export async function loadStateAsOf(
   const perps = await store.query<PriceRow>(PERPS, { symbol, from: asOf - o.priceFreshnessMs, asOf });
   const inactive = await store.query<{ venue: Venue; instrument: string; ts_ms: number }>(INACTIVE, { symbol, asOf });
   for (const t of tickers) {
-    state.putTicker(symbol, {
+    const [markIv, underlyingPrice, markPrice, bidIv, askIv, delta, gamma, vega, theta] = t.pricing;
+    const [bidPriceUsd, askPriceUsd, bidSize, askSize, lastPriceUsd, volume24h] = t.book;
+    const ts = (x: number | null): number | null => (x === null ? null : Number(x));
+    state.setTicker(symbol, {
       venue: t.venue,
       instrument: t.instrument,
       ts: t.ts_ms,
       strike: t.strike,
       expiry: t.expiry_ms,
       type: t.option_type,
-      markIv: t.mark_iv,
-      openInterest: t.open_interest,
-      underlyingPrice: t.underlying_price,
-      indexPrice: t.index_price,
-      quote: quoteOf({
-        markPrice: t.mark_price,
-        bidIv: t.bid_iv,
-        askIv: t.ask_iv,
-        delta: t.delta,
-        gamma: t.gamma,
-        vega: t.vega,
-        theta: t.theta,
-        bidPriceUsd: t.bid_price_usd,
-        askPriceUsd: t.ask_price_usd,
-        lastPriceUsd: t.last_price_usd,
-        bidSize: t.bid_size,
-        askSize: t.ask_size,
-        volume24h: t.volume24h,
-      }),
+      markIv,
+      openInterest: t.oi_value,
+      underlyingPrice,
+      indexPrice: t.index_value,
+      quote: quoteOf({ markPrice, bidIv, askIv, delta, gamma, vega, theta, bidPriceUsd, askPriceUsd, lastPriceUsd, bidSize, askSize, volume24h }),
+      groupTimes: { pricing: ts(t.pricing_ts), oi: ts(t.oi_ts), book: ts(t.book_ts), index: ts(t.index_ts) },
     });
   }
   for (const p of index) state.putIndex(symbol, { venue: p.venue, name: p.name, ts: p.ts_ms, value: p.value });

@@ -1,11 +1,13 @@
 /**
  * In-memory market state of the snapshot processor, per symbol: the latest option ticker per (venue,
- * instrument), the latest index price per (venue, index name), the latest perp mark per (venue, instrument)
+ * instrument) merged per field group (ticker-merge.ts: venues that send IV, OI and book on separate channels), the latest index price per (venue, index name), the latest perp mark per (venue, instrument)
  * and the instruments a venue delisted. Updates are last-writer-wins on the venue timestamp, so redelivered
  * or reordered events never move the state backwards. The same structure is filled from the bus (live) and
  * from the raw tables (rebuild on start, catch-up of missed ticks as of an instant).
  */
 import type { MarketEvent, MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
+import { mergeTicker } from './ticker-merge.ts';
+import type { GroupTimes } from './ticker-merge.ts';
 
 export interface TickerState {
   readonly venue: Venue;
@@ -22,6 +24,8 @@ export interface TickerState {
   readonly indexPrice: number | null;
   /** Book, last price, volume, the other IVs and the venue's greeks: kept for the consolidated chain. */
   readonly quote?: TickerQuote;
+  /** Venue time of the row each field group came from (ticker-merge.ts); absent on a single unmerged row. */
+  readonly groupTimes?: GroupTimes;
 }
 
 /** The ticker fields only the consolidated chain reads (units as the OptionTicker family; null = not published). */
@@ -121,8 +125,16 @@ export class MarketState {
     return s;
   }
 
+  /** A ticker already merged (rebuilt from the raw tables with its group times): replaces what the state has. */
+  setTicker(symbol: MarketSymbol, t: TickerState): void {
+    this.of(symbol).tickers.set(instrumentKey(t.venue, t.instrument), t);
+  }
+
+  /** Merged per field group with what the instrument already has (ticker-merge.ts: partial rows of a venue). */
   putTicker(symbol: MarketSymbol, t: TickerState): void {
-    putLatest(this.of(symbol).tickers, instrumentKey(t.venue, t.instrument), t);
+    const tickers = this.of(symbol).tickers;
+    const key = instrumentKey(t.venue, t.instrument);
+    tickers.set(key, mergeTicker(tickers.get(key), t));
   }
 
   putIndex(symbol: MarketSymbol, p: PricePoint): void {
