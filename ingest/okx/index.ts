@@ -68,7 +68,9 @@ export function createOkxConnector(overrides: VenueUrls = {}): VenueConnectorSpe
       let swaps = 0;
       for (const i of instruments) {
         if (i.venue !== 'okx' || !wanted.has(i.symbol) || !i.active) continue;
-        if (i.kind === 'perp') {
+        // option book: one `tickers` subscription per listed option (the state merges it with opt-summary and OI)
+        if (i.kind === 'option') args.push({ channel: 'tickers', instId: i.instrument });
+        else if (i.kind === 'perp') {
           swaps++;
           for (const channel of ['trades', 'funding-rate', 'open-interest', 'mark-price']) args.push({ channel, instId: i.instrument });
           indexIds.add(i.instrument.replace('-SWAP', ''));

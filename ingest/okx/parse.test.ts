@@ -171,6 +171,8 @@ describe('okx instruments and subscriptions', () => {
     assert.deepEqual(args, [
       { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' },
       { channel: 'opt-summary', instFamily: 'BTC-USD' },
+      { channel: 'tickers', instId: 'BTC-USD-211224-56000-C' },
+      { channel: 'tickers', instId: 'BTC-USD-230224-18000-C' },
       { channel: 'trades', instId: 'BTC-USDT-SWAP' },
       { channel: 'funding-rate', instId: 'BTC-USDT-SWAP' },
       { channel: 'open-interest', instId: 'BTC-USDT-SWAP' },

@@ -7,7 +7,7 @@ import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } 
 
 /**
  * OKX v5 public WebSocket (/ws/v5/public) and REST /api/v5/public/instruments, /api/v5/public/open-interest.
- * Channels: option-trades (instFamily), opt-summary (instFamily), open-interest / mark-price / trades /
+ * Channels: option-trades (instFamily), opt-summary (instFamily), open-interest / mark-price / tickers / trades /
  * funding-rate (instId), index-tickers (BTC-USD), liquidation-orders (instType SWAP). Text 'ping' -> 'pong';
  * no subscription within okxNoSubscriptionMs -> disconnect. Sizes on the wire are contracts.
  */
@@ -74,6 +74,18 @@ function optSummaryItem(fam: string, t: OptionTicker): Record<string, unknown> {
   };
 }
 
+/** Option `tickers` item: book ±3 % around the mark (coin quote, contracts), last = mark, 24 h volume in coins. */
+function optionTickersItem(t: OptionTicker, contractSize: number): Record<string, unknown> {
+  const markCoin = (t.markPrice ?? 0) / (t.indexPrice ?? 1);
+  const px = (x: number): string => (markCoin > 0 ? str(x, 8) : '');
+  const size = contracts(25, contractSize);
+  return {
+    instType: 'OPTION', instId: t.instrument, last: px(markCoin), lastSz: '1', askPx: px(markCoin * 1.03), askSz: markCoin > 0 ? size : '', bidPx: px(markCoin * 0.97),
+    bidSz: markCoin > 0 ? size : '', open24h: px(markCoin), high24h: px(markCoin * 1.1), low24h: px(markCoin * 0.9), volCcy24h: str((t.openInterest ?? 0) / 10, 4),
+    vol24h: contracts((t.openInterest ?? 0) / 10, contractSize), sodUtc0: px(markCoin), sodUtc8: px(markCoin), ts: String(t.ts),
+  };
+}
+
 function fundingItem(s: PerpStats): Record<string, unknown> {
   return {
     fundingRate: str(s.fundingRate ?? 0, 10), fundingTime: String(s.nextFundingTime ?? ''), instId: s.instrument, instType: 'SWAP',
@@ -107,7 +119,7 @@ function publishTrades(market: SandboxMarket, push: Push, events: readonly Marke
   return sent;
 }
 
-/** opt-summary per family, then each option's open-interest and mark-price. */
+/** opt-summary per family, then each option's open-interest, mark-price and tickers (book). */
 function publishOptionTickers(push: Push, events: readonly MarketEvent[]): void {
   const tickers = events.filter((e) => e.type === 'option_ticker');
   for (const [fam, list] of groupBy(tickers, (e) => (e.type === 'option_ticker' ? family(e.event.symbol) : null))) {
@@ -118,6 +130,7 @@ function publishOptionTickers(push: Push, events: readonly MarketEvent[]): void 
       const s = optSeries(t.symbol);
       push(keyOf('open-interest', t.instrument), [{ instId: t.instrument, instType: 'OPTION', oi: contracts(t.openInterest ?? 0, s?.contractSize ?? 1), oiCcy: str(t.openInterest ?? 0), ts: String(t.ts) }]);
       push(keyOf('mark-price', t.instrument), [{ instId: t.instrument, instType: 'OPTION', markPx: str((t.markPrice ?? 0) / (t.indexPrice ?? 1), 10), ts: String(t.ts) }]);
+      push(keyOf('tickers', t.instrument), [optionTickersItem(t, s?.contractSize ?? 1)]);
     }
   }
 }
