@@ -78,12 +78,14 @@ export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainI
 }
 
 /**
- * The newest stored chain at or before `asOfMs` with its rows: per tier one statement over the tier's lookup window,
- * then the instant lookup without a window (chainInstantAtOrBefore) when none of the windows holds a chain.
+ * The newest stored chain at or before `asOfMs` with its rows: per tier whose retention covers the instant one
+ * statement over the tier's lookup window, then the instant lookup without a window (chainInstantAtOrBefore) when
+ * none of the windows holds a chain.
  */
-export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
+export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number, nowMs: number = Date.now()): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
   const asOf = Math.floor(asOfMs);
-  for (const tier of CHAIN_TIERS) {
+  // A tier whose retention ended before the instant cannot hold it: skipped (one statement less for older instants).
+  for (const tier of CHAIN_TIERS.filter((x) => asOf >= nowMs - x.keepMs)) {
     const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
     if (r.rows > 0) {
       const rows = rowsOf(symbol, r);

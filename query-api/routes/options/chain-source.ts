@@ -46,7 +46,7 @@ export async function resolveChainInstant(
     return at;
   }
   const r = resolveInstant(ctx, request, asOf);
-  const found = await chainAtOrBefore(ctx.store, symbol, r.servedMs);
+  const found = await chainAtOrBefore(ctx.store, symbol, r.servedMs, ctx.clock());
   if (found === null) throw notFound(`no option chain for ${symbol} at or before ${new Date(r.servedMs).toISOString()}`);
   memo?.put(symbol, found.at, found.rows);
   return { ...found.at, asOf: { requested: r.requested, servedMs: r.servedMs, history: r.history } };
