@@ -3,7 +3,9 @@
  * served once): a time window, filters, keyset pagination on the sort key (ts, venue, id), `limit + 1` rows
  * to know whether a next page exists. Only typed placeholders reach the SQL.
  */
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { msParam } from '../../clickhouse/epoch-ms.ts';
+import { cellAt } from '../../clickhouse/row-binary.ts';
+import type { ColumnsResult, ResultColumn } from '../../clickhouse/row-binary.ts';
 import type { QueryParams, Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
@@ -96,17 +98,41 @@ function tradeOf(r: Row): TapeRow {
   };
 }
 
+/** The page's rows from a column-wise (RowBinary) result: no JSON formatting and parsing of up to 1,001 rows. */
+function rowsOf(r: ColumnsResult): Row[] {
+  const col = (name: string): ResultColumn => r.columns[name] as ResultColumn;
+  const [ts, venue, symbol, id, instrument, expiry, strike, type, side, size, price, currency, priceUsd, premium, iv, index, block, tradeId] = [
+    'ts_ms', 'venue_s', 'symbol_s', 'id', 'instrument', 'expiry_ms', 'strike', 'type_s', 'side_s', 'size', 'price', 'currency_s', 'price_usd', 'premium_usd', 'iv',
+    'index_price', 'block_n', 'trade_id',
+  ].map(col) as ResultColumn[];
+  const out: Row[] = new Array(r.rows);
+  for (let i = 0; i < r.rows; i++) {
+    const n = (c: ResultColumn | undefined): number | null => cellAt(c as ResultColumn, i) as number | null;
+    const s = (c: ResultColumn | undefined): string => cellAt(c as ResultColumn, i) as string;
+    out[i] = {
+      ts_ms: n(ts) as number, venue: s(venue), symbol: s(symbol) as Row['symbol'], id: s(id), instrument: s(instrument), expiry_ms: n(expiry) as number,
+      strike: n(strike) as number, option_type: s(type) as Row['option_type'], side: s(side) as Row['side'], size: n(size) as number, price: n(price) as number,
+      price_currency: s(currency), price_usd: n(priceUsd) as number, premium_usd: n(premium) as number, iv: n(iv), index_price: n(index), block: n(block) as number,
+      trade_id: s(tradeId),
+    };
+  }
+  return out;
+}
+
 /** One page: `limit` trades in `order` after the cursor (which must have been issued for the same order). */
 export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
-  const sql = `SELECT ${msColumn('ts', 'ts_ms')}, venue, symbol, id, instrument, ${msColumn('expiry', 'expiry_ms')}, strike, option_type, side, size, price,
-       price_currency, price_usd, premium_usd, iv, index_price, block, trade_id
+  // Times as Int64 epoch ms (exact below 2^53), enum-like columns as strings: RowBinary-readable types.
+  // No alias equals a column name (ClickHouse would substitute the alias for the column in WHERE / ORDER BY).
+  const sql = `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, toString(venue) AS venue_s, toString(symbol) AS symbol_s, id, instrument,
+       toUnixTimestamp64Milli(expiry) AS expiry_ms, strike, toString(option_type) AS type_s, toString(side) AS side_s, size, price,
+       toString(price_currency) AS currency_s, price_usd, premium_usd, iv, index_price, toUInt8(block) AS block_n, trade_id
 FROM option_trades FINAL
 WHERE ${where}
 ORDER BY ts ${dir}, venue ${dir}, id ${dir}
 LIMIT {limit:UInt32}`;
-  const rows = await store.query<Row>(sql, { ...params, limit: limit + 1 });
+  const rows = rowsOf(await store.queryColumns(sql, { ...params, limit: limit + 1 }));
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const more = rows.length > limit && last !== undefined;

@@ -8,10 +8,16 @@ import { assertError, assertOk } from '../../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../../testing/harness.ts';
 import type { ApiInstance } from '../../types.ts';
 
-const NOW = Date.UTC(2026, 2, 10, 12, 0);
-const TODAY_0800 = Date.UTC(2026, 2, 10, 8, 0); // expired 4 h ago, but its expiry date is today: included
-const YESTERDAY = Date.UTC(2026, 2, 9, 8, 0); // excluded
-const E1 = Date.UTC(2026, 2, 13, 8, 0);
+// Days of the real calendar: option_trades_live keeps a trade until a day after its expiry by the store's clock.
+const DAY = 86_400_000;
+const DAY0 = Math.floor(Date.now() / DAY) * DAY;
+const NOW = DAY0 + 12 * 3_600_000;
+const TODAY_0800 = DAY0 + 8 * 3_600_000; // expired 4 h before NOW, but its expiry date is today: included
+const YESTERDAY = TODAY_0800 - DAY; // excluded
+const E1 = TODAY_0800 + 3 * DAY;
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const token = (ms: number): string => `${new Date(ms).getUTCDate()}${MONTHS[new Date(ms).getUTCMonth()]}${String(new Date(ms).getUTCFullYear() % 100).padStart(2, '0')}`;
 let n = 0;
 const tr = (venue: Venue, expiry: number, strike: number, optionType: OptionType, side: TakerSide, size: number, ago = 3_600_000): OptionTrade => {
   n++;
@@ -71,9 +77,9 @@ describe('/v2/tape/flow-by-strike', () => {
 
   test('expiry, expiries (precedence), venues and minimum premium filters', async () => {
     const strikes = async (qs: string) => assertOk<Data>(await get(`/v2/tape/flow-by-strike?${qs}`)).data;
-    assert.deepEqual((await strikes('expiry=2026-03-13')).strikes.map((s) => s.strike), [100_000, 110_000]);
-    const both = await strikes('expiry=2026-03-13&expiries=2026-03-10');
-    assert.deepEqual([both.expiries, both.strikes.map((s) => s.strike)], [['2026-03-10'], [90_000, 100_000]]);
+    assert.deepEqual((await strikes(`expiry=${day(E1)}`)).strikes.map((s) => s.strike), [100_000, 110_000]);
+    const both = await strikes(`expiry=${day(E1)}&expiries=${day(NOW)}`);
+    assert.deepEqual([both.expiries, both.strikes.map((s) => s.strike)], [[day(NOW)], [90_000, 100_000]]);
     assert.deepEqual((await strikes('venues=okx')).strikes.map((s) => s.strike), [100_000]);
     assert.deepEqual((await strikes('min_premium_usd=2500')).strikes.map((s) => [s.strike, s.call_buy.size, s.put_sell.size]), [[90_000, 0, 0], [100_000, 10, 5]]);
   });
@@ -93,7 +99,7 @@ describe('/v2/tape/flow-by-strike', () => {
   test('404 for SOLUSDT and HYPEUSDT; 422 for a past expiry and bad parameters', async () => {
     assertError(await get('/v2/tape/flow-by-strike?symbol=SOLUSDT'), 404, 'NOT_FOUND');
     assertError(await get('/v2/tape/flow-by-strike?symbol=HYPEUSDT'), 404, 'NOT_FOUND');
-    for (const qs of ['expiry=2026-03-09', 'expiries=2026-03-13,2026-03-01', 'expiry=13MAR26', 'venues=bullish', 'min_premium_usd=-5', 'include=everything']) {
+    for (const qs of [`expiry=${day(YESTERDAY)}`, `expiries=${day(E1)},${day(NOW - 9 * DAY)}`, `expiry=${token(E1)}`, 'venues=bullish', 'min_premium_usd=-5', 'include=everything']) {
       assertError(await get(`/v2/tape/flow-by-strike?${qs}`), 422, 'VALIDATION_ERROR');
     }
   });

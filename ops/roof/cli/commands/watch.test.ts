@@ -60,6 +60,6 @@ test('gex watch prints the server messages as JSON lines and stops after --count
 test('gex watch exits 1 with the close reason on a bad key, and 1 on an unknown channel', async () => {
   assert.deepEqual(await watchChannels({ url, key: 'gex_live_' + 'z'.repeat(32), channels: ['tape.ETHUSDT'], write: () => undefined }), { code: 1, closeCode: 4001, reason: 'invalid API key' });
   const lines: string[] = [];
-  assert.deepEqual(await watchChannels({ url, key, channels: ['chain.BTCUSDT'], write: (l) => lines.push(l) }), { code: 1 });
+  assert.deepEqual(await watchChannels({ url, key, channels: ['book.BTCUSDT'], write: (l) => lines.push(l) }), { code: 1 });
   assert.equal(JSON.parse(lines[1] ?? '').error.code, 10001);
 });
