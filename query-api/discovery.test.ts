@@ -162,11 +162,11 @@ describe('discovery routes', () => {
     assert.deepEqual(paths, [
       '/v2/asyncapi.json', '/v2/changelog', '/v2/cot/instrument', '/v2/cot/markets', '/v2/cot/summary', '/v2/docs',
       '/v2/endpoints', '/v2/etf/flows', '/v2/expiries', '/v2/filings/holders', '/v2/health', '/v2/market/bundle',
-      '/v2/market/candles', '/v2/market/open-interest', '/v2/meta', '/v2/openapi.json', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/pcr',
-      '/v2/options/premium-tide', '/v2/options/range', '/v2/redoc', '/v2/status', '/v2/symbols', '/v2/tape', '/v2/tape/flow-by-strike',
+      '/v2/market/candles', '/v2/market/open-interest', '/v2/meta', '/v2/openapi.json', '/v2/options/chain', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/iv/smile', '/v2/options/iv/term-structure', '/v2/options/oi/by-expiry', '/v2/options/pcr',
+      '/v2/options/premium-tide', '/v2/options/range', '/v2/options/venue-book', '/v2/redoc', '/v2/status', '/v2/symbols', '/v2/tape', '/v2/tape/flow-by-strike',
       '/v2/tape/recent', '/v2/tape/strike-heat',
     ]);
-    assert.equal(data.count, 29);
+    assert.equal(data.count, 34);
     const exp = data.endpoints.find((e) => e.path === '/v2/expiries');
     assert.deepEqual(exp?.methods, ['GET']);
     assert.equal(exp?.tag, 'discovery');
@@ -216,7 +216,7 @@ describe('discovery routes', () => {
     assert.equal(btc.spot_price, 65010);
     assert.equal(btc.spot_source, 'index');
     assert.equal(btc.active_expiries, 2);
-    assert.deepEqual(btc.endpoints, ['/v2/expiries', '/v2/market/bundle', '/v2/market/candles', '/v2/market/open-interest', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/pcr', '/v2/options/premium-tide', '/v2/options/range', '/v2/status', '/v2/tape', '/v2/tape/flow-by-strike', '/v2/tape/recent', '/v2/tape/strike-heat']);
+    assert.deepEqual(btc.endpoints, ['/v2/expiries', '/v2/market/bundle', '/v2/market/candles', '/v2/market/open-interest', '/v2/options/chain', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/iv/smile', '/v2/options/iv/term-structure', '/v2/options/oi/by-expiry', '/v2/options/pcr', '/v2/options/premium-tide', '/v2/options/range', '/v2/options/venue-book', '/v2/status', '/v2/tape', '/v2/tape/flow-by-strike', '/v2/tape/recent', '/v2/tape/strike-heat']);
     assert.deepEqual(btc.categories.find((c) => c.category === 'perp_trades'), { category: 'perp_trades', status: 'stale', last_ts: iso(NOW - 3600 * S), freshness_seconds: 3600 });
     assert.deepEqual(eth.live_categories, []);
     assert.equal(eth.freshness_seconds, 200);

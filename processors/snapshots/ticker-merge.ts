@@ -13,11 +13,12 @@
  * Venues that send whole rows are unaffected (every row carries every group), except that a row with a whole group
  * null (e.g. both book sides empty) keeps the previous values of that group until they go stale.
  */
-import type { TickerQuote, TickerState } from './state.ts';
+import { TICKER_GROUPS } from './ticker-state.ts';
+import type { GroupTimes, TickerGroup, TickerQuote, TickerState } from './ticker-state.ts';
 
-export const TICKER_GROUPS = ['pricing', 'oi', 'book', 'index'] as const;
-export type TickerGroup = (typeof TICKER_GROUPS)[number];
-export type GroupTimes = Readonly<Record<TickerGroup, number | null>>;
+export { TICKER_GROUPS };
+export type { GroupTimes, TickerGroup };
+
 
 const EMPTY_QUOTE: TickerQuote = {
   markPrice: null, bidIv: null, askIv: null, delta: null, gamma: null, vega: null, theta: null,
