@@ -145,25 +145,61 @@ function sourceOf(rows: readonly ChainQuoteRow[], greek: QuoteGreek): QuoteGreek
   return [...used][0] === 'venue' ? 'venue' : 'computed';
 }
 
+/** The OI-weighted means of the averaged fields in one pass (weightedMean's rule per field). */
+const AVERAGED = ['forward', 'mark_price_usd', 'mark_iv', 'delta', 'gamma', 'vega', 'theta'] as const;
+type Averaged = (typeof AVERAGED)[number];
+
+function weightedMeans(rows: readonly ChainQuoteRow[]): Record<Averaged, number | null> {
+  const n = AVERAGED.length;
+  const sumW = new Float64Array(n);
+  const sumWx = new Float64Array(n);
+  const sumX = new Float64Array(n);
+  const count = new Float64Array(n);
+  for (const r of rows) {
+    const w = Math.max(0, r.open_interest);
+    for (let i = 0; i < n; i++) {
+      const v = r[AVERAGED[i] as Averaged];
+      if (v === null || !Number.isFinite(v)) continue;
+      sumW[i] = (sumW[i] as number) + w;
+      sumWx[i] = (sumWx[i] as number) + w * v;
+      sumX[i] = (sumX[i] as number) + v;
+      count[i] = (count[i] as number) + 1;
+    }
+  }
+  const out = {} as Record<Averaged, number | null>;
+  for (let i = 0; i < n; i++) {
+    const c = count[i] as number;
+    const w = sumW[i] as number;
+    out[AVERAGED[i] as Averaged] = c === 0 ? null : w > 0 ? (sumWx[i] as number) / w : (sumX[i] as number) / c;
+  }
+  return out;
+}
+
 export function consolidateContract(venues: readonly ChainQuoteRow[]): ConsolidatedQuote {
   const first = venues[0] as ChainQuoteRow;
-  const volumes = venues.filter((r) => r.volume_24h !== null && Number.isFinite(r.volume_24h));
+  const m = weightedMeans(venues);
+  let volume: number | null = null;
+  let oi = 0;
+  for (const r of venues) {
+    oi += r.open_interest;
+    if (r.volume_24h !== null && Number.isFinite(r.volume_24h)) volume = (volume ?? 0) + r.volume_24h;
+  }
   return {
     expiry: first.expiry,
     strike: first.strike,
     type: first.option_type,
     t_years: first.t_years,
-    forward: weightedMean(venues, (r) => r.forward) ?? first.forward,
+    forward: m.forward ?? first.forward,
     bid: bestSide(venues, 'bid'),
     ask: bestSide(venues, 'ask'),
-    mark_usd: weightedMean(venues, (r) => r.mark_price_usd),
-    mark_iv: weightedMean(venues, (r) => r.mark_iv),
-    open_interest: venues.reduce((s, r) => s + r.open_interest, 0),
-    volume_24h: volumes.length === 0 ? null : volumes.reduce((s, r) => s + (r.volume_24h as number), 0),
-    delta: weightedMean(venues, (r) => r.delta),
-    gamma: weightedMean(venues, (r) => r.gamma),
-    vega: weightedMean(venues, (r) => r.vega),
-    theta: weightedMean(venues, (r) => r.theta),
+    mark_usd: m.mark_price_usd,
+    mark_iv: m.mark_iv,
+    open_interest: oi,
+    volume_24h: volume,
+    delta: m.delta,
+    gamma: m.gamma,
+    vega: m.vega,
+    theta: m.theta,
     greeks_source: { delta: sourceOf(venues, 'delta'), gamma: sourceOf(venues, 'gamma'), vega: sourceOf(venues, 'vega'), theta: sourceOf(venues, 'theta') },
     venues,
   };

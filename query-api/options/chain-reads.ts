@@ -3,7 +3,7 @@
  * the newest stored chain at or before the bound (never after), looked up tier by tier from the finest (30 s,
  * 3 days) to the coarsest (1 h, 366 days): each lookup reads backwards on the primary key (symbol, computed_at)
  * within a window, then one unbounded lookup on the hourly tier. The rows of an instant are one key range; a crash
- * duplicate is removed with LIMIT 1 BY (venue, instrument).
+ * duplicate (the same row twice) is dropped and the rows sorted by (venue, instrument) in the reader.
  */
 import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
 import { cellAt } from '../../clickhouse/row-binary.ts';
@@ -57,9 +57,7 @@ const ROW_COLUMNS = `${NUMBER_COLUMNS.join(', ')}, venue, instrument, toString(o
 
 const rowsQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
 FROM ${table}
-WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
-ORDER BY venue, instrument
-LIMIT 1 BY venue, instrument`;
+WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`;
 
 /** The rows of the newest chain in (from, asOf] of one tier, in one statement (instant lookup as a subquery). */
 const rowsAtOrBeforeQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
@@ -67,9 +65,7 @@ FROM ${table}
 WHERE symbol = {symbol:String} AND computed_at = (
   SELECT computed_at FROM ${table}
   WHERE symbol = {symbol:String} AND computed_at <= ${msParam('asOf')} AND computed_at > ${msParam('from')}
-  ORDER BY computed_at DESC LIMIT 1)
-ORDER BY venue, instrument
-LIMIT 1 BY venue, instrument`;
+  ORDER BY computed_at DESC LIMIT 1)`;
 
 /** Every row of one stored chain, in (venue, instrument) order. */
 export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainInstant): Promise<OptionChainRow[]> {
@@ -100,9 +96,14 @@ function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
   const cols = Object.fromEntries(r.names.map((n) => [n, r.columns[n] as ResultColumn]));
   const num = (name: string, i: number): number | null => cellAt(cols[name] as ResultColumn, i) as number | null;
   const str = (name: string, i: number): string => cellAt(cols[name] as ResultColumn, i) as string;
-  const rows: OptionChainRow[] = new Array(r.rows);
+  // One row per (venue, instrument) (a crash duplicate is the same row), sorted here rather than in the store.
+  const seen = new Set<string>();
+  const rows: OptionChainRow[] = [];
   for (let i = 0; i < r.rows; i++) {
-    rows[i] = {
+    const key = `${str('venue', i)}|${str('instrument', i)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    rows.push({
       symbol,
       computed_at: num('computed_at_ms', i) as number,
       spot: num('spot', i) as number,
@@ -135,7 +136,7 @@ function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
       volume_24h: num('volume_24h', i),
       dealer_inventory: num('dealer_inventory', i),
       ticker_ts: num('ticker_ts_ms', i) as number,
-    };
+    });
   }
-  return rows;
+  return rows.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0));
 }
