@@ -11,11 +11,8 @@
  *   - disk: bytes per day of each tier (system.parts after the fill) and the year's budget.
  * Run: npm run bench -- options   (BENCH_ROUNDS, BENCH_CHAIN_DAYS shorten it)
  */
-import { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
-import Fastify from 'fastify';
 import { migrate } from '../clickhouse/migrate.ts';
 import { createStore, type Store } from '../clickhouse/store.ts';
 import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
@@ -25,12 +22,11 @@ import { levelsOf } from '../processors/snapshots/levels-step.ts';
 import { chainRows } from '../processors/snapshots/option-chain.ts';
 import { CHAIN_TIERS, storeChainRows } from '../processors/snapshots/option-chain-record.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
-import { AccountsRepository } from '../query-api/accounts/repository.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
 import { SnapshotCache } from '../query-api/snapshots/snapshot-cache.ts';
 import { quotedInstruments } from './chain-quotes-fixture.ts';
-import { httpGet } from './http-get.ts';
+import { benchClient, benchKey, ms as f, quantile as q, timesMs as times, verdict } from './http-bench.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -38,23 +34,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 200);
 const DAYS = Number(process.env['BENCH_CHAIN_DAYS'] ?? 30);
 const TARGETS = { write: 100, chain: 25, gamma: 15, asOfP50: 40, asOfP99: 100 } as const;
 
-function q(xs: readonly number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN;
-}
-async function times(n: number, fn: (i: number) => Promise<void>, warm = 5): Promise<number[]> {
-  for (let i = 0; i < Math.min(warm, n); i++) await fn(-1 - i);
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn(i);
-    out.push(performance.now() - t0);
-  }
-  return out;
-}
-const f = (ms: number): string => `${ms.toFixed(2)} ms`;
 const mb = (b: number): string => `${(b / 1e6).toFixed(1)} MB`;
-const verdict = (v: number, target: number): string => `target < ${target} ms: ${v < target ? 'OK' : 'ABOVE'}`;
 
 /**
  * Copies of the chain stored at `tick` to `count` earlier instants `stepMs` apart, server side, in chunks. The source is
@@ -99,9 +79,7 @@ export async function runOptionsBench(): Promise<void> {
   const store = await createStore({ dataPath });
   try {
     await migrate(store);
-    const repo = new AccountsRepository(store);
-    await repo.upsertUser({ userId: 'bench', plan: 'enterprise', status: 'active', evaluation: false });
-    const { key } = await repo.createKey('bench', 'gex');
+    const key = await benchKey(store);
     const tick = Math.floor(Date.now() / HOUR) * HOUR - HOUR; // an hour tick: stored in every tier
     const chain = syntheticChain({ symbol: 'BTCUSDT', now: tick, spot: 97_000, venues: ['deribit', 'okx', 'bybit', 'binance'], perVenue: 750, seed: 7, withInventory: false, baseIv: 0.5 });
     const instruments = quotedInstruments(chain);
@@ -123,29 +101,20 @@ export async function runOptionsBench(): Promise<void> {
     await snapshots.refresh();
     const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }), logger: false, requestLogging: false, snapshots, clock: () => tick + 1_000 });
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const headers = { 'x-api-key': key };
-    let bytes = 0;
-    const get = async (path: string): Promise<void> => {
-      const r = await httpGet(agent, new URL(path, base), headers);
-      if (r.status !== 200) throw new Error(`${path}: HTTP ${r.status}`);
-      bytes = r.bytes;
-    };
     const chainPath = '/v2/options/chain?symbol=BTCUSDT';
     const c0 = performance.now();
-    await get(chainPath);
+    const sample = await (await fetch(new URL(chainPath, base), { headers: { 'x-api-key': key } })).text();
     const cold = performance.now() - c0;
-    const chainBytes = bytes;
-    const sample = await (await fetch(new URL(chainPath, base), { headers })).text();
-    const bare = Fastify({ logger: false });
-    bare.get('/bare', async (_req, reply) => reply.type('application/json; charset=utf-8').send(sample));
-    const bareUrl = `http://127.0.0.1:${((await bare.listen({ host: '127.0.0.1', port: 0 }), bare.server.address()) as AddressInfo).port}/bare`;
+    const http = await benchClient(base, key, sample);
+    const get = (path: string): Promise<void> => http.get(path);
     try {
+      await get(chainPath);
+      const chainBytes = http.lastBytes;
       const chainP = q(await times(ROUNDS, () => get(chainPath)), 0.5);
       const gamma = q(await times(ROUNDS, () => get('/v2/options/greeks/gamma?symbol=BTCUSDT')), 0.5);
       const book = q(await times(ROUNDS, () => get('/v2/options/venue-book?symbol=BTCUSDT')), 0.5);
       const oi = q(await times(ROUNDS, () => get('/v2/options/oi/by-expiry?symbol=BTCUSDT')), 0.5);
-      const bareP = q(await times(ROUNDS, async () => { await httpGet(agent, new URL(bareUrl), {}); }), 0.5);
+      const bareP = q(await times(ROUNDS, () => http.bare()), 0.5);
       const select1 = q(await times(ROUNDS, async () => { await store.query('SELECT 1'); }), 0.5);
       // as_of at random instants over the stored days (a seeded LCG): every lookup a different, cold chain
       let seed = 12345;
@@ -190,8 +159,7 @@ export async function runOptionsBench(): Promise<void> {
         ].join('\n'),
       );
     } finally {
-      agent.destroy();
-      await bare.close();
+      await http.close();
       await app.close();
     }
   } finally {

@@ -13,44 +13,23 @@
 import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
 import { delta, gamma, pricingT, theta, vega, yearFraction } from '../analytics/black76.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
+import type { ChainQuoteRow } from '../analytics/chain-quotes.ts';
 import type { NamedInstrument } from './chain.ts';
 
 export const CHAIN_GREEKS = ['delta', 'gamma', 'vega', 'theta'] as const;
 export type ChainGreek = (typeof CHAIN_GREEKS)[number];
 export type GreekSource = 'none' | 'venue' | 'computed';
 
-/** A stored row (times epoch ms). */
-export interface OptionChainRow {
+/** A stored row (times epoch ms): the fields the consolidation reads (ChainQuoteRow) plus the tick's context. */
+export interface OptionChainRow extends ChainQuoteRow {
   readonly symbol: MarketSymbol;
   readonly computed_at: number;
   readonly spot: number;
   readonly perp_price: number | null;
-  readonly venue: string;
-  readonly instrument: string;
-  readonly expiry: number;
-  readonly strike: number;
-  readonly option_type: OptionType;
-  readonly t_years: number;
-  readonly forward: number;
-  readonly bid_price_usd: number | null;
-  readonly ask_price_usd: number | null;
-  readonly bid_size: number | null;
-  readonly ask_size: number | null;
-  readonly mark_price_usd: number | null;
-  readonly last_price_usd: number | null;
-  readonly mark_iv: number | null;
-  readonly bid_iv: number | null;
-  readonly ask_iv: number | null;
-  readonly delta: number | null;
-  readonly gamma: number | null;
-  readonly vega: number | null;
-  readonly theta: number | null;
   readonly delta_source: GreekSource;
   readonly gamma_source: GreekSource;
   readonly vega_source: GreekSource;
   readonly theta_source: GreekSource;
-  readonly open_interest: number;
-  readonly volume_24h: number | null;
   readonly dealer_inventory: number | null;
   readonly ticker_ts: number;
 }
