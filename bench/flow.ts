@@ -1,16 +1,16 @@
 /**
  * `npm run bench -- flow`: the dealer-flow processor over a growing synthetic BTC option-trade history.
- * For histories of 1, 3 and 12 months (FLOW_BENCH_TRADES_PER_DAY trades a day, default 3,000; the issue's
- * figure is ~28,000/day = 10M a year): the p50 of a 30 s dealer-flow tick (trades since the last checkpoint +
- * checkpoint insert), the p50 of an as_of inventory read (nearest checkpoint + trades after it) and, as the
- * same-run baseline, the p50 of the full scan it replaces, at the same instants.
+ * For histories of 1, 3 and 12 months (FLOW_BENCH_TRADES_PER_DAY trades a day, default 28,800 = 10.5 M a year,
+ * the issue's size; generated inside the store by bench/flow-routes.ts fillTrades): the p50 of a 30 s dealer-flow
+ * tick (trades since the last checkpoint + checkpoint insert), the p50 of an as_of inventory read (nearest
+ * checkpoint + trades after it) and, as the same-run baseline, the p50 of the full scan it replaces, at the same
+ * instants.
  */
 import { migrate } from '../clickhouse/migrate.ts';
-import { optionTradeRow } from '../clickhouse/rows.ts';
 import { openTempStore } from '../clickhouse/testing/temp-store.ts';
 import { entriesAsOf, fullScanEntries } from '../processors/dealer-flow/checkpoint-store.ts';
 import { DealerFlow } from '../processors/dealer-flow/dealer-flow.ts';
-import { syntheticTrades } from '../processors/dealer-flow/testing/synthetic-trades.ts';
+import { fillTrades } from './flow-routes.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);
@@ -25,7 +25,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 export async function runFlowBench(): Promise<void> {
-  const perDay = Number(process.env.FLOW_BENCH_TRADES_PER_DAY ?? 3_000);
+  const perDay = Number(process.env.FLOW_BENCH_TRADES_PER_DAY ?? 28_800);
   const { store, dispose } = await openTempStore();
   try {
     await migrate(store);
@@ -34,11 +34,9 @@ export async function runFlowBench(): Promise<void> {
     for (const months of [1, 3, 12]) {
       const end = START + months * 30 * DAY;
       // history up to the stage's end + 1 h (the ticks below run in that last hour), stored a day at a time
-      for (let d = storedTo; d < end + 3_600_000; d += DAY) {
-        const part = syntheticTrades({ seed: d, startMs: d, endMs: Math.min(d + DAY, end + 3_600_000), stepMs: DAY / perDay });
-        await store.insert('option_trades', part.map(optionTradeRow), { dedupToken: `bench:${d}` });
-        rows += part.length;
-      }
+      const count = Math.round(((end + 3_600_000 - storedTo) / DAY) * perDay);
+      await fillTrades(store, end + 3_600_000, count, storedTo, rows);
+      rows += count;
       storedTo = end + 3_600_000;
       const flow = new DealerFlow(store, { intervalMs: INTERVAL });
       const first = await timed(() => flow.tick('BTCUSDT', end)); // no checkpoint yet: full scan + full checkpoint

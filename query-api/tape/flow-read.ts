@@ -1,7 +1,8 @@
 /**
  * Cumulative aggressor prints per (strike, type, taker side, venue) of a symbol's contracts whose expiry date
  * (UTC) is today or later, trades up to `nowMs`, from option_trades_live FINAL (migration 060: the raw trades of
- * contracts not yet expired, ordered by expiry; a redelivered trade once).
+ * contracts not yet expired, ordered by expiry; a redelivered trade once: its copies share the expiry, hence the
+ * partition, so FINAL need not merge across partitions).
  */
 import { msParam } from '../../clickhouse/epoch-ms.ts';
 import type { Store } from '../../clickhouse/store.ts';
@@ -39,7 +40,8 @@ export async function readFlowCells(store: Store, r: FlowRead): Promise<FlowCell
   const sql = `SELECT strike, option_type, side, toString(venue) AS venue_name, sum(size) AS coins, sum(premium_usd) AS premium, count() AS trade_count
 FROM option_trades_live FINAL
 WHERE ${c.join(' AND ')}
-GROUP BY strike, option_type, side, venue_name`;
+GROUP BY strike, option_type, side, venue_name
+SETTINGS do_not_merge_across_partitions_select_final = 1`;
   const rows = await store.query<{ strike: number; option_type: string; side: string; venue_name: string; coins: number; premium: number; trade_count: string }>(sql, params);
   return rows.map((x) => ({ strike: x.strike, type: x.option_type, side: x.side, venue: x.venue_name, size: x.coins, premium: x.premium, trades: Number(x.trade_count) }));
 }

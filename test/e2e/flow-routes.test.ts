@@ -2,7 +2,7 @@
  * Sandbox end to end for the flow routes (/v2/tape, /v2/tape/recent, strike-heat, flow-by-strike, pcr,
  * premium-tide, range): `gex demo`'s roles (sandbox market ->
  * connectors -> bus -> raw writer + snapshot processor -> API) in one process, a short snapshot interval; after
- * the first ticks every route answers 200 with non-empty data.
+ * the first ticks every route answers 200 with non-empty data (pcr: once its first 5-minute bucket completed).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,8 +21,10 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
   let ctx: RuntimeContext;
   let base: string;
   let key: string;
+  let startedAt = 0;
 
   before(async () => {
+    startedAt = Date.now();
     dir = await mkdtemp(join(tmpdir(), 'gex-flow-e2e-'));
     const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit,okx,bybit', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
     ctx = await createRuntimeContext(config, { metrics: false });
@@ -65,7 +67,6 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     await eventually('/v2/tape/recent?symbol=BTCUSDT&limit=5', nonEmpty('trades'));
     await eventually('/v2/tape/strike-heat?symbol=BTCUSDT', nonEmpty('strikes'));
     await eventually('/v2/tape/flow-by-strike?symbol=BTCUSDT&include=by_venue', nonEmpty('strikes'));
-    await eventually('/v2/options/pcr?symbol=BTCUSDT', nonEmpty('points'));
     await eventually('/v2/options/premium-tide?symbol=BTCUSDT', nonEmpty('points'));
     const range = await eventually('/v2/options/range?symbol=BTCUSDT&include=past', (d) => {
       const h = (d['horizons'] as Record<string, { bands: unknown }> | undefined)?.['24h'];
@@ -76,5 +77,16 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     assert.ok(h1 !== undefined && h1.bands['68']![0] < spot && spot < h1.bands['68']![1], 'spot inside its own 68 % band');
     assert.ok(h1.bands['90']![0] < h1.bands['68']![0], 'the 90 % band is wider');
     assert.ok(Array.isArray(h1.past) && h1.past.length > 0);
+  });
+
+  // The put/call ratio has a point per COMPLETED 5-minute bucket: the first one that holds data completes at the
+  // first 5-minute boundary after the product started, so this waits for that boundary (up to ~5 min; own timeout).
+  test('the put/call ratio answers with a point once the first 5-minute bucket with data has completed', { timeout: 480_000 }, async () => {
+    const step = 300_000;
+    const boundary = Math.ceil(startedAt / step) * step;
+    const wait = Math.max(30_000, boundary + 60_000 - Date.now());
+    const d = await eventually('/v2/options/pcr?symbol=BTCUSDT', (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0, wait);
+    const first = (d['points'] as { t: string; ratio: number | null }[])[0];
+    assert.ok(first !== undefined && Date.parse(first.t) % step === 0, 'points sit on 5-minute bucket ends');
   });
 });
