@@ -81,7 +81,15 @@ export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainI
 export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number, nowMs: number = Date.now()): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
   const asOf = Math.floor(asOfMs);
   // A tier whose retention ended before the instant cannot hold it: skipped (one statement less for older instants).
-  for (const tier of CHAIN_TIERS.filter((x) => asOf >= nowMs - x.keepMs)) {
+  for (const [i, tier] of CHAIN_TIERS.entries()) {
+    if (asOf < nowMs - tier.keepMs) continue;
+    if (i > 0) {
+      // Coarse tiers hold only ticks on their step (tiersOf): the step at or before the instant, when stored, is the
+      // tier's newest at or before it — a key lookup without the instant subquery.
+      const t = asOf - (asOf % tier.stepMs);
+      const direct = await store.queryColumns(rowsQuery(tier.table), { symbol, t });
+      if (direct.rows > 0) return { at: { t, table: tier.table }, rows: rowsOf(symbol, direct) };
+    }
     const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
     if (r.rows > 0) {
       const rows = rowsOf(symbol, r);
