@@ -59,6 +59,11 @@ const rowsQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
 FROM ${table}
 WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`;
 
+/** Every row stored in (from, asOf] of one tier (rowsOf keeps the newest tick's). */
+const rowsInQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
+FROM ${table}
+WHERE symbol = {symbol:String} AND computed_at > ${msParam('from')} AND computed_at <= ${msParam('asOf')}`;
+
 /** The rows of the newest chain in (from, asOf] of one tier, in one statement (instant lookup as a subquery). */
 const rowsAtOrBeforeQuery = (table: string): string => `SELECT ${ROW_COLUMNS}
 FROM ${table}
@@ -74,22 +79,21 @@ export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainI
 }
 
 /**
- * The newest stored chain at or before `asOfMs` with its rows: per tier whose retention covers the instant one
- * statement over the tier's lookup window, then the instant lookup without a window (chainInstantAtOrBefore) when
- * none of the windows holds a chain.
+ * The newest stored chain at or before `asOfMs` with its rows: per tier whose retention covers the instant, the rows
+ * of the last step before it (no subquery; exact, since nothing newer than the newest row found can be at or
+ * before the instant), else one statement over the tier's lookup window; then the instant lookup without a window
+ * (chainInstantAtOrBefore) when none of the windows holds a chain.
  */
 export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number, nowMs: number = Date.now()): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
   const asOf = Math.floor(asOfMs);
   // A tier whose retention ended before the instant cannot hold it: skipped (one statement less for older instants).
-  for (const [i, tier] of CHAIN_TIERS.entries()) {
+  for (const tier of CHAIN_TIERS) {
     if (asOf < nowMs - tier.keepMs) continue;
-    if (i > 0) {
-      // Coarse tiers hold only ticks on their step (tiersOf): the step at or before the instant, when stored, is the
-      // tier's newest at or before it — a key lookup without the instant subquery.
-      const t = asOf - (asOf % tier.stepMs);
-      const direct = await store.queryColumns(rowsQuery(tier.table), { symbol, t });
-      if (direct.rows > 0) return { at: { t, table: tier.table }, rows: rowsOf(symbol, direct) };
-    }
+    // First the rows stored in (asOf − step, asOf]: one key-range read, no instant subquery. Ticks come at most a
+    // step apart (every tick in the finest tier, step multiples in the coarser ones), so when the processor ran
+    // the newest tick at or before the instant is in there (several ticks when it runs faster: the newest kept).
+    const near = rowsOf(symbol, await store.queryColumns(rowsInQuery(tier.table), { symbol, from: asOf - tier.stepMs, asOf }));
+    if (near.length > 0) return { at: { t: (near[0] as OptionChainRow).computed_at, table: tier.table }, rows: near };
     const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
     if (r.rows > 0) {
       const rows = rowsOf(symbol, r);
@@ -104,10 +108,14 @@ function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
   const cols = Object.fromEntries(r.names.map((n) => [n, r.columns[n] as ResultColumn]));
   const num = (name: string, i: number): number | null => cellAt(cols[name] as ResultColumn, i) as number | null;
   const str = (name: string, i: number): string => cellAt(cols[name] as ResultColumn, i) as string;
-  // One row per (venue, instrument) (a crash duplicate is the same row), sorted here rather than in the store.
+  // The newest tick's rows only; one row per (venue, instrument) (a crash duplicate is the same row); sorted here
+  // rather than in the store.
+  let newest = -Infinity;
+  for (let i = 0; i < r.rows; i++) newest = Math.max(newest, num('computed_at_ms', i) as number);
   const seen = new Set<string>();
   const rows: OptionChainRow[] = [];
   for (let i = 0; i < r.rows; i++) {
+    if (num('computed_at_ms', i) !== newest) continue;
     const key = `${str('venue', i)}|${str('instrument', i)}`;
     if (seen.has(key)) continue;
     seen.add(key);
