@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { coinsOf, entryOf, type BookEntry, type NanoRow } from './book.ts';
-import { AS_OF_ONE_SQL, AS_OF_SQL, CHECKPOINTS_SQL, FULL_SCAN_SQL, TRADES_SINCE_SQL } from './sql.ts';
+import { AS_OF_SQL, CHECKPOINTS_SQL, FULL_SCAN_SQL, TRADES_SINCE_SQL } from './sql.ts';
 
 export interface CheckpointRefs {
   /** The latest complete checkpoint at or before the instant. */
@@ -40,12 +40,6 @@ export async function fullScanEntries(store: Store, symbol: MarketSymbol, asOfMs
  * it; before the first checkpoint, the full scan. Same numbers as fullScanEntries.
  */
 export async function entriesAsOf(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<BookEntry[]> {
-  // One statement: the checkpoint references are scalar subqueries (AS_OF_ONE_SQL), the full scan its own fallback.
-  return (await store.query<NanoRow>(AS_OF_ONE_SQL, { symbol, asOf: Math.trunc(asOfMs) })).map(entryOf);
-}
-
-/** The two-statement form (references first, then AS_OF_SQL): kept as the reference the one-statement read is tested against. */
-export async function entriesAsOfTwoStep(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<BookEntry[]> {
   const refs = await checkpointRefs(store, symbol, asOfMs);
   if (refs === null) return fullScanEntries(store, symbol, asOfMs);
   const rows = await store.query<NanoRow>(AS_OF_SQL, { symbol, base: refs.base, last: refs.last, asOf: Math.trunc(asOfMs) });

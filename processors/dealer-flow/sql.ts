@@ -43,28 +43,3 @@ GROUP BY venue, instrument, expiry`;
 export const AS_OF_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(nano) AS nano, sum(trade_count) AS trade_count
 FROM (${CHECKPOINT_ROWS} UNION ALL ${TRADES_AFTER})
 GROUP BY venue, instrument, expiry`;
-
-const EPOCH = `toDateTime64(0, 3, 'UTC')`;
-const NEWEST_TICK = (cond: string): string =>
-  `(SELECT checkpoint_at FROM dealer_inventory_ticks WHERE symbol = {symbol:String}${cond} AND checkpoint_at <= ${msParam('asOf')} ORDER BY checkpoint_at DESC LIMIT 1)`;
-
-/**
- * AS_OF_SQL with the checkpoint references found in the same statement (one round trip): `last_at` = the latest
- * complete checkpoint at or before asOf, `base_at` = the latest full one. Without a full checkpoint both become the
- * epoch, so no checkpoint row is read and every trade up to asOf is: the full scan, as entriesAsOf's fallback.
- */
-export const AS_OF_ONE_SQL = `WITH ${NEWEST_TICK('')} AS last_at, ${NEWEST_TICK(' AND full')} AS base_at,
-  ifNull(base_at, ${EPOCH}) AS base_eff, if(base_at IS NULL, ${EPOCH}, assumeNotNull(last_at)) AS last_eff
-SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(nano) AS nano, sum(trade_count) AS trade_count
-FROM (
-  SELECT venue, instrument, expiry, argMax(inventory_nano, checkpoint_at) AS nano, argMax(trades, checkpoint_at) AS trade_count
-  FROM dealer_inventory
-  WHERE symbol = {symbol:String} AND checkpoint_at >= base_eff AND checkpoint_at <= last_eff AND expiry > ${msParam('asOf')}
-  GROUP BY venue, instrument, expiry
-  UNION ALL
-  SELECT venue, instrument, expiry, sum(${DEALER_NANO}) AS nano, count() AS trade_count
-  FROM option_trades FINAL
-  WHERE symbol = {symbol:String} AND ts > last_eff AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')} AND isFinite(size)
-  GROUP BY venue, instrument, expiry
-)
-GROUP BY venue, instrument, expiry`;
