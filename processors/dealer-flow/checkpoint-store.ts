@@ -5,8 +5,6 @@
  * carries a hash of their content: a retry with the same rows is stored once.
  */
 import { createHash } from 'node:crypto';
-import { cellAt } from '../../clickhouse/row-binary.ts';
-import type { ResultColumn } from '../../clickhouse/row-binary.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { coinsOf, entryOf, type BookEntry, type NanoRow } from './book.ts';
@@ -44,26 +42,8 @@ export async function fullScanEntries(store: Store, symbol: MarketSymbol, asOfMs
 export async function entriesAsOf(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<BookEntry[]> {
   const refs = await checkpointRefs(store, symbol, asOfMs);
   if (refs === null) return fullScanEntries(store, symbol, asOfMs);
-  // Read column-wise (RowBinary: no JSON formatting and parsing of thousands of rows); 64-bit sums as strings.
-  const r = await store.queryColumns(`SELECT toString(venue) AS venue_s, instrument, expiry_ms, toString(nano) AS nano_s, toString(trade_count) AS count_s FROM (${AS_OF_SQL})`, {
-    symbol,
-    base: refs.base,
-    last: refs.last,
-    asOf: Math.trunc(asOfMs),
-  });
-  const col = (name: string): ResultColumn => r.columns[name] as ResultColumn;
-  const [venue, instrument, expiry, nano, count] = [col('venue_s'), col('instrument'), col('expiry_ms'), col('nano_s'), col('count_s')];
-  const out: BookEntry[] = new Array(r.rows);
-  for (let i = 0; i < r.rows; i++) {
-    out[i] = entryOf({
-      venue: cellAt(venue, i) as string,
-      instrument: cellAt(instrument, i) as string,
-      expiry_ms: cellAt(expiry, i) as number,
-      nano: cellAt(nano, i) as string,
-      trade_count: cellAt(count, i) as string,
-    });
-  }
-  return out;
+  const rows = await store.query<NanoRow>(AS_OF_SQL, { symbol, base: refs.base, last: refs.last, asOf: Math.trunc(asOfMs) });
+  return rows.map(entryOf);
 }
 
 export interface CheckpointWrite {
