@@ -73,8 +73,14 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
 
   test('the consolidated chain routes answer with non-empty data: chain (book, IVs, greeks), venue book, OI by expiry; max-pain and heatmap as_of', async () => {
     const nonEmpty = (field: string) => (d: Record<string, unknown>) => Array.isArray(d[field]) && (d[field] as unknown[]).length > 0;
-    const chain = await eventually('/v2/options/chain?symbol=BTCUSDT&include=exchange_breakdown', nonEmpty('rows'));
-    const rows = chain['rows'] as { mark_iv: number | null; delta: number | null; open_interest: number; venues: string[]; bid_usd: number | null; ask_usd: number | null }[];
+    type ChainRow = { mark_iv: number | null; delta: number | null; open_interest: number; venues: string[]; bid_usd: number | null; ask_usd: number | null };
+    // The first ticks after a start can hold one venue only (the other's tickers or OI not in yet): wait for both.
+    const complete = (d: Record<string, unknown>): boolean => {
+      const rs = (d['rows'] as ChainRow[] | undefined) ?? [];
+      return new Set(rs.flatMap((r) => r.venues)).size >= 2 && rs.some((r) => (r.mark_iv ?? 0) > 0 && r.delta !== null && r.open_interest > 0) && rs.some((r) => (r.bid_usd ?? 0) > 0 && r.ask_usd !== null);
+    };
+    const chain = await eventually('/v2/options/chain?symbol=BTCUSDT&include=exchange_breakdown', complete);
+    const rows = chain['rows'] as ChainRow[];
     assert.ok(rows.some((r) => (r.mark_iv ?? 0) > 0 && r.delta !== null && r.open_interest > 0));
     assert.ok(rows.some((r) => r.bid_usd !== null && r.ask_usd !== null && r.bid_usd > 0));
     assert.ok(new Set(rows.flatMap((r) => r.venues)).size >= 2, 'more than one venue consolidated');
