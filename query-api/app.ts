@@ -11,6 +11,7 @@ import { IpLimiter, RateLimiter } from './limits/limiter.ts';
 import { RedisCounter } from './limits/redis-counter.ts';
 import { UsageRecorder } from './limits/usage.ts';
 import { docsPlugin } from './plugins/docs.ts';
+import { explorerPlugin } from './explorer/plugin.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { gatePlugin } from './plugins/gate.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
@@ -143,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(errorsPlugin, { respond });
   await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
+  await app.register(explorerPlugin);
   const families = [discoveryRoutes, asyncApiRoutes, marketRoutes, referenceRoutes, tapeRoutes, optionsRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));

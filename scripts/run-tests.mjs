@@ -9,6 +9,7 @@
 //   - else, CI=true                     -> fail (the Kafka suite never skips in CI).
 //   - else                              -> skip ONLY the Kafka suite, loudly.
 // Prometheus suite (*.prometheus.test.ts): promtool + prometheus on PATH, else fail in CI, else skip it loudly.
+// Browser suite (*.browser.test.ts): a system Chromium (CHROMIUM_PATH or chromium on PATH), same rule.
 import { spawnSync, spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -78,6 +79,21 @@ if (promFiles.length && !(has('promtool') && has('prometheus'))) {
   const bar = '!'.repeat(78);
   console.error(`${bar}\n!! SKIPPING THE PROMETHEUS SUITE: promtool/prometheus not on PATH.\n!! Skipped files: ${promFiles.join(', ')}\n!! Install Debian's prometheus package to run it.\n${bar}`);
   files = files.filter((f) => !f.endsWith('.prometheus.test.ts'));
+}
+
+// Browser suite (*.browser.test.ts: the web explorer in a real headless Chromium via puppeteer-core) needs a
+// system Chromium (Debian's `chromium`, or CHROMIUM_PATH): required in CI, skipped loudly without it elsewhere.
+const browserFiles = files.filter((f) => f.endsWith('.browser.test.ts'));
+const chromium = env.CHROMIUM_PATH ?? ['chromium', 'chromium-browser', 'google-chrome-stable'].map((c) => spawnSync('sh', ['-c', `command -v ${c}`]).stdout?.toString().trim()).find((p) => p);
+if (browserFiles.length && chromium) env.CHROMIUM_PATH = chromium;
+if (browserFiles.length && !chromium) {
+  if (env.CI === 'true') {
+    console.error('[test] CI=true and no Chromium (chromium on PATH or CHROMIUM_PATH): the browser suite is required in CI (apt-get install chromium).');
+    process.exit(1);
+  }
+  const bar = '!'.repeat(78);
+  console.error(`${bar}\n!! SKIPPING THE BROWSER SUITE: no Chromium on PATH and no CHROMIUM_PATH.\n!! Skipped files: ${browserFiles.join(', ')}\n!! Install Debian's chromium package to run it.\n${bar}`);
+  files = files.filter((f) => !f.endsWith('.browser.test.ts'));
 }
 
 if (files.length === 0) {

@@ -62,6 +62,41 @@ describe('§11.5 synthetic chain (std)', () => {
   });
 });
 
+describe('§11.5 profile and by-strike blocks (std)', () => {
+  const l = computeLevelsFromChain(chain115(), 'std');
+  test('by_strike: every strike ascending, call/put GEX = Γ·OI·S²·0.01 with the dealer sign, net = call + put, Σ net = net_gex', () => {
+    const b = l.by_strike;
+    assert.ok(b !== undefined);
+    assert.deepEqual(b.strikes, [85_000, 90_000, 95_000, 100_000, 105_000, 110_000, 115_000]);
+    assert.deepEqual(b.call_oi, [50, 120, 300, 800, 1400, 1100, 600]);
+    assert.deepEqual(b.put_oi, [900, 1500, 1200, 700, 250, 80, 20]);
+    const g = gamma(100_000, 105_000, 0.5, 7 / 365);
+    near(b.call_gex[4], g * 1400 * 1e10 * 0.01, 1e-6, 'call 105k');
+    near(b.put_gex[4], -g * 250 * 1e10 * 0.01, 1e-6, 'put 105k');
+    b.net_gex.forEach((n, i) => near(n, (b.call_gex[i] ?? 0) + (b.put_gex[i] ?? 0), 1e-9, `net ${i}`));
+    near(b.net_gex.reduce((a, x) => a + x, 0), 2_230_237, 0.5, 'sum');
+  });
+  test('profile: 201 spots from 75,000 to 125,000 by 250; G(0) = net GEX at spot; the sign change brackets hvl (98,750 -> 99,000)', () => {
+    const p = l.profile;
+    assert.ok(p !== undefined);
+    assert.equal(p.spot.length, 201);
+    assert.equal(p.net_gex.length, 201);
+    near(p.spot[0], 75_000, 1e-9, 'first');
+    near(p.spot[100], 100_000, 0, 'spot');
+    near(p.spot[200], 125_000, 1e-9, 'last');
+    near(p.spot[95], 98_750, 1e-9, 'x = -1.25%');
+    near(p.net_gex[100], 2_230_237, 0.5, 'G(0)');
+    assert.ok((p.net_gex[95] ?? 0) < 0 && (p.net_gex[96] ?? 0) > 0, 'neg_to_pos between 98,750 and 99,000');
+    assert.equal(p.odte_net_gex, null);
+  });
+  test('the flow model fills the blocks from the flow arrays (no inventory: std fallback, same numbers)', () => {
+    const f = computeLevelsFromChain(chain115(), 'flow');
+    assert.equal(f.positioning, 'std');
+    assert.deepEqual(f.by_strike, l.by_strike);
+    assert.deepEqual(f.profile, l.profile);
+  });
+});
+
 describe('null cases', () => {
   test('empty chain: every level null, no_gamma, max pain and expected move null', () => {
     const l = computeLevelsFromChain(chainOf([]), 'std');

@@ -16,16 +16,19 @@ import { EXPECTED_MOVE_HORIZON_YEARS, atmVolAtHorizon, expectedMoveBand } from '
 import type { ExpectedMove } from './expected-move.ts';
 import { maxPain } from './max-pain.ts';
 import type { MaxPain } from './max-pain.ts';
-import { findRoots } from './profile.ts';
+import { findRoots, GRID_X } from './profile.ts';
 import type { FlipDirection, ProfileStatus } from './profile.ts';
 import { pricingT } from './black76.ts';
 import type { AggregateSnapshot } from './aggregate-types.ts';
 import type { ScopeBlock } from './snapshot-row.ts';
 import type { DealerModel } from './types.ts';
 
-export type LevelsIncludeKey = 'ranked' | 'max_pain' | 'expected_move' | 'zones' | 'spot';
+export type LevelsIncludeKey = 'ranked' | 'max_pain' | 'expected_move' | 'zones' | 'spot' | 'profile' | 'by_strike';
 export type LevelsInclude = readonly LevelsIncludeKey[];
-export const ALL_INCLUDES: LevelsInclude = ['ranked', 'max_pain', 'expected_move', 'zones', 'spot'];
+/** The compact blocks: stored with every gex_levels row and sent on the WebSocket levels channel. */
+export const STORED_INCLUDES: LevelsInclude = ['ranked', 'max_pain', 'expected_move', 'zones', 'spot'];
+/** Every block; `profile` and `by_strike` (arrays of ~200 numbers each) are computed on request from the venue rows. */
+export const ALL_INCLUDES: LevelsInclude = [...STORED_INCLUDES, 'profile', 'by_strike'];
 
 export type Sign = -1 | 0 | 1;
 export type NoFlipReason = Exclude<ProfileStatus, 'ok'>;
@@ -105,7 +108,30 @@ export interface LevelsData {
   readonly expected_move?: ExpectedMoveBlock | null;
   readonly gamma_flip_zones?: readonly FlipZone[];
   readonly spot?: { readonly spot_price: number; readonly perps_price: number | null };
+  readonly profile?: GexProfile;
+  readonly by_strike?: GexByStrike;
   readonly diagnostics?: LevelsDiagnostics;
+}
+
+/**
+ * Net GEX re-priced at hypothetical spots (sticky strike): `spot[j]` = S·(1 + x_j), x_j from −25% to +25% by
+ * 0.25% (201 points); `net_gex[j]` = G(x_j) of the model that ran, USD per 1% move; `odte_net_gex` the same
+ * for the 0DTE expiry (null when none within 24 h). hvl is the root of `net_gex` nearest spot.
+ */
+export interface GexProfile {
+  readonly spot: readonly number[];
+  readonly net_gex: readonly number[];
+  readonly odte_net_gex: readonly number[] | null;
+}
+
+/** Every strike of every open expiry (ascending): call and put GEX of the model that ran (USD per 1%), OI in coins. */
+export interface GexByStrike {
+  readonly strikes: readonly number[];
+  readonly call_gex: readonly number[];
+  readonly put_gex: readonly number[];
+  readonly net_gex: readonly number[];
+  readonly call_oi: readonly number[];
+  readonly put_oi: readonly number[];
 }
 
 interface Candidate {
@@ -169,6 +195,28 @@ export function rankedStrikes(t: ScopeBlock, model: DealerModel, spot: number, n
     )
     .slice(0, n)
     .map(({ strike, net_gex, call_gex, put_gex }) => ({ strike, net_gex, call_gex, put_gex }));
+}
+
+/** The profile block: the stored grid of the model, mapped to prices. */
+export function gexProfile(agg: AggregateSnapshot, model: DealerModel): GexProfile {
+  const spot = agg.meta.spot;
+  return {
+    spot: GRID_X.map((x) => spot * (1 + x)),
+    net_gex: profileOf(agg, model).values,
+    odte_net_gex: agg.odte === null ? null : profileOf(agg.odte, model).values,
+  };
+}
+
+/** The by-strike block of a scope under one model. */
+export function gexByStrike(t: ScopeBlock, model: DealerModel): GexByStrike {
+  const call: number[] = [];
+  const put: number[] = [];
+  for (let i = 0; i < t.strikes.length; i++) {
+    const g = strikeGex(t, i, model);
+    call.push(g.call);
+    put.push(g.put);
+  }
+  return { strikes: t.strikes, call_gex: call, put_gex: put, net_gex: call.map((c, i) => c + (put[i] ?? 0)), call_oi: t.call_oi, put_oi: t.put_oi };
 }
 
 export function totalNetGex(t: ScopeBlock, model: DealerModel): number {
@@ -298,6 +346,8 @@ export function extractLevels(agg: AggregateSnapshot, requested: DealerModel, in
     ...(inc.has('expected_move') ? { expected_move: expectedMoveFromAggregate(agg) } : {}),
     ...(inc.has('zones') ? { gamma_flip_zones: flips.zones } : {}),
     ...(inc.has('spot') ? { spot: { spot_price: spot, perps_price: agg.meta.perp_price } } : {}),
+    ...(inc.has('profile') ? { profile: gexProfile(agg, model) } : {}),
+    ...(inc.has('by_strike') ? { by_strike: gexByStrike(agg, model) } : {}),
     diagnostics: { venues: agg.venues, ...agg.diagnostics },
   };
 }

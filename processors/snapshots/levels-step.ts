@@ -5,7 +5,7 @@
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { levelsFromRows } from '../analytics/aggregate.ts';
 import type { SnapshotMeta } from '../analytics/aggregate.ts';
-import { ALL_INCLUDES } from '../analytics/levels.ts';
+import { STORED_INCLUDES } from '../analytics/levels.ts';
 import type { LevelsData } from '../analytics/levels.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import { nextGammaFlowPoint } from './gamma-flow.ts';
@@ -31,8 +31,8 @@ export function levelsOf(symbol: MarketSymbol, computedAt: number, rows: readonl
   return {
     meta,
     levels: {
-      flow: levelsFromRows(meta, rows, 'flow', undefined, ALL_INCLUDES),
-      std: levelsFromRows(meta, rows, 'std', undefined, ALL_INCLUDES),
+      flow: levelsFromRows(meta, rows, 'flow', undefined, STORED_INCLUDES),
+      std: levelsFromRows(meta, rows, 'std', undefined, STORED_INCLUDES),
     },
     coverage: coverageOf(rows),
   };

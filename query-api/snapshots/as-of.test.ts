@@ -4,8 +4,8 @@ import { migrate } from '../../clickhouse/migrate.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import { ALL_INCLUDES } from '../../processors/analytics/levels.ts';
-import { latestSnapshot, levelsAsOf } from './as-of.ts';
+import { ALL_INCLUDES, STORED_INCLUDES } from '../../processors/analytics/levels.ts';
+import { latestSnapshot, levelsAsOf, restrictIncludes } from './as-of.ts';
 import { runCycle } from '../../processors/snapshots/cycle.ts';
 import { gammaFlowSeries, maxPainPerExpiry, strikeExpiryHeatmap } from './readers.ts';
 import { MarketState } from '../../processors/snapshots/state.ts';
@@ -58,9 +58,17 @@ describe('point-in-time reads from stored snapshots', () => {
   });
 
   test('the stored snapshot read back at its instant equals the pure engine on the same chain (every block, flow model)', async () => {
-    const asOf = await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: A, model: 'flow', include: ['ranked', 'max_pain', 'expected_move', 'zones', 'spot'] });
-    assert.deepEqual(asOf?.levels, computeLevelsFromChain(expectedChain(), 'flow'));
+    const engine = computeLevelsFromChain(expectedChain(), 'flow');
+    // The compact blocks come from the gex_levels row; profile and by_strike from the venue rows of that instant.
+    const asOf = await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: A, model: 'flow', include: STORED_INCLUDES });
+    assert.deepEqual(asOf?.levels, restrictIncludes(engine, STORED_INCLUDES));
     assert.equal(asOf?.lagSeconds, 0);
+    const full = await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: A + 1, model: 'flow', include: ALL_INCLUDES });
+    assert.deepEqual(full?.levels, engine);
+    assert.equal(full?.levels.profile?.net_gex.length, 201);
+    assert.equal(full?.snapshotAt, A);
+    const profileOnly = await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: A, model: 'flow', include: ['profile'] });
+    assert.deepEqual(profileOnly?.levels, restrictIncludes(engine, ['profile']));
   });
 
   test('a venue subset re-aggregated from the stored rows equals the pure engine on that venue’s sub-chain', async () => {

@@ -12,7 +12,7 @@ import { VENUES } from '../../schemas/events.ts';
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import { levelsFromRows, selectRows } from '../../processors/analytics/aggregate.ts';
 import type { SnapshotMeta } from '../../processors/analytics/aggregate.ts';
-import type { LevelsData, LevelsInclude } from '../../processors/analytics/levels.ts';
+import { STORED_INCLUDES, type LevelsData, type LevelsInclude } from '../../processors/analytics/levels.ts';
 import type { DealerModel } from '../../processors/analytics/types.ts';
 import { coverageOf } from '../../processors/snapshots/inventory-stats.ts';
 import { metaOf } from '../../processors/snapshots/levels-step.ts';
@@ -101,6 +101,8 @@ const INCLUDE_KEYS = [
   ['expected_move', 'expected_move'],
   ['zones', 'gamma_flip_zones'],
   ['spot', 'spot'],
+  ['profile', 'profile'],
+  ['by_strike', 'by_strike'],
 ] as const;
 
 /** Keep only the requested optional blocks of a full (ALL_INCLUDES) levels document. */
@@ -115,7 +117,8 @@ export function restrictIncludes(full: LevelsData, include: LevelsInclude = []):
  * every block. A venue subset: the rows of that instant, re-aggregated.
  */
 export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<LevelsAsOfResult | null> {
-  if (selectsAllVenues(req.venues)) {
+  const storedOnly = (req.include ?? []).every((i) => STORED_INCLUDES.includes(i));
+  if (selectsAllVenues(req.venues) && storedOnly) {
     const row = await levelsRowAtOrBefore(store, req.symbol, req.model, req.asOfMs);
     if (row === null) return null;
     return {
@@ -127,8 +130,9 @@ export async function levelsAsOf(store: Store, req: LevelsAsOfRequest): Promise<
       coverage: row.coverage,
     };
   }
-  // A venue subset: one query returning only the selected venues' packed level columns (both models).
-  const known = selectedVenues(req.venues);
+  // A venue subset (or a block gex_levels does not store): one query returning only the selected venues' packed
+  // level columns (both models).
+  const known = selectsAllVenues(req.venues) ? [...VENUES] : selectedVenues(req.venues);
   const r = await venueLevelRows(store, req.symbol, req.asOfMs, known);
   if (r === null) return null;
   const meta: SnapshotMeta = { symbol: req.symbol, computed_at: r.t, spot: r.spot, perp_price: r.perp_price };

@@ -47,7 +47,7 @@ export interface StoredLevelsRow {
   readonly spot: number;
   readonly perp_price: number | null;
   readonly coverage: number | null;
-  /** LevelsData JSON with every optional block, all venues. */
+  /** LevelsData JSON with the compact optional blocks (STORED_INCLUDES: not profile, by_strike), all venues. */
   readonly payload: string;
 }
 

@@ -11,7 +11,7 @@ import { avroCodec } from '../../schemas/avro/codec.ts';
 import { decodeMarketEvent } from '../../schemas/event-codec.ts';
 import { SYMBOLS, TOPICS } from '../../schemas/events.ts';
 import type { AnalyticsSnapshot, MarketSymbol } from '../../schemas/events.ts';
-import { ALL_INCLUDES } from '../../processors/analytics/levels.ts';
+import { STORED_INCLUDES } from '../../processors/analytics/levels.ts';
 import { SNAPSHOT_KIND } from '../../processors/snapshots/write-step.ts';
 import { levelsOfSnapshot } from '../snapshots/as-of.ts';
 import type { StoredSnapshot } from '../snapshots/as-of.ts';
@@ -28,10 +28,10 @@ const log = childLogger('ws-feed');
 
 /**
  * Notification data of a levels channel: `levels` is the `data` of /v2/gex/levels under `flow` (std fallback)
- * with every optional block except candles (a market series, not part of the snapshot).
+ * with the compact optional blocks (ranked, max_pain, expected_move, zones, spot; not candles, profile, by_strike).
  */
 export function levelsNotification(s: StoredSnapshot, channel: Channel): string {
-  const { levels } = levelsOfSnapshot(s, 'flow', channel.venues, ALL_INCLUDES);
+  const { levels } = levelsOfSnapshot(s, 'flow', channel.venues, STORED_INCLUDES);
   const { payload, source } = levelsPayload(levels);
   return JSON.stringify({
     symbol: s.meta.symbol,

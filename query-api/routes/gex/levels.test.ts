@@ -20,7 +20,7 @@ function engine(chain: ChainSnapshot, model: DealerModel): Omit<LevelsData, 'dia
   return JSON.parse(JSON.stringify(rest)) as Omit<LevelsData, 'diagnostics'>;
 }
 const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({ ...chain, instruments: chain.instruments.filter((i) => venues.includes(i.venue)) });
-const ALL = 'ranked,max_pain,expected_move,zones,spot';
+const ALL = 'ranked,max_pain,expected_move,zones,spot,profile,by_strike';
 
 describe('/v2/gex/levels', () => {
   let t: { store: Store; dispose(): Promise<void> };
@@ -67,7 +67,7 @@ describe('/v2/gex/levels', () => {
   });
 
   test('include: only the requested blocks appear (each alone, duplicates and case tolerated)', async () => {
-    const blockKey = { ranked: 'ranked', max_pain: 'max_pain', expected_move: 'expected_move', zones: 'gamma_flip_zones', spot: 'spot', candles: 'candles' } as const;
+    const blockKey = { ranked: 'ranked', max_pain: 'max_pain', expected_move: 'expected_move', zones: 'gamma_flip_zones', spot: 'spot', candles: 'candles', profile: 'profile', by_strike: 'by_strike' } as const;
     for (const [inc, k] of Object.entries(blockKey)) {
       const { data } = assertOk<Record<string, unknown>>(await get(`symbol=BTCUSDT&include=${inc}`));
       assert.deepEqual(Object.keys(data).sort(), ['all_expiry', 'odte', 'positioning', k].sort(), inc);

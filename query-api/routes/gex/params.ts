@@ -2,7 +2,7 @@
 import { SYMBOLS, VENUES } from '../../../schemas/events.ts';
 import type { MarketSymbol, Venue } from '../../../schemas/events.ts';
 
-export const LEVELS_INCLUDES = ['candles', 'expected_move', 'max_pain', 'ranked', 'spot', 'zones'] as const;
+export const LEVELS_INCLUDES = ['by_strike', 'candles', 'expected_move', 'max_pain', 'profile', 'ranked', 'spot', 'zones'] as const;
 export type LevelsIncludeName = (typeof LEVELS_INCLUDES)[number];
 export const MULTI_INCLUDES = ['expected_move', 'max_pain', 'ranked', 'zones'] as const;
 export const MULTI_MAX_SYMBOLS = 8;

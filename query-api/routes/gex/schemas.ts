@@ -109,6 +109,25 @@ export const levelsBlocks = {
     .describe('24 h band around spot from the ATM IV term structure; null without a valid ATM IV'),
   gamma_flip_zones: z.array(z.strictObject({ lower: num, upper: num, level: num, direction: z.enum(['neg_to_pos', 'pos_to_neg']) })).readonly().optional(),
   spot: z.strictObject({ spot_price: num, perps_price: num.nullable() }).optional(),
+  profile: z
+    .strictObject({
+      spot: z.array(num).readonly().describe('hypothetical spot prices: spot x (1 + x), x from -25% to +25% by 0.25% (201 points)'),
+      net_gex: z.array(num).readonly().describe('net GEX re-priced at each hypothetical spot (sticky strike), model that ran, USD per 1% move; hvl is its root nearest spot'),
+      odte_net_gex: z.array(num).readonly().nullable().describe('the same for the 0DTE expiry; null when none within 24 h'),
+    })
+    .optional()
+    .describe('GEX profile against hypothetical spot'),
+  by_strike: z
+    .strictObject({
+      strikes: z.array(num).readonly().describe('every strike of every open expiry, ascending'),
+      call_gex: z.array(num).readonly().describe('call GEX per strike, model that ran, USD per 1% move'),
+      put_gex: z.array(num).readonly(),
+      net_gex: z.array(num).readonly().describe('call_gex + put_gex'),
+      call_oi: z.array(num).readonly().describe('open interest, coins'),
+      put_oi: z.array(num).readonly(),
+    })
+    .optional()
+    .describe('GEX by strike over every open expiry (arrays parallel to strikes)'),
 };
 
 export const candle = z.strictObject({ datetime: z.string(), open: num, high: num, low: num, close: num, volume: num });
