@@ -85,7 +85,7 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
       // The candles are drawn by the plugin; the series are invisible, there for the y range and the cursor.
       series: [{}, ...['close', 'high', 'low'].map((label) => ({ label, stroke: 'transparent', points: { show: false } }))],
       legend: { show: false },
-      axes: [plainAxis(''), dollarAxis('price, USD')],
+      axes: [plainAxis(''), plainAxis('price, USD', { size: 64, values: (_u: uPlot, vals: number[]) => vals.map((v) => v.toLocaleString('en-US', { maximumFractionDigits: v < 100 ? 3 : 0 })) })],
     },
     [xs, [...c.close], [...c.high], [...c.low]],
     1,
