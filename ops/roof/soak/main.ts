@@ -1,0 +1,189 @@
+/**
+ * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: sandbox
+ * market, connectors, bus, raw writer, snapshot processor, API) under the sandbox's load plus a steady API load of
+ * R requests/s (default 20) rotating over the routes, for N minutes (default 30). Every S seconds (default 60) it
+ * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's V8 heap
+ * used (minimum of the polls: the live heap after GC), bus lag, the
+ * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
+ * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to <data dir>/demo.log.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
+import { verdict, type SoakSample } from './verdict.ts';
+
+const POLL_MS = 5_000;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = ['--import', 'tsx', join(ROOT, 'ops/roof/cli/main.ts')];
+
+/** The API load: every data route family the explorer and API clients hit, current and point in time. */
+const ROUTES = [
+  '/v2/gex/levels?symbol=BTCUSDT',
+  '/v2/gex/levels?symbol=ETHUSDT&positioning=std&include=ranked,zones',
+  '/v2/gex/levels?symbol=BTCUSDT&include=profile,by_strike&as_of=AT',
+  '/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT',
+  '/v2/gex/max-pain?symbol=SOLUSDT',
+  '/v2/multi/gex/levels?symbols=BTCUSDT,ETHUSDT,SOLUSDT,HYPEUSDT',
+  '/v2/options/chain?symbol=BTCUSDT',
+  '/v2/options/iv/smile?symbol=ETHUSDT',
+  '/v2/options/iv/term-structure?symbol=BTCUSDT',
+  '/v2/options/greeks/gamma?symbol=BTCUSDT',
+  '/v2/tape/recent?symbol=BTCUSDT&limit=200',
+  '/v2/tape/flow-by-strike?symbol=BTCUSDT',
+  '/v2/market/bundle?symbol=BTCUSDT&interval=5m&hours=24',
+  '/v2/market/candles?symbol=ETHUSDT&interval=1m&hours=6',
+  '/v2/symbols',
+];
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) / 1024;
+}
+
+const r1 = (x: number | null): string => (x === null || Number.isNaN(x) ? '-' : x.toFixed(1));
+
+async function main(): Promise<number> {
+  const minutes = flag('minutes', 30);
+  const rate = flag('rate', 20);
+  const sampleMs = flag('sample-seconds', 60) * 1000;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gex-soak-'));
+  const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
+  const log = createWriteStream(join(dataDir, 'demo.log'));
+  const demo = spawn(process.execPath, [...CLI, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  demo.stdout.pipe(log);
+  demo.stderr.pipe(log);
+  const stop = async (): Promise<void> => {
+    if (demo.exitCode === null) {
+      demo.kill('SIGTERM');
+      await Promise.race([new Promise((r) => demo.once('exit', r)), sleep(30_000)]);
+      if (demo.exitCode === null) demo.kill('SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  while (!(await fetch(`${base}/v2/health`).then((r) => r.status < 500, () => false))) {
+    if (demo.exitCode !== null || Date.now() - started > 180_000) {
+      console.error(`soak: the demo did not come up (log: ${join(dataDir, 'demo.log')})`);
+      return 1;
+    }
+    await sleep(500);
+  }
+  // An enterprise key (no per-minute burst), created through the running API's admin endpoint.
+  const cli = (...args: string[]): string => {
+    const r = spawnSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`gex ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  cli('users', 'upsert', 'soak', '--plan', 'enterprise', '--status', 'active');
+  const key = cli('keys', 'create', '--user', 'soak').split('\n').pop() ?? '';
+  console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${join(dataDir, 'demo.log')}`);
+
+  const counts = { ok: 0, c4xx: 0, c5xx: 0, failed: 0, shed: 0 };
+  /** 4xx per route template and status (404 before a symbol's first snapshot is expected in the first minute). */
+  const refusals = new Map<string, number>();
+  let inFlight = 0;
+  let i = 0;
+  const loadStart = Date.now();
+  const end = loadStart + minutes * 60_000;
+  const load = setInterval(() => {
+    if (inFlight >= 64) {
+      counts.shed++;
+      return;
+    }
+    const route = ROUTES[i++ % ROUTES.length] as string;
+    const path = route.replace('AT', new Date(Date.now() - 120_000).toISOString());
+    inFlight++;
+    fetch(`${base}${path}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(15_000) })
+      .then(async (r) => {
+        await r.arrayBuffer();
+        if (r.status >= 500) counts.c5xx++;
+        else if (r.status >= 400) {
+          counts.c4xx++;
+          refusals.set(`${r.status} ${route}`, (refusals.get(`${r.status} ${route}`) ?? 0) + 1);
+        }
+        else counts.ok++;
+      })
+      .catch(() => counts.failed++)
+      .finally(() => inFlight--);
+  }, 1000 / rate);
+
+  const samples: SoakSample[] = [];
+  let lastEvents: number | null = null;
+  let lastAt = Date.now();
+  console.log('minute  rss_demo_mb  rss_load_mb  heap_min_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed');
+  const scrape = async (): Promise<Sample[]> => parseExposition(await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => ''));
+  while (Date.now() < end && demo.exitCode === null) {
+    // Within a sample period, poll every 5 s: the period's heap is the minimum heap used seen (the live heap after
+    // GC, not where the collector happened to be), its RSS the median. Instant readings swing by ±50 MB with GC.
+    const periodEnd = Math.min(end, Date.now() + sampleMs);
+    const heaps: number[] = [];
+    const rss: number[] = [];
+    let m: Sample[] = [];
+    while (Date.now() < periodEnd && demo.exitCode === null) {
+      await sleep(Math.min(POLL_MS, Math.max(0, periodEnd - Date.now())));
+      m = await scrape();
+      const h = sumOf(m, 'nodejs_heap_size_used_bytes');
+      if (h !== null) heaps.push(h / 1048576);
+      if (demo.exitCode === null) rss.push(rssMb(demo.pid as number));
+    }
+    rss.sort((a, b) => a - b);
+    const now = Date.now();
+    const events = sumOf(m, 'gex_ingest_events_total');
+    const eps = events === null || lastEvents === null ? null : (events - lastEvents) / ((now - lastAt) / 1000);
+    lastEvents = events;
+    lastAt = now;
+    const api5xx = sumOf(m, 'gex_api_request_duration_seconds_count', (l) => (l['status'] ?? '').startsWith('5')) ?? 0;
+    const s: SoakSample = {
+      minute: (now - loadStart) / 60_000,
+      rssMb: { demo: rss[Math.floor(rss.length / 2)] ?? Number.NaN, load: process.memoryUsage().rss / 1048576 },
+      heapMb: heaps.length === 0 ? null : Math.min(...heaps),
+      snapshotAgeS: maxOf(m, 'gex_snapshot_age_seconds'),
+      api5xx,
+      loadErrors: counts.failed + counts.c5xx,
+    };
+    samples.push(s);
+    const lag = sumOf(m, 'gex_bus_consumer_lag_messages');
+    console.log(
+      [s.minute.toFixed(1).padStart(6), r1(s.rssMb['demo'] ?? null).padStart(11), r1(s.rssMb['load'] ?? null).padStart(11), r1(s.heapMb).padStart(11), r1(lag).padStart(7), r1(s.snapshotAgeS).padStart(10),
+        r1(eps).padStart(12), String(counts.ok).padStart(7), String(counts.c4xx).padStart(7), String(api5xx).padStart(7), String(counts.failed).padStart(11), String(counts.shed).padStart(4)].join('  '),
+    );
+  }
+  clearInterval(load);
+  const crashed = demo.exitCode !== null;
+  await stop();
+  const v = verdict(samples);
+  console.log(`\nwarm-up ${v.warmupMinutes.toFixed(1)} min; RSS slope MB/min ${Object.entries(v.rssSlopeMbPerMin).map(([p, k]) => `${p} ${k.toFixed(2)}`).join(', ')}; heap slope ${r1(v.heapSlopeMbPerMin)} MB/min; requests ${counts.ok} 2xx, ${counts.c4xx} 4xx, ${counts.c5xx} 5xx, ${counts.failed} failed, ${counts.shed} shed`);
+  if (refusals.size > 0) console.log(`4xx by route: ${[...refusals].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join('; ')}`);
+  if (crashed) console.log('FAIL: the demo process exited during the soak');
+  console.log(v.pass && !crashed ? 'PASS: memory flat, zero errors, snapshots fresh' : `FAIL: ${v.reasons.join('; ')}`);
+  return v.pass && !crashed ? 0 : 1;
+}
+
+process.exitCode = await main();
