@@ -126,6 +126,19 @@ export interface RestPoller extends RestRequest {
 /** Base URLs of one venue. Production defaults live in each venue's spec; override them for a sandbox. */
 export type VenueUrls = Readonly<Record<string, string>>;
 
+/**
+ * Trades missed while a connection was down, recovered from the venue's public REST recent-trades endpoint after
+ * the reconnect (the venue's look-back bounds what can be recovered). The I/O layer calls `requests` with the
+ * instant the connection went silent (its last frame), keeps the trades at or after it, and publishes those whose
+ * event id was not published before (ingest/pipeline/recent-ids.ts): exactly once, whichever copy comes first.
+ */
+export interface GapFillSpec {
+  /** Connection ids (ConnectionPlan.id) that carry the trades these requests recover. */
+  covers(connectionId: string): boolean;
+  /** Requests for the trades of `symbols` from `sinceMs` on (paginated through RestParseResult.nextUrl). */
+  requests(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number): readonly RestRequest[];
+}
+
 export interface VenueConnectorSpec {
   readonly venue: Venue;
   /** The (possibly overridden) base URLs this spec was built with. */
@@ -145,4 +158,6 @@ export interface VenueConnectorSpec {
   parseBinary?(frame: Uint8Array, ctx: ParserContext): ParseResult;
   /** Name-parsing fallback: an Instrument from the venue name alone, or null if the name does not say enough. */
   instrumentFromName(name: string, receivedAt: number): Instrument | null;
+  /** Gap fill after a reconnect (absent: the venue has no public recent-trades endpoint, see ingest/README.md). */
+  readonly gapFill?: GapFillSpec;
 }

@@ -4,6 +4,7 @@ import { SYMBOL_BASE } from '../../schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, RestRequest, VenueConnectorSpec, VenueUrls } from '../types.ts';
 import { bybitInstrumentFromName, parseBybitInstruments } from './instruments.ts';
 import { parseBybitFrame } from './parse.ts';
+import { bybitGapFill } from './gap-fill.ts';
 
 export const BYBIT_URLS: VenueUrls = {
   option: 'wss://stream.bybit.com/v5/public/option',
@@ -71,6 +72,7 @@ export function createBybitConnector(overrides: VenueUrls = {}): VenueConnectorS
     },
     parse: guard(parseBybitFrame),
     instrumentFromName: bybitInstrumentFromName,
+    gapFill: bybitGapFill(rest),
   };
 }
 

@@ -65,6 +65,19 @@ function isOptionName(name: string): boolean {
   return name.includes('-');
 }
 
+/**
+ * /v5/market/recent-trade rows (category option; gap fill): mapped to the publicTrade fields and read by the same
+ * trade mapper. The events, or the reason the rows could not be read.
+ */
+export function parseBybitRecentTrades(rows: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+  const wsRows = rows.map((r) =>
+    isObj(r) ? { i: r['execId'], T: Number(r['time']), p: r['price'], v: r['size'], S: r['side'], s: r['symbol'], BT: r['isBlockTrade'] === true, mP: r['mP'], iP: r['iP'], mIv: r['mIv'], iv: r['iv'] } : r,
+  );
+  const parsed = trades(wsRows, 'recent-trade', ctx);
+  if (parsed.outcome === 'dead_letter') return { ok: false, reason: parsed.reason };
+  return { ok: true, events: parsed.events };
+}
+
 function trades(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
   const out: MarketEvent[] = [];
   const spot = ctx.connection.startsWith('spot');

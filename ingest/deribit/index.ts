@@ -3,6 +3,7 @@ import { chunk, guard, restGuard } from '../parse-helpers.ts';
 import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, VenueConnectorSpec, VenueUrls } from '../types.ts';
 import { dvolHistoryPollers } from './dvol-history.ts';
+import { deribitGapFill } from './gap-fill.ts';
 import { deribitInstrumentFromName, parseDeribitInstruments } from './instruments.ts';
 import { indexNameFor, parseDeribitName } from './names.ts';
 import { parseDeribitFrame } from './parse.ts';
@@ -86,6 +87,7 @@ export function createDeribitConnector(overrides: VenueUrls = {}): VenueConnecto
     },
     parse: guard(parseDeribitFrame),
     instrumentFromName: deribitInstrumentFromName,
+    gapFill: deribitGapFill(rest),
   };
 }
 

@@ -81,6 +81,20 @@ function isInverse(i: Instrument): boolean {
 
 type Collect = { readonly out: MarketEvent[] } & { error: string | null };
 
+/**
+ * A list of trade objects in the WebSocket/REST trade shape (REST recent trades, gap fill): the events, or the
+ * reason of the first malformed trade. Untracked instruments yield no event.
+ */
+export function parseDeribitTradeList(data: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+  const c: Collect = { out: [], error: null };
+  for (const t of data) {
+    if (!isObj(t)) return { ok: false, reason: 'trade is not an object' };
+    parseTrade(t, ctx, c);
+    if (c.error !== null) return { ok: false, reason: c.error };
+  }
+  return { ok: true, events: c.out };
+}
+
 function parseTrades(data: readonly unknown[], channel: string, ctx: ParserContext): ParseResult {
   const c: Collect = { out: [], error: null };
   for (const t of data) {

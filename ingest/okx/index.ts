@@ -6,6 +6,7 @@ import type { HeartbeatRule, ParserContext, RestParseResult, RestRequest, VenueC
 import { okxInstrumentFromName, parseOkxInstruments } from './instruments.ts';
 import { parseOkxName } from './names.ts';
 import { openInterest, parseOkxFrame } from './parse.ts';
+import { okxGapFill } from './gap-fill.ts';
 import type { OkxRow } from './parse.ts';
 
 export const OKX_URLS: VenueUrls = { public: 'wss://ws.okx.com:8443/ws/v5/public', rest: 'https://www.okx.com' };
@@ -92,6 +93,7 @@ export function createOkxConnector(overrides: VenueUrls = {}): VenueConnectorSpe
     },
     parse: guard(parseOkxFrame),
     instrumentFromName: okxInstrumentFromName,
+    gapFill: okxGapFill(rest),
   };
 }
 

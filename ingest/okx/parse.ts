@@ -42,6 +42,17 @@ export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
   return eventsOrUntracked(row.out, channel);
 }
 
+/** Trade rows in the `option-trades` / `trades` shape (REST recent trades, gap fill): the events or the first error. */
+export function parseOkxTradeRows(data: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+  const row: Row = { out: [], error: null };
+  for (const d of data) {
+    if (!isObj(d)) return { ok: false, reason: 'trade is not an object' };
+    trade(d, ctx, row);
+    if (row.error !== null) return { ok: false, reason: row.error };
+  }
+  return { ok: true, events: row.out };
+}
+
 const HANDLERS: Readonly<Record<string, (d: Obj, ctx: ParserContext, row: Row) => void>> = {
   'option-trades': trade,
   trades: trade,

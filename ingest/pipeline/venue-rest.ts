@@ -1,4 +1,5 @@
-import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
+import { gapFillsTotal, gapFillTradesTotal } from '../ws/metrics.ts';
 import type { ParserContext, RestRequest, VenueConnectorSpec } from '../types.ts';
 import { createParserContext, registerInstruments } from '../context.ts';
 import type { RestPoller, RestRequest as RestInit } from '../ws/rest-poller.ts';
@@ -10,6 +11,13 @@ function requestInit(method: RestRequest['method'], headers: RestRequest['header
   if (method === undefined && headers === undefined && body === undefined) return {};
   return { method: method ?? 'GET', ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) };
 }
+
+/**
+ * A gap fill starts this long before the connection's last frame: the outage is timed on our clock and trades on
+ * the venue's, so a skew between them must not lose the first trades of the gap; the overlap's trades were already
+ * published and the sink drops them by id.
+ */
+export const GAP_FILL_MARGIN_MS = 30_000;
 
 /** The REST side of one venue: listing and poll requests (with pagination) through the rate-limited client. */
 export class VenueRest {
@@ -26,23 +34,57 @@ export class VenueRest {
     this.ctx = createParserContext({ venue: spec.venue, connection: 'rest', instruments, indexPrices });
   }
 
-  /** Runs one request (following pagination) and publishes what it yields, waiting out publisher backpressure. */
-  async run(req: RestRequest): Promise<void> {
+  /**
+   * Runs one request (following pagination) and publishes what it yields (only the events `keep` accepts), waiting
+   * out publisher backpressure. Returns the number of trade-like events published (duplicates excluded).
+   */
+  async run(req: RestRequest, keep?: (e: MarketEvent) => boolean): Promise<number> {
     let url: string | null = req.url;
     let body = req.body;
+    let published = 0;
     for (let page = 0; url !== null && page < 1000; page++) {
       const res = await this.rest.request(url, requestInit(req.method, req.headers, body));
       this.ctx.receivedAt = res.receivedAt;
       const parsed = req.parse(res.body, this.ctx);
       if (!parsed.ok) {
         await this.sink.deadLetter('rest', req.id, parsed.reason, res.body.slice(0, 65_536), 'utf8', res.receivedAt);
-        return;
+        return published;
       }
       registerInstruments(this.ctx, parsed.events);
-      await this.sink.publish(parsed.events, res.receivedAt);
+      const r = this.sink.publishFresh(keep ? parsed.events.filter(keep) : parsed.events, res.receivedAt, keep === undefined);
+      published += r.published;
+      await r.pressure;
       url = parsed.nextUrl;
       if (parsed.nextBody !== undefined) body = parsed.nextBody;
     }
+    return published;
+  }
+
+  /**
+   * After a reconnect: the venue's recent trades from `sinceMs` (the connection's last frame) on, through the
+   * spec's gap-fill requests; only trades at or after `sinceMs` are kept and the sink drops the ones already
+   * published. Returns the trades recovered; a failed request is logged and counted, never thrown.
+   */
+  async gapFill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number): Promise<number> {
+    const gap = this.spec.gapFill;
+    if (gap === undefined) return 0;
+    const venue = this.spec.venue;
+    // `sinceMs` is our clock, trade times the venue's: start GAP_FILL_MARGIN_MS earlier (duplicates are dropped).
+    const from = sinceMs - GAP_FILL_MARGIN_MS;
+    const trade = (e: MarketEvent): boolean => (e.type === 'option_trade' || e.type === 'perp_trade' || e.type === 'spot_trade' || e.type === 'liquidation') && e.event.ts >= from;
+    let recovered = 0;
+    for (const req of gap.requests(symbols, from, untilMs)) {
+      try {
+        recovered += await this.run(req, trade);
+        gapFillsTotal.inc({ venue, outcome: 'ok' });
+      } catch (err) {
+        gapFillsTotal.inc({ venue, outcome: 'failed' });
+        this.log.warn({ err: (err as Error).message, request: req.id }, 'gap fill request failed');
+      }
+    }
+    if (recovered > 0) gapFillTradesTotal.inc({ venue }, recovered);
+    this.log.info({ sinceMs, untilMs, recovered }, 'gap fill after reconnect');
+    return recovered;
   }
 
   /** Every instrument listing of the symbols; a failed listing is logged, the others still count. */

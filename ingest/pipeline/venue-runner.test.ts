@@ -2,8 +2,6 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DeadLetter, MarketEvent } from '../../schemas/events.ts';
-import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
 import { fixtureText } from '../fixtures/load.ts';
 import { createParadexConnector } from '../paradex/index.ts';
 import { encodeTrade } from '../paradex/sbe-encode.ts';
@@ -11,25 +9,8 @@ import { createDeriveConnector } from '../derive/index.ts';
 import { createThalexConnector } from '../thalex/index.ts';
 import type { VenueConnectorSpec } from '../types.ts';
 import { startTestWsServer, waitFor } from '../ws/test-server.ts';
-import { EventPublisher } from './event-publisher.ts';
+import { CapturingPublisher } from './testing/capturing-publisher.ts';
 import { socketHeartbeat, startVenue } from './venue-runner.ts';
-
-/** Keeps what the runner publishes instead of encoding it onto a bus. */
-class CapturingPublisher extends EventPublisher {
-  readonly events: MarketEvent[] = [];
-  readonly letters: DeadLetter[] = [];
-  constructor() {
-    super(new MemoryBus());
-  }
-  override add(events: readonly MarketEvent[]): undefined {
-    this.events.push(...events);
-    return undefined;
-  }
-  override deadLetter(d: DeadLetter): undefined {
-    this.letters.push(d);
-    return undefined;
-  }
-}
 
 interface SeenRequest {
   readonly method: string;

@@ -53,14 +53,28 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   const sink = new VenueSink(venue, opts.publisher);
   const client = new RestPoller({ venue, intervalCap: opts.restPerSecond ?? 5, intervalMs: 1000 });
   const rest = new VenueRest(spec, client, sink, instruments, indexPrices, log);
-  const sockets = new VenueSockets(spec, sink, instruments, indexPrices, opts, log);
+  // Gap fill: outages of several connections (a venue dropping them all) coalesce into one REST fill from the
+  // earliest last frame, run 250 ms after the first reopen.
+  let gap: { since: number; until: number } | null = null;
+  const onReconnectGap = (connection: string, since: number, until: number): void => {
+    if (spec.gapFill === undefined || !spec.gapFill.covers(connection)) return;
+    const first = gap === null;
+    gap = { since: Math.min(since, gap?.since ?? since), until: Math.max(until, gap?.until ?? until) };
+    if (!first) return;
+    setTimeout(() => {
+      const g = gap;
+      gap = null;
+      if (g !== null && !stopped) void rest.gapFill(symbols, g.since, g.until);
+    }, 250).unref();
+  };
+  const sockets = new VenueSockets(spec, sink, instruments, indexPrices, { ...opts, onReconnectGap }, log);
   const stopPollers: (() => void)[] = [];
   let stopped = false;
 
   await rest.loadInstruments(symbols);
   await sockets.apply(symbols);
   for (const poller of spec.pollers(symbols, [...instruments.values()])) {
-    stopPollers.push(client.schedule(poller.id, poller.intervalMs, () => rest.run(poller)));
+    stopPollers.push(client.schedule(poller.id, poller.intervalMs, async () => void (await rest.run(poller))));
   }
   const refresh = async (): Promise<void> => {
     await rest.loadInstruments(symbols);

@@ -1,23 +1,34 @@
 import { createHash } from 'node:crypto';
 import type { MarketEvent } from '../../schemas/events.ts';
-import { observeVenueLag } from '../ws/metrics.ts';
+import { duplicateTradesTotal, observeVenueLag } from '../ws/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
+import { RecentIds } from './recent-ids.ts';
 
 /**
  * What one venue hands to the publisher: its normalized events (with the venue-lag metric) and its dead letters.
- * Both return the publisher's backpressure promise (undefined when below the high-water mark): the caller stops
+ * A trade-like event whose id this venue already published is dropped (counted): the live stream and a gap fill
+ * after a reconnect can both carry it, and it must reach the store once. Both return the publisher's backpressure promise (undefined when below the high-water mark): the caller stops
  * reading its source until it settles.
  */
 export class VenueSink {
+  private readonly recent = new RecentIds();
+
   constructor(
     readonly venue: string,
     private readonly publisher: EventPublisher,
   ) {}
 
   publish(events: readonly MarketEvent[], receivedAt: number): Promise<void> | undefined {
-    if (events.length === 0) return undefined;
-    for (const e of events) if (e.type === 'option_trade' || e.type === 'perp_trade') observeVenueLag(this.venue, e.event.ts, receivedAt);
-    return this.publisher.add(events);
+    return this.publishFresh(events, receivedAt).pressure;
+  }
+
+  /** As publish, and how many trade-like events were new (published) and how many were duplicates (dropped). */
+  publishFresh(events: readonly MarketEvent[], receivedAt: number, observeLag = true): { pressure: Promise<void> | undefined; published: number; duplicates: number } {
+    if (events.length === 0) return { pressure: undefined, published: 0, duplicates: 0 };
+    const { fresh, duplicates } = this.recent.admit(events);
+    if (duplicates > 0) duplicateTradesTotal.inc({ venue: this.venue }, duplicates);
+    if (observeLag) for (const e of fresh) if (e.type === 'option_trade' || e.type === 'perp_trade') observeVenueLag(this.venue, e.event.ts, receivedAt);
+    return { pressure: fresh.length === 0 ? undefined : this.publisher.add(fresh), published: fresh.length, duplicates };
   }
 
   deadLetter(connection: string, channel: string, reason: string, raw: string, encoding: 'utf8' | 'base64', receivedAt: number): Promise<void> | undefined {

@@ -21,6 +21,11 @@ export interface VenueSocketOptions {
   readonly staleMs?: number;
   readonly reconnectBackoff?: ReconnectPolicy;
   readonly onSocketEvent?: (connection: string, event: SocketEvent) => void;
+  /**
+   * A connection that had delivered frames came back after a close: `sinceMs` = its last frame before the outage,
+   * `untilMs` = the reopen. The runner fills the gap from REST (spec.gapFill).
+   */
+  readonly onReconnectGap?: (connection: string, sinceMs: number, untilMs: number) => void;
 }
 
 /**
@@ -68,6 +73,18 @@ export class VenueSockets {
   private open(plan: ConnectionPlan): ResilientSocket {
     const { opts, spec } = this;
     const hb = plan.heartbeat;
+    // Outage tracking for the gap fill: the last frame's receive time, and where an outage began.
+    const outage = { lastFrameAt: null as number | null, since: null as number | null };
+    const onEvent = (e: SocketEvent): void => {
+      if (e.type === 'close' && outage.since === null && outage.lastFrameAt !== null) outage.since = outage.lastFrameAt;
+      else if (e.type === 'open' && !e.replacing && outage.since !== null) {
+        const since = outage.since;
+        outage.since = null;
+        opts.onReconnectGap?.(plan.id, since, Date.now());
+      }
+      opts.onSocketEvent?.(plan.id, e);
+    };
+    const handle = this.frameHandler(plan, () => socket);
     const setup = hb.kind === 'server_test_request' ? [hb.setup] : [];
     const socket: ResilientSocket = new ResilientSocket({
       url: plan.url,
@@ -76,10 +93,13 @@ export class VenueSockets {
       heartbeat: socketHeartbeat(hb),
       staleMs: hb.kind === 'server_test_request' ? Math.min(hb.timeoutMs, opts.staleMs ?? hb.timeoutMs) : (opts.staleMs ?? 60_000),
       ...(opts.reconnectBackoff ? { backoff: opts.reconnectBackoff } : {}),
-      ...(opts.onSocketEvent ? { onEvent: (e: SocketEvent) => opts.onSocketEvent?.(plan.id, e) } : {}),
+      onEvent,
       maxLifetimeMs: hb.kind === 'protocol_ping' ? hb.maxConnectionMs : undefined,
       onOpen: () => [...setup, ...plan.subscribeFrames],
-      onFrame: this.frameHandler(plan, () => socket),
+      onFrame: (frame, receivedAt) => {
+        outage.lastFrameAt = receivedAt;
+        handle(frame, receivedAt);
+      },
     });
     return socket.start();
   }

@@ -28,7 +28,9 @@ export interface StartSandboxOptions {
   readonly tickMs?: number;
   readonly timings?: Partial<ProtocolTimings>;
   /** Extra model settings (ticker cadence, flow bias, activity). */
-  readonly model?: Partial<Omit<SandboxMarketOptions, 'seed' | 'startMs' | 'symbols' | 'venues' | 'tickMs'>>;
+  readonly model?: Partial<Omit<SandboxMarketOptions, 'seed' | 'startMs' | 'symbols' | 'venues' | 'tickMs' | 'ledgerCapacity'>>;
+  /** Entries the generated and delivered ledgers keep per venue (newest; counts stay exact). Default: all (tests). */
+  readonly ledgerCapacity?: number;
 }
 
 export interface SandboxFaults {
@@ -73,8 +75,9 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     venues,
     tickMs,
     ...(opts.symbols ? { symbols: opts.symbols } : {}),
+    ...(opts.ledgerCapacity !== undefined ? { ledgerCapacity: opts.ledgerCapacity } : {}),
   });
-  const ctx: VenueServerContext = { market, delivered: new TradeLedger(), timings: { ...REAL_TIMINGS, ...opts.timings } };
+  const ctx: VenueServerContext = { market, delivered: new TradeLedger(opts.ledgerCapacity), timings: { ...REAL_TIMINGS, ...opts.timings } };
   const starters: Readonly<Record<SandboxVenue, (ctx: VenueServerContext, port: number) => Promise<VenueServer>>> = {
     deribit: startDeribitServer,
     bybit: startBybitServer,

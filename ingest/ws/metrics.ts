@@ -46,6 +46,13 @@ export const restRequestSeconds = histogram(
   ['venue'],
 );
 
+/** Trade-like events dropped because their id was already published (gap-fill overlap, venue re-sends). */
+export const duplicateTradesTotal = counter(METRIC.ingestDuplicateTrades, 'Trade-like events not published again: their id was published before');
+/** Gap fills after a reconnect, by outcome (ok, failed). */
+export const gapFillsTotal = counter(METRIC.ingestGapFills, 'REST gap fills run after a reconnect, by outcome', ['venue', 'outcome']);
+/** Trades a gap fill published (missed during the outage). */
+export const gapFillTradesTotal = counter(METRIC.ingestGapFillTrades, 'Trades recovered by gap fills (published; duplicates excluded)');
+
 const venueLag = histogram(
   METRIC.ingestVenueLag,
   'Lag between the venue event time and the local receive time',

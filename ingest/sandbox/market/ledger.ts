@@ -11,16 +11,23 @@ export interface LedgerEntry {
   readonly ts: number;
 }
 
-/** Every trade (and liquidation) per venue, in emission order. Counts and ids for end-to-end checks. */
+/**
+ * Every trade (and liquidation) per venue, in emission order. Counts and ids for end-to-end checks. A long-running
+ * sandbox (the demo) bounds the entries kept per venue with `capacity` (the newest kept; counts stay exact), so the
+ * ledger does not grow with uptime; tests keep everything (default).
+ */
 export class TradeLedger {
   readonly #byVenue = new Map<string, LedgerEntry[]>();
   /** Running counts per venue and kind: count() is O(1) (the e2e bench asks after every burst). */
   readonly #counts = new Map<string, Record<LedgerKind, number>>();
 
+  constructor(private readonly capacity = Infinity) {}
+
   record(venue: string, entry: LedgerEntry): void {
     let list = this.#byVenue.get(venue);
     if (!list) this.#byVenue.set(venue, (list = []));
     list.push(entry);
+    if (list.length > this.capacity * 1.25) this.#byVenue.set(venue, list.slice(list.length - this.capacity));
     let counts = this.#counts.get(venue);
     if (!counts) this.#counts.set(venue, (counts = { option_trade: 0, perp_trade: 0, spot_trade: 0, liquidation: 0 }));
     counts[entry.kind]++;
@@ -39,9 +46,11 @@ export class TradeLedger {
     return kind ? list.filter((e) => e.kind === kind) : list;
   }
 
+  /** Trades recorded (all of them, also those beyond the capacity). */
   count(venue: string, kind?: LedgerKind): number {
-    if (kind === undefined) return this.#byVenue.get(venue)?.length ?? 0;
-    return this.#counts.get(venue)?.[kind] ?? 0;
+    const c = this.#counts.get(venue);
+    if (c === undefined) return 0;
+    return kind === undefined ? c.option_trade + c.perp_trade + c.spot_trade + c.liquidation : c[kind];
   }
 
   ids(venue: string, kind: LedgerKind): readonly string[] {
@@ -52,14 +61,10 @@ export class TradeLedger {
     return [...this.#byVenue.keys()];
   }
 
-  /** Summary: { venue: { option_trade: n, ... } }. */
+  /** Summary: { venue: { option_trade: n, ... } } (every trade recorded). */
   summary(): Readonly<Record<string, Readonly<Record<LedgerKind, number>>>> {
     const out: Record<string, Record<LedgerKind, number>> = {};
-    for (const [venue, list] of this.#byVenue) {
-      const c: Record<LedgerKind, number> = { option_trade: 0, perp_trade: 0, spot_trade: 0, liquidation: 0 };
-      for (const e of list) c[e.kind]++;
-      out[venue] = c;
-    }
+    for (const [venue, c] of this.#counts) out[venue] = { ...c };
     return out;
   }
 }

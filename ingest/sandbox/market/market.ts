@@ -21,6 +21,8 @@ export interface SandboxMarketOptions {
   /** Perp stats and index prices cadence. Default 1000. */
   readonly statsIntervalMs?: number;
   readonly flow?: Partial<FlowSettings>;
+  /** Entries the generated-trades ledger keeps per venue (newest; counts stay exact). Default: all. */
+  readonly ledgerCapacity?: number;
 }
 
 export interface SandboxMarket {
@@ -164,7 +166,7 @@ class SimulatedMarket implements SandboxMarket {
   readonly tickMs: number;
   readonly venues: readonly SandboxVenue[];
   readonly symbols: readonly MarketSymbol[];
-  readonly ledger = new TradeLedger();
+  readonly ledger: TradeLedger;
   readonly #startMs: number;
   readonly #tickerIntervalMs: number;
   readonly #statsIntervalMs: number;
@@ -176,6 +178,7 @@ class SimulatedMarket implements SandboxMarket {
   #carry = 0;
 
   constructor(opts: SandboxMarketOptions) {
+    this.ledger = new TradeLedger(opts.ledgerCapacity);
     this.symbols = opts.symbols ?? SYMBOLS;
     this.venues = opts.venues ?? SANDBOX_VENUES;
     this.tickMs = opts.tickMs ?? 100;

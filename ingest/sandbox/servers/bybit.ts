@@ -4,6 +4,7 @@ import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
+import { RecentTrades } from './recent-trades.ts';
 
 /**
  * Bybit V5 public streams on /v5/public/{option,linear,spot} and REST /v5/market/instruments-info (cursor-paginated).
@@ -24,6 +25,8 @@ function categoryOf(path: string): Category | null {
 interface BybitWire {
   readonly market: SandboxMarket;
   seq: number;
+  /** Every generated option trade in /v5/market/recent-trade's row shape, keyed by base coin. */
+  readonly recent: RecentTrades;
 }
 
 function nextSeq(w: BybitWire): number {
@@ -136,13 +139,27 @@ function publishTopic(host: VenueHost, w: BybitWire, key: string, list: readonly
   }
 }
 
+/** An option trade as /v5/market/recent-trade lists it (the publicTrade fields under their REST names). */
+function recentTradeRow(item: Record<string, unknown>): Record<string, unknown> {
+  return { execId: item['i'], symbol: item['s'], price: item['p'], size: item['v'], side: item['S'], time: String(item['T']), isBlockTrade: item['BT'], isRPITrade: false, mP: item['mP'], iP: item['iP'], mIv: item['mIv'], iv: item['iv'] };
+}
+
 function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: readonly MarketEvent[]): void {
+  for (const e of events) if (e.type === 'option_trade') w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
   const sent: MarketEvent[] = [];
   for (const [key, list] of groupBy(events, subscriptionKey)) if (publishTopic(host, w, key, list) > 0) sent.push(...list);
   delivered.recordEvents(sent);
 }
 
 // --- REST ---
+
+/** /v5/market/recent-trade?category=option&baseCoin=&limit= (≤ 1000, default 500): newest first. */
+function recentTradeRest(w: BybitWire, q: URLSearchParams): RestReply {
+  if (q.get('category') !== 'option') return { status: 200, body: { retCode: 10001, retMsg: 'sandbox serves recent trades for category=option only', result: {}, time: Date.now() } };
+  const base = q.get('baseCoin') ?? 'BTC';
+  const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? '500') || 500));
+  return { status: 200, body: { retCode: 0, retMsg: 'OK', result: { category: 'option', list: w.recent.query({ key: base, limit, order: 'desc' }).rows }, retExtInfo: {}, time: Date.now() } };
+}
 
 function optionListing(i: Instrument): Record<string, unknown> {
   const s = spec.options.find((o) => o.symbol === i.symbol);
@@ -276,10 +293,10 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 
 export async function startBybitServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  const wire: BybitWire = { market, seq: 3_000_000_000 };
+  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades() };
   const host: VenueHost = new VenueHost('bybit', {
     wsPaths: (p) => categoryOf(p) !== null,
-    rest: (path, q) => (path === '/v5/market/instruments-info' ? instrumentsRest(market, q) : null),
+    rest: (path, q) => (path === '/v5/market/instruments-info' ? instrumentsRest(market, q) : path === '/v5/market/recent-trade' ? recentTradeRest(wire, q) : null),
     onConnect: (c) => armIdle(timings, c),
     onMessage: (c, text) => onMessage(host, timings, c, text),
   });

@@ -1,13 +1,15 @@
 import { volatilityIndexRest } from './deribit-dvol.ts';
 import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../../schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
+import { RecentTrades } from './recent-trades.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
 
 /**
- * Deribit JSON-RPC over WebSocket (/ws/api/v2) and REST (/api/v2/public/get_instruments, get_volatility_index_data).
+ * Deribit JSON-RPC over WebSocket (/ws/api/v2) and REST (/api/v2/public/get_instruments, get_volatility_index_data,
+ * get_last_trades_by_currency_and_time).
  * Channels: trades.option.{CUR}.100ms, trades.{instrument}.100ms (perps carry `liquidation`), ticker.{instrument}.100ms,
  * deribit_price_index.{idx}, deribit_volatility_index.{idx}. Heartbeat: public/set_heartbeat -> test_request,
  * unanswered test_request -> disconnect.
@@ -20,6 +22,8 @@ interface TradeWireState {
   readonly market: SandboxMarket;
   readonly seq: Map<string, number>;
   readonly liquidationIds: Set<string>;
+  /** Every generated trade's wire object, keyed `<currency>:<option|future>`, for get_last_trades_by_currency_and_time. */
+  readonly recent: RecentTrades;
 }
 
 type TradeEvent = Extract<MarketEvent, { type: 'option_trade' | 'perp_trade' }>;
@@ -109,6 +113,10 @@ function publishTrades(host: VenueHost, w: TradeWireState, events: readonly Mark
   const encoded = new Map<MarketEvent, Record<string, unknown>>();
   for (const e of optTrades) encoded.set(e, optionTradeData(w, e.event));
   for (const e of perpTrades) encoded.set(e, perpTradeData(w, e.event));
+  for (const e of [...optTrades, ...perpTrades]) {
+    const wire = encoded.get(e);
+    if (wire) w.recent.add({ ts: e.event.ts, key: `${currencyOf(e.event.instrument)}:${e.type === 'option_trade' ? 'option' : 'future'}`, wire });
+  }
   const send = (channel: string, list: readonly MarketEvent[]): void => {
     if (host.broadcast(channel, () => notification(channel, list.map((e) => encoded.get(e)))) > 0) for (const e of list) sent.add(e);
   };
@@ -190,6 +198,21 @@ function instrumentsRest(market: SandboxMarket, query: URLSearchParams): RestRep
     result.push(listingItem(ins, id++));
   }
   return { status: 200, body: { jsonrpc: '2.0', result, usIn: now * 1000, usOut: now * 1000 + 50, usDiff: 50, testnet: false } };
+}
+
+/** public/get_last_trades_by_currency_and_time: currency, kind (option | future), start/end_timestamp, count ≤ 1000, sorting. */
+function recentTradesRest(w: TradeWireState, query: URLSearchParams): RestReply {
+  const currency = query.get('currency');
+  const kind = query.get('kind') ?? 'any';
+  const from = Number(query.get('start_timestamp'));
+  const to = Number(query.get('end_timestamp'));
+  const count = Math.min(1000, Math.max(1, Number(query.get('count') ?? '10') || 10));
+  if (!currency || !Number.isFinite(from) || !Number.isFinite(to) || (kind !== 'option' && kind !== 'future')) {
+    return { status: 400, body: { jsonrpc: '2.0', error: { message: 'Invalid params', data: { reason: 'currency, kind, start_timestamp, end_timestamp required' }, code: -32602 } } };
+  }
+  const { rows, more } = w.recent.query({ key: `${currency}:${kind}`, fromMs: from, toMs: to, limit: count, order: query.get('sorting') === 'desc' ? 'desc' : 'asc' });
+  const now = Date.now();
+  return { status: 200, body: { jsonrpc: '2.0', result: { trades: rows, has_more: more }, usIn: now * 1000, usOut: now * 1000 + 50, usDiff: 50, testnet: false } };
 }
 
 // --- WS protocol ---
@@ -299,11 +322,12 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 
 export async function startDeribitServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  const wire: TradeWireState = { market, seq: new Map(), liquidationIds: new Set() };
+  const wire: TradeWireState = { market, seq: new Map(), liquidationIds: new Set(), recent: new RecentTrades() };
   const host: VenueHost = new VenueHost('deribit', {
     wsPaths: (p) => p === '/ws/api/v2',
     rest: (path, query) => {
       if (path === '/api/v2/public/get_instruments') return instrumentsRest(market, query);
+      if (path === '/api/v2/public/get_last_trades_by_currency_and_time') return recentTradesRest(wire, query);
       return path === '/api/v2/public/get_volatility_index_data' ? volatilityIndexRest(query, Date.now()) : null;
     },
     onMessage: (c, text) => onMessage(host, market, timings, c, text),

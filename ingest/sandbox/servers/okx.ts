@@ -4,6 +4,7 @@ import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
+import { RecentTrades } from './recent-trades.ts';
 
 /**
  * OKX v5 public WebSocket (/ws/v5/public) and REST /api/v5/public/instruments, /api/v5/public/open-interest.
@@ -100,11 +101,12 @@ function indexTickerItem(i: IndexPrice): Record<string, unknown> {
 // --- publishing ---
 
 /** option-trades per family, trades per instrument, liquidation-orders; returns the events that reached a subscriber. */
-function publishTrades(market: SandboxMarket, push: Push, events: readonly MarketEvent[]): MarketEvent[] {
+function publishTrades(market: SandboxMarket, push: Push, recent: RecentTrades, events: readonly MarketEvent[]): MarketEvent[] {
   const sent: MarketEvent[] = [];
   const trades = events.filter((e) => e.type === 'option_trade');
   for (const [fam, list] of groupBy(trades, (e) => (e.type === 'option_trade' ? family(e.event.symbol) : null))) {
     const data = list.map((e) => (e.type === 'option_trade' ? optionTradeItem(market, fam, e.event) : null));
+    list.forEach((e, i) => recent.add({ ts: e.event.ts, key: fam, wire: data[i] as Record<string, unknown> }));
     if (push(keyOf('option-trades', fam), data) > 0) sent.push(...list);
   }
   for (const [inst, list] of groupBy(events, (e) => (e.type === 'perp_trade' || e.type === 'spot_trade' ? e.event.instrument : null))) {
@@ -151,14 +153,22 @@ function publishSwapStatsAndIndexes(push: Push, events: readonly MarketEvent[]):
   }
 }
 
-function publish(market: SandboxMarket, push: Push, delivered: TradeLedger, events: readonly MarketEvent[]): void {
-  const sent = publishTrades(market, push, events);
+function publish(market: SandboxMarket, push: Push, recent: RecentTrades, delivered: TradeLedger, events: readonly MarketEvent[]): void {
+  const sent = publishTrades(market, push, recent, events);
   publishOptionTickers(push, events);
   publishSwapStatsAndIndexes(push, events);
   delivered.recordEvents(sent);
 }
 
 // --- REST ---
+
+/** /api/v5/public/option-trades?instFamily=: the family's latest 100 option trades, newest first. */
+function optionTradesRest(recent: RecentTrades, q: URLSearchParams): RestReply {
+  const fam = q.get('instFamily');
+  if (!fam) return restError('50014', 'Parameter instFamily can not be empty.');
+  if (!spec.options.some((o) => family(o.symbol) === fam)) return restError('51001', "Instrument ID doesn't exist.");
+  return { status: 200, body: { code: '0', msg: '', data: recent.query({ key: fam, limit: 100, order: 'desc' }).rows } };
+}
 
 const restError = (code: string, msg: string): RestReply => ({ status: 200, body: { code, msg, data: [] } });
 
@@ -299,9 +309,14 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
   const argJson = new Map<string, string>();
+  const recent = new RecentTrades();
   const host: VenueHost = new VenueHost('okx', {
     wsPaths: (p) => p === '/ws/v5/public',
-    rest: (path, q) => (path === '/api/v5/public/instruments' ? instrumentsRest(market, q) : path === '/api/v5/public/open-interest' ? openInterestRest(market, q) : null),
+    rest: (path, q) => {
+      if (path === '/api/v5/public/instruments') return instrumentsRest(market, q);
+      if (path === '/api/v5/public/option-trades') return optionTradesRest(recent, q);
+      return path === '/api/v5/public/open-interest' ? openInterestRest(market, q) : null;
+    },
     onConnect: (c) => closeIfNoSubscription(timings, c),
     onMessage: (c, text) => onMessage(host, argJson, c, text),
   });
@@ -311,7 +326,7 @@ export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise
     'okx',
     host,
     { rest: `http://127.0.0.1:${bound}`, ws: { public: `ws://127.0.0.1:${bound}/ws/v5/public` } },
-    (events) => publish(market, push, delivered, events),
+    (events) => publish(market, push, recent, delivered, events),
     (kind) => malformed(host, kind),
   );
 }

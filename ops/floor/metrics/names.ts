@@ -34,6 +34,9 @@ export const METRIC = {
   ingestRestRequests: 'gex_ingest_rest_requests_total',
   ingestRestRequestDuration: 'gex_ingest_rest_request_duration_seconds',
   ingestVenueLag: 'gex_ingest_venue_lag_seconds',
+  ingestDuplicateTrades: 'gex_ingest_duplicate_trades_total',
+  ingestGapFills: 'gex_ingest_gap_fills_total',
+  ingestGapFillTrades: 'gex_ingest_gap_fill_trades_total',
   // processors
   rawWriterRows: 'gex_raw_writer_rows_total',
   rawWriterUndecodable: 'gex_raw_writer_undecodable_messages_total',

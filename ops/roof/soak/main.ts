@@ -2,8 +2,8 @@
  * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: sandbox
  * market, connectors, bus, raw writer, snapshot processor, API) under the sandbox's load plus a steady API load of
  * R requests/s (default 20) rotating over the routes, for N minutes (default 30). Every S seconds (default 60) it
- * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's V8 heap
- * used (minimum of the polls: the live heap after GC), bus lag, the
+ * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's live V8
+ * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
  * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to <data dir>/demo.log.
  */
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { inspectorUrl, LiveHeap } from './live-heap.ts';
 import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
 import { verdict, type SoakSample } from './verdict.ts';
 
@@ -73,9 +74,16 @@ async function main(): Promise<number> {
   const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
   const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
   const log = createWriteStream(join(dataDir, 'demo.log'));
-  const demo = spawn(process.execPath, [...CLI, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The inspector (loopback, any free port) lets the soak force a GC before reading the live heap (live-heap.ts).
+  const demo = spawn(process.execPath, ['--inspect=127.0.0.1:0', ...CLI, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   demo.stdout.pipe(log);
   demo.stderr.pipe(log);
+  let stderrHead = '';
+  const onStderr = (chunk: Buffer): void => {
+    stderrHead += chunk.toString('utf8');
+    if (stderrHead.length > 65_536 || inspectorUrl(stderrHead) !== null) demo.stderr.off('data', onStderr);
+  };
+  demo.stderr.on('data', onStderr);
   const stop = async (): Promise<void> => {
     if (demo.exitCode === null) {
       demo.kill('SIGTERM');
@@ -101,6 +109,13 @@ async function main(): Promise<number> {
     if (r.status !== 0) throw new Error(`gex ${args.join(' ')}: ${r.stderr}`);
     return r.stdout.trim();
   };
+  const inspector = inspectorUrl(stderrHead);
+  if (inspector === null) {
+    console.error('soak: the demo did not print its inspector URL');
+    await stop();
+    return 1;
+  }
+  const liveHeap = new LiveHeap(inspector);
   cli('users', 'upsert', 'soak', '--plan', 'enterprise', '--status', 'active');
   const key = cli('keys', 'create', '--user', 'soak').split('\n').pop() ?? '';
   console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${join(dataDir, 'demo.log')}`);
@@ -137,23 +152,20 @@ async function main(): Promise<number> {
   const samples: SoakSample[] = [];
   let lastEvents: number | null = null;
   let lastAt = Date.now();
-  console.log('minute  rss_demo_mb  rss_load_mb  heap_min_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed');
+  console.log('minute  rss_demo_mb  rss_load_mb  live_heap_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed');
   const scrape = async (): Promise<Sample[]> => parseExposition(await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => ''));
   while (Date.now() < end && demo.exitCode === null) {
-    // Within a sample period, poll every 5 s: the period's heap is the minimum heap used seen (the live heap after
-    // GC, not where the collector happened to be), its RSS the median. Instant readings swing by ±50 MB with GC.
+    // Within a sample period, RSS is polled every 5 s (its median is the period's RSS); at the period's end a full
+    // GC is forced through the inspector and the heap then in use is the live heap.
     const periodEnd = Math.min(end, Date.now() + sampleMs);
-    const heaps: number[] = [];
     const rss: number[] = [];
-    let m: Sample[] = [];
     while (Date.now() < periodEnd && demo.exitCode === null) {
       await sleep(Math.min(POLL_MS, Math.max(0, periodEnd - Date.now())));
-      m = await scrape();
-      const h = sumOf(m, 'nodejs_heap_size_used_bytes');
-      if (h !== null) heaps.push(h / 1048576);
       if (demo.exitCode === null) rss.push(rssMb(demo.pid as number));
     }
     rss.sort((a, b) => a - b);
+    const heap = demo.exitCode === null ? await liveHeap.measureMb().catch(() => null) : null;
+    const m: Sample[] = await scrape();
     const now = Date.now();
     const events = sumOf(m, 'gex_ingest_events_total');
     const eps = events === null || lastEvents === null ? null : (events - lastEvents) / ((now - lastAt) / 1000);
@@ -163,7 +175,7 @@ async function main(): Promise<number> {
     const s: SoakSample = {
       minute: (now - loadStart) / 60_000,
       rssMb: { demo: rss[Math.floor(rss.length / 2)] ?? Number.NaN, load: process.memoryUsage().rss / 1048576 },
-      heapMb: heaps.length === 0 ? null : Math.min(...heaps),
+      heapMb: heap,
       snapshotAgeS: maxOf(m, 'gex_snapshot_age_seconds'),
       api5xx,
       loadErrors: counts.failed + counts.c5xx,
@@ -171,11 +183,12 @@ async function main(): Promise<number> {
     samples.push(s);
     const lag = sumOf(m, 'gex_bus_consumer_lag_messages');
     console.log(
-      [s.minute.toFixed(1).padStart(6), r1(s.rssMb['demo'] ?? null).padStart(11), r1(s.rssMb['load'] ?? null).padStart(11), r1(s.heapMb).padStart(11), r1(lag).padStart(7), r1(s.snapshotAgeS).padStart(10),
+      [s.minute.toFixed(1).padStart(6), r1(s.rssMb['demo'] ?? null).padStart(11), r1(s.rssMb['load'] ?? null).padStart(11), r1(s.heapMb).padStart(12), r1(lag).padStart(7), r1(s.snapshotAgeS).padStart(10),
         r1(eps).padStart(12), String(counts.ok).padStart(7), String(counts.c4xx).padStart(7), String(api5xx).padStart(7), String(counts.failed).padStart(11), String(counts.shed).padStart(4)].join('  '),
     );
   }
   clearInterval(load);
+  liveHeap.close();
   const crashed = demo.exitCode !== null;
   await stop();
   const v = verdict(samples);

@@ -2,8 +2,8 @@
  * The soak's pass rule (pure). After a warm-up (the first max(2 min, 20 %) of the samples' span, when caches,
  * JIT and the first snapshots settle), over the remaining minute samples:
  *   - memory flat: the least-squares slope of each process's RSS (per-period median) is ≤ 2 MB/min and of the
- *     product's live V8 heap (per-period minimum of heap used, i.e. after GC) ≤ 1 MB/min; a 30-minute run with
- *     1-minute periods then bounds growth to < 30 MB of heap over the run;
+ *     product's live V8 heap (heap used right after a forced full GC) ≤ 1 MB/min: over the 24 measured minutes of a
+ *     30-minute run, at most ~24 MB of retained growth;
  *   - zero errors: no API 5xx (server counter), no failed or 5xx request at the load generator;
  *   - fresh: every symbol's newest snapshot ≤ 90 s old at every sample (the alert threshold).
  * Needs at least three samples after the warm-up; fewer = not enough data (fail, with the reason).
@@ -13,7 +13,7 @@ export interface SoakSample {
   readonly minute: number;
   /** RSS per process, MB. */
   readonly rssMb: Readonly<Record<string, number>>;
-  /** V8 heap used of the product process, MB (null when unreadable). */
+  /** Live V8 heap of the product process (after a forced full GC), MB (null when unreadable). */
   readonly heapMb: number | null;
   /** Max snapshot age over symbols, s (null before the first snapshot). */
   readonly snapshotAgeS: number | null;

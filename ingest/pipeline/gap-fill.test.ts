@@ -1,0 +1,117 @@
+/**
+ * Gap fill on reconnect against the sandbox (real Deribit protocol over WebSocket and REST): trades the venue
+ * printed while the connection was down are fetched from get_last_trades_by_currency_and_time after the reconnect;
+ * the published option trades equal everything the sandbox generated, each once (live, gap and overlap).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MarketEvent } from '../../schemas/events.ts';
+import { createDeribitConnector } from '../deribit/index.ts';
+import { createOkxConnector } from '../okx/index.ts';
+import { createBybitConnector } from '../bybit/index.ts';
+import type { VenueConnectorSpec } from '../types.ts';
+import type { SandboxVenue } from '../sandbox/market/venues.ts';
+import { connectorUrlsFor } from '../sandbox/connector-urls.ts';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
+import { waitFor } from '../ws/test-server.ts';
+import { CapturingPublisher } from './testing/capturing-publisher.ts';
+import { startVenue, type RunningVenue } from './venue-runner.ts';
+import { RecentIds } from './recent-ids.ts';
+
+
+const optionTradeIds = (events: readonly MarketEvent[]): string[] => events.flatMap((e) => (e.type === 'option_trade' ? [e.event.tradeId] : []));
+
+/**
+ * One venue against its sandbox server: `gapCount` trades printed during the outage (within the venue's REST
+ * look-back) must be published after the reconnect, and every generated trade exactly once.
+ */
+function gapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec, gapCount: number, lookBack: string, tradeConnection = 'public'): void {
+  describe(`gap fill after a reconnect (${venueName}, sandbox; look-back ${lookBack})`, () => {
+    let sb: Sandbox;
+    let venue: RunningVenue;
+    const pub = new CapturingPublisher();
+    const socketEvents: string[] = [];
+
+    before(async () => {
+      sb = await startSandbox({ seed: 11, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
+      const urls = sb.urls[venueName];
+      assert.ok(urls !== undefined);
+      venue = await startVenue({
+        spec: connector(connectorUrlsFor(venueName, urls)),
+        symbols: ['BTCUSDT'],
+        publisher: pub,
+        reconnectBackoff: { baseMs: 50, maxMs: 200 },
+        onSocketEvent: (c, e) => socketEvents.push(`${c}:${e.type}`),
+      });
+      await waitFor(() => socketEvents.includes(`${tradeConnection}:open`), 10_000);
+    });
+    after(async () => {
+      await venue?.stop();
+      await sb?.stop();
+    });
+
+    test(`${gapCount} trades printed during the outage are recovered from REST; every generated trade published exactly once`, async () => {
+      // Subscribed: one trade every 100 ms until one arrives (the socket opens before the subscription is in).
+      for (let i = 0; i < 100 && optionTradeIds(pub.events).length === 0; i++) {
+        sb.emitTrades(venueName, 1);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      // Trades of the warm-up that reached no subscription are not part of the comparison.
+      const delivered0 = new Set(sb.ledger.ids(venueName, 'option_trade'));
+      const unsubscribed = new Set(sb.generated.ids(venueName, 'option_trade').filter((id) => !delivered0.has(id)));
+      const warm = delivered0.size;
+      // Live: 40 trades reach the socket.
+      const live = sb.emitTrades(venueName, 40);
+      await waitFor(() => optionTradeIds(pub.events).length >= warm + 40, 10_000);
+      // Outage: the venue drops the connection, then prints trades nobody receives.
+      const opensBefore = socketEvents.filter((e) => e === `${tradeConnection}:open`).length;
+      assert.ok(sb.faults.disconnect(venueName) > 0);
+      const gap = sb.emitTrades(venueName, gapCount);
+      const gapIds = new Set(optionTradeIds(gap));
+      assert.equal(gapIds.size, gapCount);
+      const delivered = new Set(sb.ledger.ids(venueName, 'option_trade'));
+      assert.equal([...gapIds].filter((id) => delivered.has(id)).length, 0, 'the gap trades reached no socket');
+      // Reconnect, resubscribe, gap fill; then 60 more live trades.
+      await waitFor(() => socketEvents.filter((e) => e === `${tradeConnection}:open`).length > opensBefore, 10_000);
+      await waitFor(() => optionTradeIds(pub.events).filter((id) => gapIds.has(id)).length === gapCount, 15_000);
+      const later = sb.emitTrades(venueName, 60);
+      await waitFor(() => optionTradeIds(pub.events).length >= warm + 100 + gapCount, 10_000);
+
+      const published = optionTradeIds(pub.events);
+      const all = sb.generated.ids(venueName, 'option_trade');
+      const expected = all.filter((id) => !unsubscribed.has(id));
+      assert.equal(expected.length, warm + 100 + gapCount);
+      assert.equal(new Set(published).size, published.length, 'no trade published twice');
+      // Every trade from the subscription on is published; warm-up prints from before it may be too (within the
+      // gap fill's 30 s margin), never anything the venue did not print.
+      const pubSet = new Set(published);
+      assert.deepEqual(expected.filter((id) => !pubSet.has(id)), [], 'nothing lost');
+      const allSet = new Set(all);
+      assert.deepEqual(published.filter((id) => !allSet.has(id)), [], 'nothing invented');
+      assert.ok(published.filter((id) => unsubscribed.has(id)).length <= unsubscribed.size);
+      assert.equal(optionTradeIds(live).length + optionTradeIds(later).length, 100);
+      assert.deepEqual(pub.letters, []);
+      // The recovered trades carry the same fields as live ones (the REST trade shape maps like the WS one).
+      const g = pub.events.find((e) => e.type === 'option_trade' && gapIds.has(e.event.tradeId));
+      assert.ok(g !== undefined && g.type === 'option_trade' && g.event.priceUsd > 0 && g.event.strike > 0 && g.event.size > 0);
+    });
+  });
+}
+
+gapFillCase('deribit', (u) => createDeribitConnector(u), 300, 'time range, paginated by 1,000');
+gapFillCase('okx', (u) => createOkxConnector(u), 90, 'latest 100 per family');
+gapFillCase('bybit', (u) => createBybitConnector(u), 400, 'latest 1,000 per coin', 'option-0');
+
+describe('RecentIds', () => {
+  const trade = (id: string): MarketEvent => ({ type: 'perp_trade', event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id, market: 'perp', instrument: 'BTC-USDT-SWAP', price: 1, size: 1, side: 'buy', tradeId: id } });
+  test('admits each trade id once, passes other events, forgets the oldest beyond capacity', () => {
+    const r = new RecentIds(3);
+    const idx: MarketEvent = { type: 'index', event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id: 'i', kind: 'index', name: 'BTC-USD', value: 1 } };
+    assert.deepEqual(r.admit([trade('a'), trade('b'), trade('a'), idx, idx]), { fresh: [trade('a'), trade('b'), idx, idx], duplicates: 1 });
+    assert.equal(r.admit([trade('c'), trade('d')]).duplicates, 0);
+    assert.equal(r.size, 3);
+    assert.equal(r.admit([trade('a')]).duplicates, 0, "'a' was forgotten (capacity 3)");
+    assert.equal(r.admit([trade('d')]).duplicates, 1);
+  });
+});

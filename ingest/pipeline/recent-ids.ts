@@ -1,0 +1,45 @@
+/**
+ * The ids of the trade-like events a venue published recently (option, perp and spot trades, liquidations), so a
+ * trade that arrives twice (a gap fill overlapping the live stream, a venue re-sending on resubscribe) is
+ * published once. Bounded: the oldest ids are forgotten beyond `capacity` (a Set keeps insertion order), which at
+ * the default 200,000 covers far more than a venue's REST look-back at any rate the venues print.
+ */
+import type { MarketEvent } from '../../schemas/events.ts';
+
+export const DEFAULT_RECENT_IDS = 200_000;
+
+const TRADE_LIKE = new Set<MarketEvent['type']>(['option_trade', 'perp_trade', 'spot_trade', 'liquidation']);
+
+export class RecentIds {
+  readonly #ids = new Set<string>();
+  constructor(private readonly capacity = DEFAULT_RECENT_IDS) {}
+
+  get size(): number {
+    return this.#ids.size;
+  }
+
+  /** The events to publish: every non-trade event, and each trade-like event whose id was not seen (now remembered). */
+  admit(events: readonly MarketEvent[]): { readonly fresh: readonly MarketEvent[]; readonly duplicates: number } {
+    let duplicates = 0;
+    const fresh: MarketEvent[] = [];
+    for (const e of events) {
+      if (!TRADE_LIKE.has(e.type)) {
+        fresh.push(e);
+        continue;
+      }
+      const id = e.event.id;
+      if (this.#ids.has(id)) {
+        duplicates++;
+        continue;
+      }
+      this.#ids.add(id);
+      fresh.push(e);
+    }
+    while (this.#ids.size > this.capacity) {
+      const oldest = this.#ids.values().next().value;
+      if (oldest === undefined) break;
+      this.#ids.delete(oldest);
+    }
+    return { fresh, duplicates };
+  }
+}
