@@ -5,13 +5,13 @@
  * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's live V8
  * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
- * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to <data dir>/demo.log.
+ * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to .tmp/soak/demo-<start>.log.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { inspectorUrl, LiveHeap } from './live-heap.ts';
@@ -73,7 +73,10 @@ async function main(): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gex-soak-'));
   const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
   const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
-  const log = createWriteStream(join(dataDir, 'demo.log'));
+  // The product's log outlives the run (the data directory does not): .tmp/soak/demo-<start>.log.
+  const logPath = join(ROOT, '.tmp', 'soak', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
+  mkdirSync(dirname(logPath), { recursive: true });
+  const log = createWriteStream(logPath);
   // The inspector (loopback, any free port) lets the soak force a GC before reading the live heap (live-heap.ts).
   const demo = spawn(process.execPath, ['--inspect=127.0.0.1:0', ...CLI, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   demo.stdout.pipe(log);
@@ -98,7 +101,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   while (!(await fetch(`${base}/v2/health`).then((r) => r.status < 500, () => false))) {
     if (demo.exitCode !== null || Date.now() - started > 180_000) {
-      console.error(`soak: the demo did not come up (log: ${join(dataDir, 'demo.log')})`);
+      console.error(`soak: the demo did not come up (log: ${logPath})`);
       return 1;
     }
     await sleep(500);
@@ -118,11 +121,12 @@ async function main(): Promise<number> {
   const liveHeap = new LiveHeap(inspector);
   cli('users', 'upsert', 'soak', '--plan', 'enterprise', '--status', 'active');
   const key = cli('keys', 'create', '--user', 'soak').split('\n').pop() ?? '';
-  console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${join(dataDir, 'demo.log')}`);
+  console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${logPath}`);
 
   const counts = { ok: 0, c4xx: 0, c5xx: 0, failed: 0, shed: 0 };
-  /** 4xx per route template and status (404 before a symbol's first snapshot is expected in the first minute). */
+  /** 4xx/5xx per route template and status (404 before a symbol's first snapshot is expected in the first minute). */
   const refusals = new Map<string, number>();
+  const failures: string[] = [];
   let inFlight = 0;
   let i = 0;
   const loadStart = Date.now();
@@ -138,14 +142,19 @@ async function main(): Promise<number> {
     fetch(`${base}${path}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(15_000) })
       .then(async (r) => {
         await r.arrayBuffer();
-        if (r.status >= 500) counts.c5xx++;
-        else if (r.status >= 400) {
+        if (r.status >= 500) {
+          counts.c5xx++;
+          refusals.set(`${r.status} ${route}`, (refusals.get(`${r.status} ${route}`) ?? 0) + 1);
+        } else if (r.status >= 400) {
           counts.c4xx++;
           refusals.set(`${r.status} ${route}`, (refusals.get(`${r.status} ${route}`) ?? 0) + 1);
         }
         else counts.ok++;
       })
-      .catch(() => counts.failed++)
+      .catch((err: unknown) => {
+        counts.failed++;
+        if (failures.length < 5) failures.push(`${route}: ${err instanceof Error ? `${err.name} ${err.message}` : String(err)}`);
+      })
       .finally(() => inFlight--);
   }, 1000 / rate);
 
@@ -193,7 +202,8 @@ async function main(): Promise<number> {
   await stop();
   const v = verdict(samples);
   console.log(`\nwarm-up ${v.warmupMinutes.toFixed(1)} min; RSS slope MB/min ${Object.entries(v.rssSlopeMbPerMin).map(([p, k]) => `${p} ${k.toFixed(2)}`).join(', ')}; heap slope ${r1(v.heapSlopeMbPerMin)} MB/min; requests ${counts.ok} 2xx, ${counts.c4xx} 4xx, ${counts.c5xx} 5xx, ${counts.failed} failed, ${counts.shed} shed`);
-  if (refusals.size > 0) console.log(`4xx by route: ${[...refusals].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join('; ')}`);
+  if (refusals.size > 0) console.log(`4xx/5xx by route: ${[...refusals].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join('; ')}`);
+  if (failures.length > 0) console.log(`failed requests (first ${failures.length}): ${failures.join('; ')}`);
   if (crashed) console.log('FAIL: the demo process exited during the soak');
   console.log(v.pass && !crashed ? 'PASS: memory flat, zero errors, snapshots fresh' : `FAIL: ${v.reasons.join('; ')}`);
   return v.pass && !crashed ? 0 : 1;
