@@ -1,7 +1,7 @@
 /**
  * The sandbox venues' recent-trades memory behind their REST recent-trades endpoints (the gap fill after a
  * reconnect reads them): every trade the model generated, delivered on a socket or not, as its wire object, newest
- * `capacity` kept (a venue's real look-back is bounded too). Queries filter by a key (currency / category / family)
+ * `capacity` kept (default 5,000 per venue server: minutes of sandbox flow; a venue's real look-back is bounded too). Queries filter by a key (currency / category / family)
  * and time range, ascending or descending, with a row limit.
  */
 export interface RecentTrade {
@@ -23,7 +23,7 @@ export interface RecentQuery {
 
 export class RecentTrades {
   #rows: RecentTrade[] = [];
-  constructor(private readonly capacity = 50_000) {}
+  constructor(private readonly capacity = 5_000) {}
 
   add(row: RecentTrade): void {
     this.#rows.push(row);

@@ -6,15 +6,15 @@ import { SANDBOX_VENUES, type SandboxVenue } from '../../../ingest/sandbox/marke
 import { connectorUrlsFor } from '../../../ingest/sandbox/connector-urls.ts';
 import { childLogger } from '../../floor/log.ts';
 
-/** Ledger entries the demo's sandbox keeps per venue (the newest; its counts stay exact). */
-export const DEMO_LEDGER_CAPACITY = 10_000;
+/** Ledger entries the demo's sandbox keeps per venue: none (nothing in the product reads them; counts stay exact). */
+export const DEMO_LEDGER_CAPACITY = 0;
 
 /** The local sandbox market for the configured venues, and the URL overrides that aim the connectors at it. */
 export async function startSandboxFeed(config: Config): Promise<{ sandbox: Sandbox; urls: Partial<Record<Venue, VenueUrls>>; stop(): Promise<void> }> {
   const venues = config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v));
   const skipped = config.venues.filter((v) => !(SANDBOX_VENUES as readonly string[]).includes(v));
   if (skipped.length) childLogger('sandbox').warn({ skipped }, 'the sandbox does not serve these venues yet');
-  // A long-running demo keeps the newest 10,000 ledger entries per venue (counts stay exact): bounded memory.
+  // A long-running demo keeps no ledger entries (the ledgers are for tests): memory does not grow with uptime.
   const sandbox = await startSandbox({ seed: config.sandboxSeed, venues, symbols: config.symbols, ledgerCapacity: DEMO_LEDGER_CAPACITY });
   const urls: Partial<Record<Venue, VenueUrls>> = {};
   for (const v of venues) {
