@@ -9,7 +9,7 @@ import { SYMBOLS, VENUES } from '../../schemas/events.ts';
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
 import { buildVenueRows, levelsFromRows } from './aggregate.ts';
 import { ALL_INCLUDES } from './levels.ts';
-import type { LevelsData } from './levels.ts';
+import type { LevelsData, LevelsInclude } from './levels.ts';
 import { prepareChain } from './gex.ts';
 import type { Greek } from './greek-exposure.ts';
 import { greekExposures } from './greeks-data.ts';
@@ -108,14 +108,14 @@ export function parseChainFile(input: unknown): ChainParseResult {
   };
 }
 
-/** Full levels JSON (every optional block) for a chain: build venue rows, sum all venues, extract. */
-export function computeLevelsFromChain(chain: ChainSnapshot, model: DealerModel): LevelsData {
+/** Levels JSON for a chain (default: every optional block): build venue rows, sum all venues, extract. */
+export function computeLevelsFromChain(chain: ChainSnapshot, model: DealerModel, include: LevelsInclude = ALL_INCLUDES): LevelsData {
   return levelsFromRows(
     { symbol: chain.symbol, computed_at: chain.now, spot: chain.spot, perp_price: chain.perpPrice },
     buildVenueRows(chain),
     model,
     undefined,
-    ALL_INCLUDES,
+    include,
   );
 }
 

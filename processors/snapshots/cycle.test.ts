@@ -9,6 +9,7 @@ import { avroCodec } from '../../schemas/avro/codec.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import type { AnalyticsSnapshot } from '../../schemas/events.ts';
 import { computeLevelsFromChain } from '../analytics/chain-file.ts';
+import { STORED_INCLUDES } from '../analytics/levels.ts';
 import { buildVenueRows } from '../analytics/snapshot-row.ts';
 import { computeSnapshot } from './compute-step.ts';
 import { runCycle } from './cycle.ts';
@@ -51,8 +52,9 @@ describe('snapshot cycle on a hand-built market', () => {
     const r = await runCycle({ store, bus, state, chain: CHAIN_OPTS }, 'BTCUSDT', TICK, 'live');
     assert.equal(r.kind, 'stored');
     const chain = expectedChain();
-    const flow = computeLevelsFromChain(chain, 'flow');
-    const std = computeLevelsFromChain(chain, 'std');
+    // gex_levels and the published snapshot carry the compact blocks (profile and by_strike are computed on request).
+    const flow = computeLevelsFromChain(chain, 'flow', STORED_INCLUDES);
+    const std = computeLevelsFromChain(chain, 'std', STORED_INCLUDES);
     assert.equal(flow.positioning, 'flow');
     assert.deepEqual(JSON.parse(JSON.stringify(flow)), JSON.parse(JSON.stringify(flow))); // JSON-safe (no NaN)
 

@@ -104,7 +104,7 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     const { data, meta } = assertOk<{ entries: { symbol: string; computed_at: string; spot_price: number; source: string[]; levels: Record<string, unknown> }[]; served: string[]; missing: string[]; invalid: string[] }>(res);
     assert.deepEqual([data.served, data.missing, data.invalid], [['BTCUSDT', 'SOLUSDT'], ['ETHUSDT'], ['DOGEUSDT']]);
     const strip = (chain: ChainSnapshot, model: DealerModel) => {
-      const { diagnostics: _d, spot: _s, ...rest } = computeLevelsFromChain(chain, model);
+      const { diagnostics: _d, spot: _s, profile: _p, by_strike: _b, ...rest } = computeLevelsFromChain(chain, model);
       return JSON.parse(JSON.stringify(rest)) as unknown;
     };
     assert.deepEqual(data.entries.map((e) => e.symbol), ['BTCUSDT', 'SOLUSDT']);
@@ -122,7 +122,7 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     assert.equal(header(next, 'x-ratelimit-remaining'), '58');
 
     const filtered = assertOk<{ entries: { levels: Record<string, unknown> }[] }>(await get('/v2/multi/gex/levels?symbols=BTCUSDT&exchanges=okx'));
-    const { diagnostics: _d, ranked: _r, max_pain: _m, expected_move: _e, gamma_flip_zones: _z, spot: _s, ...bare } = computeLevelsFromChain(only(chainAt(C), ['okx']), 'flow');
+    const { diagnostics: _d, ranked: _r, max_pain: _m, expected_move: _e, gamma_flip_zones: _z, spot: _s, profile: _p, by_strike: _b, ...bare } = computeLevelsFromChain(only(chainAt(C), ['okx']), 'flow');
     assert.deepEqual(filtered.data.entries[0]?.levels, JSON.parse(JSON.stringify(bare)));
     assert.deepEqual(filtered.meta.exchanges_filtered, ['okx']);
   });
