@@ -3,11 +3,11 @@
  * trade that arrives twice (a gap fill overlapping the live stream, a venue re-sending on resubscribe) is
  * published once. Bounded: the oldest ids are forgotten beyond `capacity` (a Set keeps insertion order). What can
  * come twice is the last ~30 s before an outage (the gap fill's margin) and the live trades after the reconnect
- * until the fill is done; the default 20,000 per venue covers minutes of the busiest venue (~2 MB).
+ * until the fill is done; the default 5,000 per venue covers minutes of the busiest venue (~0.6 MB).
  */
 import type { MarketEvent } from '../../schemas/events.ts';
 
-export const DEFAULT_RECENT_IDS = 20_000;
+export const DEFAULT_RECENT_IDS = 5_000;
 
 const TRADE_LIKE = new Set<MarketEvent['type']>(['option_trade', 'perp_trade', 'spot_trade', 'liquidation']);
 
