@@ -197,6 +197,8 @@ async function main(): Promise<number> {
     );
   }
   clearInterval(load);
+  // Let the requests in flight finish before the product stops (else they fail at shutdown, not during the run).
+  for (let i = 0; i < 200 && inFlight > 0; i++) await sleep(100);
   liveHeap.close();
   const crashed = demo.exitCode !== null;
   await stop();
