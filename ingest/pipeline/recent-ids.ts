@@ -11,6 +11,11 @@ export const DEFAULT_RECENT_IDS = 5_000;
 
 const TRADE_LIKE = new Set<MarketEvent['type']>(['option_trade', 'perp_trade', 'spot_trade', 'liquidation']);
 
+/** Option, perp and spot trades and liquidations: the events a venue prints once, with a stable id. */
+export function isTradeLike(e: MarketEvent): boolean {
+  return TRADE_LIKE.has(e.type);
+}
+
 export class RecentIds {
   readonly #ids = new Set<string>();
   constructor(private readonly capacity = DEFAULT_RECENT_IDS) {}
@@ -24,7 +29,7 @@ export class RecentIds {
     let duplicates = 0;
     const fresh: MarketEvent[] = [];
     for (const e of events) {
-      if (!TRADE_LIKE.has(e.type)) {
+      if (!isTradeLike(e)) {
         fresh.push(e);
         continue;
       }

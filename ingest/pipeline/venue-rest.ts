@@ -1,5 +1,6 @@
 import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
 import { gapFillsTotal, gapFillTradesTotal } from '../ws/metrics.ts';
+import { isTradeLike } from './recent-ids.ts';
 import type { ParserContext, RestRequest, VenueConnectorSpec } from '../types.ts';
 import { createParserContext, registerInstruments } from '../context.ts';
 import type { RestPoller, RestRequest as RestInit } from '../ws/rest-poller.ts';
@@ -71,7 +72,7 @@ export class VenueRest {
     const venue = this.spec.venue;
     // `sinceMs` is our clock, trade times the venue's: start GAP_FILL_MARGIN_MS earlier (duplicates are dropped).
     const from = sinceMs - GAP_FILL_MARGIN_MS;
-    const trade = (e: MarketEvent): boolean => (e.type === 'option_trade' || e.type === 'perp_trade' || e.type === 'spot_trade' || e.type === 'liquidation') && e.event.ts >= from;
+    const trade = (e: MarketEvent): boolean => isTradeLike(e) && e.event.ts >= from;
     let recovered = 0;
     for (const req of gap.requests(symbols, from, untilMs)) {
       try {

@@ -99,17 +99,38 @@ export function chartHeight(): number {
   return window.matchMedia('(max-width: 700px)').matches ? 220 : 280;
 }
 
-/** A uPlot chart in `box`, resized with it; replaces any chart already there unless `append`. */
+/** The charts in a box and the one observer that resizes them (a redraw replaces the charts, not the observer). */
+const mounted = new WeakMap<HTMLElement, { charts: { u: uPlot; heightScale: number }[] }>();
+
+/** Destroys the box's charts and empties it (a panel going to `empty` / `error`, or a redraw). */
+export function clearCharts(box: HTMLElement): void {
+  const entry = mounted.get(box);
+  if (entry !== undefined) {
+    for (const c of entry.charts) c.u.destroy();
+    entry.charts = [];
+  }
+  box.replaceChildren();
+}
+
+/**
+ * A uPlot chart in `box`, resized with it; replaces (and destroys) the charts already there unless `append`.
+ * One ResizeObserver per box, created on its first chart: a panel redrawn every 30 s (or every replay step) does
+ * not pile up observers holding destroyed charts.
+ */
 export function mountChart(box: HTMLElement, opts: Omit<uPlot.Options, 'width' | 'height'>, data: uPlot.AlignedData, heightScale = 1, append = false): uPlot {
-  if (!append) box.replaceChildren();
-  const height = (): number => Math.round(chartHeight() * heightScale);
+  let entry = mounted.get(box);
+  if (entry === undefined) {
+    const created: { charts: { u: uPlot; heightScale: number }[] } = { charts: [] };
+    entry = created;
+    mounted.set(box, created);
+    new ResizeObserver(() => {
+      const w = Math.max(280, box.clientWidth);
+      for (const c of created.charts) if (Math.abs(w - c.u.width) > 2) c.u.setSize({ width: w, height: Math.round(chartHeight() * c.heightScale) });
+    }).observe(box);
+  }
+  if (!append) clearCharts(box);
   // Legends name the series without live values (the status line and the axes carry the numbers).
-  const u = new uPlot({ legend: { live: false }, tzDate: utc, ...opts, width: Math.max(280, box.clientWidth), height: height() }, data, box);
-  const ro = new ResizeObserver(() => {
-    if (!box.isConnected) return ro.disconnect();
-    const w = Math.max(280, box.clientWidth);
-    if (Math.abs(w - u.width) > 2) u.setSize({ width: w, height: height() });
-  });
-  ro.observe(box);
+  const u = new uPlot({ legend: { live: false }, tzDate: utc, ...opts, width: Math.max(280, box.clientWidth), height: Math.round(chartHeight() * heightScale) }, data, box);
+  entry.charts.push({ u, heightScale });
   return u;
 }

@@ -2,6 +2,8 @@
  * One panel of the page (browser): a <section> with a title, a chart box and a status line. `data-state` is
  * `loading`, `ready`, `empty` or `error`; the browser tests and screen readers both read it.
  */
+import { clearCharts } from './charts.ts';
+
 export type PanelState = 'loading' | 'ready' | 'empty' | 'error';
 
 export class PanelView {
@@ -34,7 +36,7 @@ export class PanelView {
     this.el.dataset['state'] = state;
     this.status.textContent = state === 'loading' ? 'Loading…' : note;
     this.status.classList.toggle('error', state === 'error');
-    if (state === 'error' || state === 'empty') this.box.replaceChildren();
+    if (state === 'error' || state === 'empty') clearCharts(this.box);
   }
 
   /** Values the tests compare with the API (and a reader can inspect). */

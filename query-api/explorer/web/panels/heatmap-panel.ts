@@ -3,7 +3,7 @@
  * one column per strike within ±30% of spot; green = positive, red = negative, intensity ∝ |value| / max.
  * Hovering a cell names it (title); the status line names the largest cell.
  */
-import { COLORS, chartHeight, compact, usd } from '../charts.ts';
+import { clearCharts, COLORS, chartHeight, compact, usd } from '../charts.ts';
 import type { PanelView } from '../panel.ts';
 
 export interface HeatmapData {
@@ -75,7 +75,8 @@ export function renderHeatmap(view: PanelView, h: HeatmapData, spot: number): vo
     const row = rows[r];
     canvas.title = col && row ? `${row[0].slice(0, 10)} · strike ${col[0]}: $${Math.round(h.values[row[1]]?.[col[1]] ?? 0).toLocaleString('en-US')} per 1%` : '';
   });
-  view.box.replaceChildren(canvas);
+  clearCharts(view.box);
+  view.box.append(canvas);
   view.data({ cells: rows.length * cols.length });
   view.set('ready', `${rows.length} expiries × ${cols.length} strikes; largest: ${top.e.slice(0, 10)} strike ${top.k} at ${usd(top.v)} per 1%.`);
 }

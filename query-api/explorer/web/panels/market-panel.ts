@@ -76,7 +76,6 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
   const markers: Marker[] = instantMs === null ? [] : [{ name: 'as_of', value: instantMs / 1000, color: COLORS.instant, dashed: true }];
   const sync = { key: 'market', setSeries: false };
   const common = { cursor: { sync }, plugins: [markerPlugin(() => markers)] };
-  view.box.replaceChildren();
   mountChart(
     view.box,
     {
@@ -89,7 +88,7 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
     },
     [xs, [...c.close], [...c.high], [...c.low]],
     1,
-    true,
+    false,
   );
   const pane = (label: string, col: Column | undefined, color: string, axisLabel: string, fmt?: (v: number) => string): void => {
     if (col === undefined) return;

@@ -1,4 +1,5 @@
 /** The recent tape (newest first, 50 trades) as a table; in replay, the 50 trades at or before the instant. */
+import { clearCharts } from '../charts.ts';
 import type { PanelView } from '../panel.ts';
 
 export interface TapeTrade {
@@ -60,7 +61,8 @@ export function renderTape(view: PanelView, trades: readonly TapeTrade[]): void 
   wrap.setAttribute('role', 'region');
   wrap.setAttribute('aria-label', 'tape');
   wrap.append(table);
-  view.box.replaceChildren(wrap);
+  clearCharts(view.box);
+  view.box.append(wrap);
   view.data({ trades: trades.length });
   view.set('ready', `${trades.length} trades, ${trades[trades.length - 1]?.time ?? ''} to ${trades[0]?.time ?? ''}.`);
 }
