@@ -84,12 +84,13 @@ describe('embedded store', () => {
     assert.deepEqual(rows, [{ u: '18446744073709551615', i: '-9223372036854775808', above53: '9007199254740993', small: 7 }]);
   });
 
-  test("DateTime64(3,'UTC') params take epoch ms; the session time zone is UTC", async () => {
+  test("DateTime64(3,'UTC') params take epoch ms; the session time zone is UTC, also after an insert", async () => {
+    await store.insert('option_trades', trades(5_000, 1), { dedupToken: 'tz-check' });
     const rows = await store.query(
-      "SELECT toString({t:DateTime64(3, 'UTC')}) AS t, toString(toDateTime(0)) AS epoch, timezone() AS tz",
+      "SELECT toString({t:DateTime64(3, 'UTC')}) AS t, toString(toDateTime(0)) AS epoch, timezone() AS tz, getSetting('session_timezone') AS session_tz",
       { t: 1_700_000_000_123 },
     );
-    assert.deepEqual(rows, [{ t: '2023-11-14 22:13:20.123', epoch: '1970-01-01 00:00:00', tz: 'UTC' }]);
+    assert.deepEqual(rows, [{ t: '2023-11-14 22:13:20.123', epoch: '1970-01-01 00:00:00', tz: 'UTC', session_tz: 'UTC' }]);
   });
 
   test('placeholders and params must match (catches string-built SQL)', async () => {

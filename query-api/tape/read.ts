@@ -4,8 +4,7 @@
  * to know whether a next page exists. Only typed placeholders reach the SQL.
  */
 import { msParam } from '../../clickhouse/epoch-ms.ts';
-import { cellAt } from '../../clickhouse/row-binary.ts';
-import type { ColumnsResult, ResultColumn } from '../../clickhouse/row-binary.ts';
+import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '../../clickhouse/row-binary.ts';
 import type { QueryParams, Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
@@ -29,15 +28,6 @@ export interface TapeFilter {
 export interface TapePage {
   readonly trades: TapeRow[];
   readonly nextCursor: string | null;
-}
-
-/** A stored row: the served fields that need no conversion, plus the raw ones. */
-interface Row extends Pick<TapeRow, 'venue' | 'symbol' | 'instrument' | 'strike' | 'side' | 'size' | 'price' | 'price_currency' | 'price_usd' | 'premium_usd' | 'iv' | 'index_price' | 'trade_id'> {
-  readonly ts_ms: number;
-  readonly id: string;
-  readonly expiry_ms: number;
-  readonly option_type: 'call' | 'put';
-  readonly block: boolean | number;
 }
 
 function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: string; readonly params: QueryParams } {
@@ -73,68 +63,89 @@ function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: st
   return { where: c.join(' AND '), params };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+const num = (c: NumberColumn, i: number): number => c.values[i] as number;
+const nullableNum = (c: NumberColumn, i: number): number | null => (c.nulls !== null && c.nulls[i] === 1 ? null : (c.values[i] as number));
+const str = (c: StringColumn, i: number): string => c.values[i] ?? '';
 
-/** A stored trade as the tape row (the same row the WebSocket tape channel sends: tape-row.ts). */
-function tradeOf(r: Row): TapeRow {
-  return {
-    time: iso(r.ts_ms),
-    venue: r.venue,
-    symbol: r.symbol,
-    instrument: r.instrument,
-    expiry: iso(r.expiry_ms),
-    strike: r.strike,
-    type: r.option_type,
-    side: r.side,
-    size: r.size,
-    price: r.price,
-    price_currency: r.price_currency,
-    price_usd: r.price_usd,
-    premium_usd: r.premium_usd,
-    iv: r.iv,
-    index_price: r.index_price,
-    block: Boolean(r.block),
-    trade_id: r.trade_id,
-  };
+/** The names of the statement's columns, in order (the SELECT below). */
+const NUMBER_COLUMNS = ['ts_ms', 'expiry_ms', 'strike', 'size', 'price', 'price_usd', 'premium_usd', 'iv', 'index_price', 'block_n'] as const;
+const STRING_COLUMNS = ['venue_s', 'id', 'instrument', 'type_s', 'side_s', 'currency_s', 'trade_id'] as const;
+
+function columnsOf(r: ColumnsResult): Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> & Record<(typeof STRING_COLUMNS)[number], StringColumn> {
+  const out: Record<string, ResultColumn> = {};
+  for (const name of NUMBER_COLUMNS) {
+    const c = r.columns[name];
+    if (c?.kind !== 'number') throw new Error(`tape read: column ${name} missing or not numeric`);
+    out[name] = c;
+  }
+  for (const name of STRING_COLUMNS) {
+    const c = r.columns[name];
+    if (c?.kind !== 'string') throw new Error(`tape read: column ${name} missing or not a string`);
+    out[name] = c;
+  }
+  return out as ReturnType<typeof columnsOf>;
 }
 
-/** The page's rows from a column-wise (RowBinary) result: no JSON formatting and parsing of up to 1,001 rows. */
-function rowsOf(r: ColumnsResult): Row[] {
-  const col = (name: string): ResultColumn => r.columns[name] as ResultColumn;
-  const [ts, venue, symbol, id, instrument, expiry, strike, type, side, size, price, currency, priceUsd, premium, iv, index, block, tradeId] = [
-    'ts_ms', 'venue_s', 'symbol_s', 'id', 'instrument', 'expiry_ms', 'strike', 'type_s', 'side_s', 'size', 'price', 'currency_s', 'price_usd', 'premium_usd', 'iv',
-    'index_price', 'block_n', 'trade_id',
-  ].map(col) as ResultColumn[];
-  const out: Row[] = new Array(r.rows);
-  for (let i = 0; i < r.rows; i++) {
-    const n = (c: ResultColumn | undefined): number | null => cellAt(c as ResultColumn, i) as number | null;
-    const s = (c: ResultColumn | undefined): string => cellAt(c as ResultColumn, i) as string;
+/**
+ * The page's rows from a column-wise (RowBinary) result as served tape rows (the same row the WebSocket tape
+ * channel sends: tape-row.ts), in one pass with no per-row closures; an expiry's ISO text is formatted once.
+ */
+function tapeRowsOf(r: ColumnsResult, symbol: string, limit: number): TapeRow[] {
+  const c = columnsOf(r);
+  const n = Math.min(r.rows, limit);
+  const out: TapeRow[] = new Array(n);
+  const expiries = new Map<number, string>();
+  for (let i = 0; i < n; i++) {
+    const expiryMs = num(c.expiry_ms, i);
+    let expiry = expiries.get(expiryMs);
+    if (expiry === undefined) {
+      expiry = new Date(expiryMs).toISOString();
+      expiries.set(expiryMs, expiry);
+    }
     out[i] = {
-      ts_ms: n(ts) as number, venue: s(venue), symbol: s(symbol) as Row['symbol'], id: s(id), instrument: s(instrument), expiry_ms: n(expiry) as number,
-      strike: n(strike) as number, option_type: s(type) as Row['option_type'], side: s(side) as Row['side'], size: n(size) as number, price: n(price) as number,
-      price_currency: s(currency), price_usd: n(priceUsd) as number, premium_usd: n(premium) as number, iv: n(iv), index_price: n(index), block: n(block) as number,
-      trade_id: s(tradeId),
+      time: new Date(num(c.ts_ms, i)).toISOString(),
+      venue: str(c.venue_s, i),
+      symbol,
+      instrument: str(c.instrument, i),
+      expiry,
+      strike: num(c.strike, i),
+      type: str(c.type_s, i) as TapeRow['type'],
+      side: str(c.side_s, i) as TapeRow['side'],
+      size: num(c.size, i),
+      price: num(c.price, i),
+      price_currency: str(c.currency_s, i),
+      price_usd: num(c.price_usd, i),
+      premium_usd: num(c.premium_usd, i),
+      iv: nullableNum(c.iv, i),
+      index_price: nullableNum(c.index_price, i),
+      block: num(c.block_n, i) !== 0,
+      trade_id: str(c.trade_id, i),
     };
   }
   return out;
+}
+
+/** The cursor after row `i` (its sort key: ts, venue, id). */
+function cursorAt(r: ColumnsResult, i: number, order: TapeOrder): string {
+  const c = columnsOf(r);
+  return encodeCursor({ ts: num(c.ts_ms, i), venue: str(c.venue_s, i), id: str(c.id, i), order });
 }
 
 /** One page: `limit` trades in `order` after the cursor (which must have been issued for the same order). */
 export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
-  // Times as Int64 epoch ms (exact below 2^53), enum-like columns as strings: RowBinary-readable types.
-  // No alias equals a column name (ClickHouse would substitute the alias for the column in WHERE / ORDER BY).
-  const sql = `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, toString(venue) AS venue_s, toString(symbol) AS symbol_s, id, instrument,
-       toUnixTimestamp64Milli(expiry) AS expiry_ms, strike, toString(option_type) AS type_s, toString(side) AS side_s, size, price,
-       toString(price_currency) AS currency_s, price_usd, premium_usd, iv, index_price, toUInt8(block) AS block_n, trade_id
+  // Times as Int64 epoch ms (exact below 2^53); the symbol is the filter's (not read). No alias equals a column
+  // name (ClickHouse would substitute the alias for the column in WHERE / ORDER BY).
+  const sql = `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, venue AS venue_s, id, instrument, toUnixTimestamp64Milli(expiry) AS expiry_ms, strike,
+       option_type AS type_s, side AS side_s, size, price, price_currency AS currency_s, price_usd, premium_usd, iv, index_price,
+       toUInt8(block) AS block_n, trade_id
 FROM option_trades FINAL
 WHERE ${where}
 ORDER BY ts ${dir}, venue ${dir}, id ${dir}
 LIMIT {limit:UInt32}`;
-  const rows = rowsOf(await store.queryColumns(sql, { ...params, limit: limit + 1 }));
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const more = rows.length > limit && last !== undefined;
-  return { trades: page.map(tradeOf), nextCursor: more ? encodeCursor({ ts: last.ts_ms, venue: last.venue, id: last.id, order }) : null };
+  const result = await store.queryColumns(sql, { ...params, limit: limit + 1 });
+  const trades = tapeRowsOf(result, f.symbol, limit);
+  const more = result.rows > limit && trades.length > 0;
+  return { trades, nextCursor: more ? cursorAt(result, trades.length - 1, order) : null };
 }
