@@ -7,8 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../../clickhouse/store.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
-import { coinsOf, entryOf, type BookEntry, type NanoRow } from './book.ts';
-import { AS_OF_SQL, CHECKPOINTS_SQL, FULL_SCAN_SQL, TRADES_SINCE_SQL } from './sql.ts';
+import { coinsOf, entryKey, entryOf, type BookEntry, type NanoRow } from './book.ts';
+import { cellAt, type ColumnsResult, type ResultColumn } from '../../clickhouse/store.ts';
+import { CHANGES_SQL, CHECKPOINTS_SQL, FULL_CHECKPOINT_SQL, FULL_SCAN_SQL, TRADES_SINCE_SQL } from './sql.ts';
 
 export interface CheckpointRefs {
   /** The latest complete checkpoint at or before the instant. */
@@ -17,12 +18,19 @@ export interface CheckpointRefs {
   readonly base: number;
 }
 
+/** How far back the first look for checkpoint markers goes (full checkpoints are hourly by default). */
+const REFS_LOOKBACK_MS = 6 * 3_600_000;
+
 /** null when no full checkpoint exists at or before `asOfMs`. */
 export async function checkpointRefs(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<CheckpointRefs | null> {
-  const rows = await store.query<{ at: number; full: boolean | number }>(CHECKPOINTS_SQL, { symbol, asOf: Math.trunc(asOfMs) });
-  const last = rows[0];
-  const base = rows.find((r) => Boolean(r.full));
-  return last === undefined || base === undefined ? null : { last: last.at, base: base.at };
+  const asOf = Math.trunc(asOfMs);
+  const read = async (since: number): Promise<CheckpointRefs | null> => {
+    const rows = await store.query<{ at: number; full: boolean | number }>(CHECKPOINTS_SQL, { symbol, since, asOf });
+    const last = rows[0];
+    const base = rows.find((r) => Boolean(r.full));
+    return last === undefined || base === undefined ? null : { last: last.at, base: base.at };
+  };
+  return (await read(asOf - REFS_LOOKBACK_MS)) ?? read(0);
 }
 
 /** Per-contract sums of the trades with ts in (fromMs, toMs] on contracts open at toMs. */
@@ -35,15 +43,93 @@ export async function fullScanEntries(store: Store, symbol: MarketSymbol, asOfMs
   return (await store.query<NanoRow>(FULL_SCAN_SQL, { symbol, asOf: Math.trunc(asOfMs) })).map(entryOf);
 }
 
+/** A full checkpoint's entries with their book keys (entryKey), computed once. */
+interface FullCheckpoint {
+  readonly entries: readonly BookEntry[];
+  readonly keys: readonly string[];
+}
+
+/** Full checkpoints read so far, per store, `symbol|base` → the book then (LRU, a few hours' worth per symbol). */
+const fullCheckpoints = new WeakMap<Store, Map<string, FullCheckpoint>>();
+const FULL_CHECKPOINTS_KEPT = 8;
+
+/** The rows of a column-wise result as NanoRows (plus `kind` when selected). */
+function nanoRowsOf(r: ColumnsResult): (NanoRow & { readonly kind: string })[] {
+  const col = (name: string): ResultColumn | undefined => r.columns[name];
+  const [kind, venue, instrument, expiry, nano, count] = ['kind', 'venue', 'instrument', 'expiry_ms', 'nano', 'trade_count'].map(col);
+  const out: (NanoRow & { readonly kind: string })[] = new Array(r.rows);
+  for (let i = 0; i < r.rows; i++) {
+    out[i] = {
+      kind: kind === undefined ? '' : String(cellAt(kind, i)),
+      venue: String(cellAt(venue as ResultColumn, i)),
+      instrument: String(cellAt(instrument as ResultColumn, i)),
+      expiry_ms: Number(cellAt(expiry as ResultColumn, i)),
+      nano: String(cellAt(nano as ResultColumn, i)),
+      trade_count: Number(cellAt(count as ResultColumn, i)),
+    };
+  }
+  return out;
+}
+
+/** The whole book at the full checkpoint `base` (immutable once its marker is written: read once, then cached). */
+async function fullCheckpoint(store: Store, symbol: MarketSymbol, base: number): Promise<FullCheckpoint> {
+  let perStore = fullCheckpoints.get(store);
+  if (perStore === undefined) {
+    perStore = new Map();
+    fullCheckpoints.set(store, perStore);
+  }
+  const key = `${symbol}|${base}`;
+  const held = perStore.get(key);
+  if (held !== undefined) {
+    perStore.delete(key); // most recently used last
+    perStore.set(key, held);
+    return held;
+  }
+  const entries = nanoRowsOf(await store.queryColumns(FULL_CHECKPOINT_SQL, { symbol, base })).map(entryOf);
+  const full: FullCheckpoint = { entries, keys: entries.map((e) => entryKey(e.venue, e.instrument, e.expiry)) };
+  perStore.set(key, full);
+  for (const old of perStore.keys()) {
+    if (perStore.size <= FULL_CHECKPOINTS_KEPT) break;
+    perStore.delete(old);
+  }
+  return full;
+}
+
 /**
  * Inventory entries as of any instant: the nearest complete checkpoint at or before it plus the trades after
- * it; before the first checkpoint, the full scan. Same numbers as fullScanEntries.
+ * it; before the first checkpoint, the full scan. Same numbers as fullScanEntries. The checkpoint is the latest
+ * full one (cached in memory, see fullCheckpoint) with the newest incremental row per contract after it applied.
  */
 export async function entriesAsOf(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<BookEntry[]> {
-  const refs = await checkpointRefs(store, symbol, asOfMs);
-  if (refs === null) return fullScanEntries(store, symbol, asOfMs);
-  const rows = await store.query<NanoRow>(AS_OF_SQL, { symbol, base: refs.base, last: refs.last, asOf: Math.trunc(asOfMs) });
-  return rows.map(entryOf);
+  const asOf = Math.trunc(asOfMs);
+  const refs = await checkpointRefs(store, symbol, asOf);
+  if (refs === null) return fullScanEntries(store, symbol, asOf);
+  const [base, changes] = await Promise.all([
+    fullCheckpoint(store, symbol, refs.base),
+    store.queryColumns(CHANGES_SQL, { symbol, base: refs.base, last: refs.last, asOf }),
+  ]);
+  // Checkpoint rows ('c') replace the full checkpoint's entry (absolute inventories); trade sums ('t') add.
+  const replaced = new Map<string, BookEntry>();
+  const added = new Map<string, BookEntry>();
+  for (const r of nanoRowsOf(changes)) (r.kind === 'c' ? replaced : added).set(entryKey(r.venue, r.instrument, r.expiry_ms), entryOf(r));
+  const out: BookEntry[] = [];
+  const withTrades = (key: string, e: BookEntry): BookEntry => {
+    const t = added.get(key);
+    if (t === undefined) return e;
+    added.delete(key);
+    return { ...e, nano: e.nano + t.nano, trades: e.trades + t.trades };
+  };
+  for (let i = 0; i < base.entries.length; i++) {
+    const e = base.entries[i] as BookEntry;
+    if (e.expiry <= asOf) continue;
+    const key = base.keys[i] as string;
+    const r = replaced.get(key);
+    if (r !== undefined) replaced.delete(key);
+    out.push(withTrades(key, r ?? e));
+  }
+  for (const [key, r] of replaced) out.push(withTrades(key, r)); // contracts first traded after `base`
+  for (const t of added.values()) out.push(t); // … or after `last`
+  return out;
 }
 
 export interface CheckpointWrite {

@@ -21,25 +21,34 @@ FROM option_trades FINAL
 WHERE symbol = {symbol:String} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')} AND isFinite(size)
 GROUP BY venue, instrument, expiry`;
 
-/** The latest complete checkpoint at or before `asOf`, and the latest full one (LIMIT 1 BY full). */
+/**
+ * The latest complete checkpoint in (since, asOf], and the latest full one (LIMIT 1 BY full). The reader bounds
+ * `since` (a primary-key range: cost flat as the markers accumulate, ~1 M a year per symbol) and widens it to the
+ * epoch only when no full checkpoint is in that range.
+ */
 export const CHECKPOINTS_SQL = `SELECT ${msColumn('checkpoint_at', 'at')}, full
 FROM dealer_inventory_ticks
-WHERE symbol = {symbol:String} AND checkpoint_at <= ${msParam('asOf')}
+WHERE symbol = {symbol:String} AND checkpoint_at > ${msParam('since')} AND checkpoint_at <= ${msParam('asOf')}
 ORDER BY checkpoint_at DESC
 LIMIT 1 BY full`;
 
-/** State at checkpoint `last` (rows in [base, last], the newest per contract), contracts open at `asOf`. */
-const CHECKPOINT_ROWS = `SELECT venue, instrument, expiry, argMax(inventory_nano, checkpoint_at) AS nano, argMax(trades, checkpoint_at) AS trade_count
+/** Every row of the full checkpoint at `base` (the whole book then; cached by the reader: immutable once marked). */
+export const FULL_CHECKPOINT_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, toString(inventory_nano) AS nano, trades AS trade_count
 FROM dealer_inventory
-WHERE symbol = {symbol:String} AND checkpoint_at >= ${msParam('base')} AND checkpoint_at <= ${msParam('last')} AND expiry > ${msParam('asOf')}
-GROUP BY venue, instrument, expiry`;
+WHERE symbol = {symbol:String} AND checkpoint_at = ${msParam('base')}`;
 
-const TRADES_AFTER = `SELECT venue, instrument, expiry, sum(${DEALER_NANO}) AS nano, count() AS trade_count
+/**
+ * What changed after the full checkpoint `base`, for contracts open at `asOf`: kind 'c', the newest incremental
+ * checkpoint row per contract in (base, last] (an absolute inventory, replacing the full checkpoint's); kind 't',
+ * the sums of the trades in (last, asOf] (added).
+ */
+export const CHANGES_SQL = `SELECT 'c' AS kind, venue, instrument, ${msColumn('expiry', 'expiry_ms')}, toString(argMax(inventory_nano, checkpoint_at)) AS nano,
+  argMax(trades, checkpoint_at) AS trade_count
+FROM dealer_inventory
+WHERE symbol = {symbol:String} AND checkpoint_at > ${msParam('base')} AND checkpoint_at <= ${msParam('last')} AND expiry > ${msParam('asOf')}
+GROUP BY venue, instrument, expiry
+UNION ALL
+SELECT 't' AS kind, venue, instrument, ${msColumn('expiry', 'expiry_ms')}, toString(sum(${DEALER_NANO})) AS nano, count() AS trade_count
 FROM option_trades FINAL
 WHERE symbol = {symbol:String} AND ts > ${msParam('last')} AND ts <= ${msParam('asOf')} AND expiry > ${msParam('asOf')} AND isFinite(size)
-GROUP BY venue, instrument, expiry`;
-
-/** Checkpoint `last` plus the trades in (last, asOf]: the inventory as of `asOf`. */
-export const AS_OF_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, sum(nano) AS nano, sum(trade_count) AS trade_count
-FROM (${CHECKPOINT_ROWS} UNION ALL ${TRADES_AFTER})
 GROUP BY venue, instrument, expiry`;
