@@ -3,6 +3,8 @@ import type { BusMessage, ConsumedMessage } from './types.ts';
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** Compact the backing array once this many freed slots sit at its head (and they are at least half of it). */
 const COMPACT_MIN = 4096;
+/** What a freed slot holds until compaction (below `floor`, never read). */
+const FREED: ConsumedMessage = Object.freeze({ topic: '', partition: -1, offset: '-1', key: '', value: Buffer.alloc(0), headers: EMPTY_HEADERS, timestamp: 0 });
 
 interface PendingAppend {
   readonly messages: readonly BusMessage[];
@@ -83,6 +85,10 @@ export class MemoryPartition {
   trimTo(offset: number): boolean {
     const target = Math.min(offset, this.end);
     if (target > this.floor) {
+      // Drop the freed messages' references now, not at the next compaction: a value is often a view of a shared
+      // encode pool (schemas/avro/codec.ts), and on a quiet topic that compaction can be thousands of messages
+      // away, each pinning a whole pool (measured: +21 MB/min of ArrayBuffers in the demo before this).
+      for (let i = this.floor - this.base, stop = target - this.base; i < stop; i++) this.items[i] = FREED;
       this.floor = target;
       const dead = this.floor - this.base;
       if (dead >= COMPACT_MIN && dead * 2 >= this.items.length) {
