@@ -107,26 +107,13 @@ class Reader {
   string(memo?: StringMemo): string {
     const len = this.varint();
     const p = this.need(len);
-    if (memo === undefined) return this.text(p, len);
+    if (memo === undefined) return this.bytes.toString('utf8', p, p + len);
     // A column repeating its previous value (venue lists, symbols) reuses that string: no decode.
     if (memo.s !== null && memo.len === len && sameBytes(this.buf, memo.at, p, len)) return memo.s;
     memo.at = p;
     memo.len = len;
-    memo.s = this.text(p, len);
+    memo.s = this.bytes.toString('utf8', p, p + len);
     return memo.s;
-  }
-  /**
-   * The UTF-8 text at [p, p + len). ASCII text (ids, instruments, venues: nearly all of it) is read as latin1 (for
-   * ASCII bytes latin1 = UTF-8, and cheaper to decode). Each value is its own string: slicing one latin1 read of
-   * the whole result was faster still, but a cached row's short string then pinned the whole result's text (seen
-   * as +9.5 MB of parent strings behind the chain memo in a soak heap snapshot).
-   */
-  private text(p: number, len: number): string {
-    const buf = this.buf;
-    for (let i = p, end = p + len; i < end; i++) {
-      if ((buf[i] as number) >= 0x80) return this.bytes.toString('utf8', p, p + len);
-    }
-    return this.bytes.toString('latin1', p, p + len);
   }
   number(t: T): number {
     const v = this.view;

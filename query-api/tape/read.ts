@@ -71,7 +71,9 @@ const str = (c: StringColumn, i: number): string => c.values[i] ?? '';
 const NUMBER_COLUMNS = ['ts_ms', 'expiry_ms', 'strike', 'size', 'price', 'price_usd', 'premium_usd', 'iv', 'index_price', 'block_n'] as const;
 const STRING_COLUMNS = ['venue_s', 'id', 'instrument', 'type_s', 'side_s', 'currency_s', 'trade_id'] as const;
 
-function columnsOf(r: ColumnsResult): Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> & Record<(typeof STRING_COLUMNS)[number], StringColumn> {
+type TapeColumns = Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> & Record<(typeof STRING_COLUMNS)[number], StringColumn>;
+
+function columnsOf(r: ColumnsResult): TapeColumns {
   const out: Record<string, ResultColumn> = {};
   for (const name of NUMBER_COLUMNS) {
     const c = r.columns[name];
@@ -83,16 +85,15 @@ function columnsOf(r: ColumnsResult): Record<(typeof NUMBER_COLUMNS)[number], Nu
     if (c?.kind !== 'string') throw new Error(`tape read: column ${name} missing or not a string`);
     out[name] = c;
   }
-  return out as ReturnType<typeof columnsOf>;
+  return out as TapeColumns;
 }
 
 /**
  * The page's rows from a column-wise (RowBinary) result as served tape rows (the same row the WebSocket tape
  * channel sends: tape-row.ts), in one pass with no per-row closures; an expiry's ISO text is formatted once.
  */
-function tapeRowsOf(r: ColumnsResult, symbol: string, limit: number): TapeRow[] {
-  const c = columnsOf(r);
-  const n = Math.min(r.rows, limit);
+function tapeRowsOf(c: TapeColumns, rows: number, symbol: string, limit: number): TapeRow[] {
+  const n = Math.min(rows, limit);
   const out: TapeRow[] = new Array(n);
   const expiries = new Map<number, string>();
   for (let i = 0; i < n; i++) {
@@ -126,8 +127,7 @@ function tapeRowsOf(r: ColumnsResult, symbol: string, limit: number): TapeRow[] 
 }
 
 /** The cursor after row `i` (its sort key: ts, venue, id). */
-function cursorAt(r: ColumnsResult, i: number, order: TapeOrder): string {
-  const c = columnsOf(r);
+function cursorAt(c: TapeColumns, i: number, order: TapeOrder): string {
   return encodeCursor({ ts: num(c.ts_ms, i), venue: str(c.venue_s, i), id: str(c.id, i), order });
 }
 
@@ -145,7 +145,8 @@ WHERE ${where}
 ORDER BY ts ${dir}, venue ${dir}, id ${dir}
 LIMIT {limit:UInt32}`;
   const result = await store.queryColumns(sql, { ...params, limit: limit + 1 });
-  const trades = tapeRowsOf(result, f.symbol, limit);
+  const columns = columnsOf(result);
+  const trades = tapeRowsOf(columns, result.rows, f.symbol, limit);
   const more = result.rows > limit && trades.length > 0;
-  return { trades, nextCursor: more ? cursorAt(result, trades.length - 1, order) : null };
+  return { trades, nextCursor: more ? cursorAt(columns, trades.length - 1, order) : null };
 }
