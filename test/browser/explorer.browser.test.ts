@@ -107,12 +107,13 @@ describe('web explorer in headless Chromium', () => {
   });
 
   test('replay view from the URL: every panel draws, hvl at the API value, slider by keyboard moves the instant and the levels', async () => {
-    // The instant: the newest 30 s grid instant that has a snapshot 60 s before it (so two slider steps back still resolve).
+    // The instant: the newest 30 s grid instant with a flow-model hvl that has a snapshot 60 s before it (so two slider steps back still resolve).
     let at = 0;
     await until('a grid instant with an hvl and a snapshot 60 s before it', async () => {
       at = Math.floor(Date.now() / STEP_MS) * STEP_MS;
-      const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&as_of=${new Date(at).toISOString()}`);
-      return now.status === 200 && now.data.all_expiry.hvl !== null && (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status === 200;
+      // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
+      const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at).toISOString()}`);
+      return now.status === 200 && now.data.all_expiry.hvl !== null && (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status === 200;
     }, 150_000);
     page = await browser.newPage();
     page.on('console', (m) => {
@@ -155,7 +156,11 @@ describe('web explorer in headless Chromium', () => {
 
     // hvl: the value the API returns for the same instant, drawn inside the plot.
     const levels = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${iso}`);
-    await page.waitForFunction(() => (document.getElementById('panel-profile') as HTMLElement).dataset['hvlX'] !== undefined, { timeout: 10_000 });
+    await page
+      .waitForFunction(() => (document.getElementById('panel-profile') as HTMLElement).dataset['hvlX'] !== undefined, { timeout: 10_000 })
+      .catch(async (e: unknown) => {
+        throw new Error(`no hvl line drawn (API hvl ${levels.data.all_expiry.hvl}); profile panel: ${JSON.stringify(await panelState(page, 'profile'))}`, { cause: e });
+      });
     const shown = await panelState(page, 'profile');
     assert.equal(shown['snapshotAt'], levels.meta.computed_at);
     assert.equal(num(shown['hvl']), levels.data.all_expiry.hvl);
