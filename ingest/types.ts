@@ -135,8 +135,18 @@ export type VenueUrls = Readonly<Record<string, string>>;
 export interface GapFillSpec {
   /** Connection ids (ConnectionPlan.id) that carry the trades these requests recover. */
   covers(connectionId: string): boolean;
-  /** Requests for the trades of `symbols` from `sinceMs` on (paginated through RestParseResult.nextUrl). */
-  requests(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number): readonly RestRequest[];
+  /**
+   * Requests for the trades of `symbols` from `sinceMs` on (paginated through RestParseResult.nextUrl), for the
+   * connections in `scope.connections` (those whose outage this fill covers); `scope.instruments` are the venue's
+   * listed instruments (per-instrument endpoints: perp and spot recent trades).
+   */
+  requests(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number, scope: GapFillScope): readonly RestRequest[];
+}
+
+/** What a gap fill covers: the connections that were down, and the instruments the venue lists. */
+export interface GapFillScope {
+  readonly connections: ReadonlySet<string>;
+  readonly instruments: readonly Instrument[];
 }
 
 export interface VenueConnectorSpec {

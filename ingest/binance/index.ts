@@ -9,6 +9,7 @@ import type { MarketEvent } from '../../schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, ParserContext, RestParseResult, VenueConnectorSpec, VenueUrls } from '../types.ts';
 import { binanceInstrumentFromName, parseBinanceOptionsInfo, parseBinancePerpsInfo } from './instruments.ts';
 import { parseBinanceFrame } from './parse.ts';
+import { binanceGapFill } from './gap-fill.ts';
 
 export const BINANCE_URLS: VenueUrls = {
   public: 'wss://fstream.binance.com/public/stream',
@@ -16,6 +17,7 @@ export const BINANCE_URLS: VenueUrls = {
   spot: 'wss://stream.binance.com:9443/stream',
   eapi: 'https://eapi.binance.com',
   fapi: 'https://fapi.binance.com',
+  api: 'https://api.binance.com',
 };
 
 export const BINANCE_STREAMS_PER_CONNECTION = 200;
@@ -97,6 +99,7 @@ export function createBinanceConnector(overrides: VenueUrls = {}): VenueConnecto
     },
     parse: guard(parseBinanceFrame),
     instrumentFromName: binanceInstrumentFromName,
+    gapFill: binanceGapFill({ fapi: urls['fapi'] ?? '', api: urls['api'] ?? '' }),
   };
 }
 

@@ -31,6 +31,19 @@ export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResul
   return items([data], channel, ctx);
 }
 
+/**
+ * Trade rows in the stream's shape (`aggTrade` / `trade` objects: e, s, T, p, q, m and a or t), as the gap fill
+ * rebuilds them from the REST trade lists; spot when `ctx.connection` starts with `spot`.
+ */
+export function parseBinanceTradeRows(rows: readonly Obj[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+  const row: Row = { out: [], error: null };
+  for (const d of rows) {
+    trade(d, ctx, row);
+    if (row.error !== null) return { ok: false, reason: row.error };
+  }
+  return { ok: true, events: row.out };
+}
+
 function items(list: readonly unknown[], channel: string, ctx: ParserContext): ParseResult {
   const row: Row = { out: [], error: null };
   for (const d of list) {

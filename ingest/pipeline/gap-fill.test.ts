@@ -9,6 +9,7 @@ import type { MarketEvent } from '../../schemas/events.ts';
 import { createDeribitConnector } from '../deribit/index.ts';
 import { createOkxConnector } from '../okx/index.ts';
 import { createBybitConnector } from '../bybit/index.ts';
+import { createBinanceConnector } from '../binance/index.ts';
 import type { VenueConnectorSpec } from '../types.ts';
 import type { SandboxVenue } from '../sandbox/market/venues.ts';
 import { connectorUrlsFor } from '../sandbox/connector-urls.ts';
@@ -103,6 +104,94 @@ gapFillCase('deribit', (u) => createDeribitConnector(u), 300, 'time range, pagin
 gapFillCase('okx', (u) => createOkxConnector(u), 90, 'latest 100 per family');
 gapFillCase('bybit', (u) => createBybitConnector(u), 400, 'latest 1,000 per coin', 'option-0');
 
+const linearTradeIds = (events: readonly MarketEvent[], type: 'perp_trade' | 'spot_trade'): string[] => events.flatMap((e) => (e.type === type ? [e.event.tradeId] : []));
+
+/**
+ * Perp and spot trades of one venue against its sandbox server: the venue drops every connection, prints `gap.perp`
+ * perp and `gap.spot` spot trades nobody receives (within its REST look-back), the connector reconnects; every perp
+ * and spot trade from the subscription on is published exactly once.
+ */
+function linearGapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec, gap: { perp: number; spot: number }, lookBack: string, connections: readonly string[]): void {
+  describe(`perp and spot gap fill after a reconnect (${venueName}, sandbox; look-back ${lookBack})`, () => {
+    let sb: Sandbox;
+    let venue: RunningVenue;
+    const pub = new CapturingPublisher();
+    const socketEvents: string[] = [];
+    const opens = (c: string): number => socketEvents.filter((e) => e === `${c}:open`).length;
+
+    before(async () => {
+      sb = await startSandbox({ seed: 13, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
+      const urls = sb.urls[venueName];
+      assert.ok(urls !== undefined);
+      venue = await startVenue({
+        spec: connector(connectorUrlsFor(venueName, urls)),
+        symbols: ['BTCUSDT'],
+        publisher: pub,
+        reconnectBackoff: { baseMs: 50, maxMs: 200 },
+        onSocketEvent: (c, e) => socketEvents.push(`${c}:${e.type}`),
+      });
+      await waitFor(() => connections.every((c) => opens(c) > 0), 10_000);
+    });
+    after(async () => {
+      await venue?.stop();
+      await sb?.stop();
+    });
+
+    test(`${gap.perp} perp and ${gap.spot} spot trades printed during the outage are recovered from REST, each once`, async () => {
+      const types = ['perp_trade', 'spot_trade'] as const;
+      const kinds = { perp_trade: 'perp', spot_trade: 'spot' } as const;
+      // Subscribed: one trade of each kind every 100 ms until one of each arrives.
+      for (let i = 0; i < 100 && types.some((t) => linearTradeIds(pub.events, t).length === 0); i++) {
+        for (const t of types) sb.emitLinearTrades(venueName, 1, kinds[t]);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      const unsubscribed = Object.fromEntries(types.map((t) => {
+        const delivered = new Set(sb.ledger.ids(venueName, t));
+        return [t, new Set(sb.generated.ids(venueName, t).filter((id) => !delivered.has(id)))];
+      })) as Record<(typeof types)[number], Set<string>>;
+      for (const t of types) sb.emitLinearTrades(venueName, 20, kinds[t]);
+      await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).length >= sb.ledger.ids(venueName, t).length), 10_000);
+
+      const opensBefore = connections.map(opens);
+      assert.ok(sb.faults.disconnect(venueName) > 0);
+      const gapIds = {
+        perp_trade: new Set(linearTradeIds(sb.emitLinearTrades(venueName, gap.perp, 'perp'), 'perp_trade')),
+        spot_trade: new Set(linearTradeIds(sb.emitLinearTrades(venueName, gap.spot, 'spot'), 'spot_trade')),
+      };
+      for (const t of types) {
+        const delivered = new Set(sb.ledger.ids(venueName, t));
+        assert.equal([...gapIds[t]].filter((id) => delivered.has(id)).length, 0, `the gap's ${t}s reached no socket`);
+      }
+      await waitFor(() => connections.every((c, k) => opens(c) > (opensBefore[k] ?? 0)), 10_000);
+      await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).filter((id) => gapIds[t].has(id)).length === gapIds[t].size), 15_000);
+      for (const t of types) sb.emitLinearTrades(venueName, 20, kinds[t]);
+      await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).length >= sb.generated.ids(venueName, t).length - unsubscribed[t].size), 10_000);
+
+      for (const t of types) {
+        const published = linearTradeIds(pub.events, t);
+        assert.equal(new Set(published).size, published.length, `no ${t} published twice`);
+        const all = sb.generated.ids(venueName, t);
+        const pubSet = new Set(published);
+        assert.deepEqual(all.filter((id) => !unsubscribed[t].has(id) && !pubSet.has(id)), [], `no ${t} lost`);
+        const allSet = new Set(all);
+        assert.deepEqual(published.filter((id) => !allSet.has(id)), [], `no ${t} invented`);
+        assert.ok(gapIds[t].size === gap[kinds[t]]);
+      }
+      assert.deepEqual(pub.letters, []);
+      // A recovered trade carries the live fields: price, size, side, and the market of its kind.
+      const g = pub.events.find((e) => e.type === 'spot_trade' && gapIds.spot_trade.has(e.event.tradeId));
+      assert.ok(g !== undefined && g.type === 'spot_trade' && g.event.market === 'spot' && g.event.price > 0 && g.event.size > 0);
+      const p = pub.events.find((e) => e.type === 'perp_trade' && gapIds.perp_trade.has(e.event.tradeId));
+      assert.ok(p !== undefined && p.type === 'perp_trade' && p.event.market === 'perp' && p.event.price > 0 && p.event.size > 0);
+    });
+  });
+}
+
+linearGapFillCase('binance', (u) => createBinanceConnector(u), { perp: 2_500, spot: 300 }, 'perp: time range, paginated by 1,000; spot: latest 1,000', ['market-0', 'spot-0']);
+linearGapFillCase('bybit', (u) => createBybitConnector(u), { perp: 400, spot: 40 }, 'perp: latest 1,000; spot: latest 60', ['linear', 'spot']);
+linearGapFillCase('okx', (u) => createOkxConnector(u), { perp: 300, spot: 200 }, 'latest 500 per instrument', ['public']);
+
 describe('RecentIds', () => {
   const trade = (id: string): MarketEvent => ({ type: 'perp_trade', event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id, market: 'perp', instrument: 'BTC-USDT-SWAP', price: 1, size: 1, side: 'buy', tradeId: id } });
   test('admits each trade id once, passes other events, forgets the oldest beyond capacity', () => {
@@ -113,5 +202,11 @@ describe('RecentIds', () => {
     assert.equal(r.size, 3);
     assert.equal(r.admit([trade('a')]).duplicates, 0, "'a' was forgotten (capacity 3)");
     assert.equal(r.admit([trade('d')]).duplicates, 1);
+  });
+  test('a spot trade whose id equals a perp trade id is not a duplicate (Binance and Bybit name both BTCUSDT)', () => {
+    const r = new RecentIds();
+    const perp = trade('binance:BTCUSDT:7');
+    const spot: MarketEvent = { type: 'spot_trade', event: { ...perp.event, market: 'spot' } as Extract<MarketEvent, { type: 'spot_trade' }>['event'] };
+    assert.deepEqual(r.admit([perp, spot, perp, spot]), { fresh: [perp, spot], duplicates: 2 });
   });
 });

@@ -3,7 +3,9 @@
  * trade that arrives twice (a gap fill overlapping the live stream, a venue re-sending on resubscribe) is
  * published once. Bounded: the oldest ids are forgotten beyond `capacity` (a Set keeps insertion order). What can
  * come twice is the last ~30 s before an outage (the gap fill's margin) and the live trades after the reconnect
- * until the fill is done; the default 5,000 per venue covers minutes of the busiest venue (~0.6 MB).
+ * until the fill is done; the default 5,000 per venue covers minutes of the busiest venue (~0.6 MB). An id is
+ * remembered with its event type: a venue's perp and spot trades of one pair share the instrument name in the id
+ * (Binance and Bybit `BTCUSDT`) and their trade-id counters may overlap.
  */
 import type { MarketEvent } from '../../schemas/events.ts';
 
@@ -33,7 +35,7 @@ export class RecentIds {
         fresh.push(e);
         continue;
       }
-      const id = e.event.id;
+      const id = `${e.type}|${e.event.id}`;
       if (this.#ids.has(id)) {
         duplicates++;
         continue;

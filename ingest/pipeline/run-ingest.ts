@@ -18,6 +18,8 @@ export interface IngestOptions {
   /** Socket silence that forces a reconnect (tests shrink it). See VenueRunnerOptions.staleMs. */
   readonly staleMs?: number;
   readonly reconnectBackoff?: VenueRunnerOptions['reconnectBackoff'];
+  /** See VenueRunnerOptions.startFillMs (INGEST_START_FILL_MS). */
+  readonly startFillMs?: number;
   readonly publisher?: Partial<PublisherOptions>;
   /** Observer of every socket's lifecycle events, by venue and connection id. */
   readonly onSocketEvent?: (venue: Venue, connection: string, event: SocketEvent) => void;
@@ -43,6 +45,7 @@ export async function startIngest(opts: IngestOptions): Promise<RunningIngest> {
         instrumentRefreshMs: opts.instrumentRefreshMs,
         staleMs: opts.staleMs,
         reconnectBackoff: opts.reconnectBackoff,
+        startFillMs: opts.startFillMs,
         ...(opts.onSocketEvent ? { onSocketEvent: (conn: string, e: SocketEvent) => opts.onSocketEvent?.(venue, conn, e) } : {}),
       }),
     ),

@@ -63,10 +63,11 @@ export class VenueRest {
 
   /**
    * After a reconnect: the venue's recent trades from `sinceMs` (the connection's last frame) on, through the
-   * spec's gap-fill requests; only trades at or after `sinceMs` are kept and the sink drops the ones already
-   * published. Returns the trades recovered; a failed request is logged and counted, never thrown.
+   * spec's gap-fill requests for the connections that were down; only trades at or after `sinceMs` are kept and the
+   * sink drops the ones already published. Returns the trades recovered; a failed request is logged and counted,
+   * never thrown.
    */
-  async gapFill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number): Promise<number> {
+  async gapFill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number, connections: ReadonlySet<string>): Promise<number> {
     const gap = this.spec.gapFill;
     if (gap === undefined) return 0;
     const venue = this.spec.venue;
@@ -74,7 +75,8 @@ export class VenueRest {
     const from = sinceMs - GAP_FILL_MARGIN_MS;
     const trade = (e: MarketEvent): boolean => isTradeLike(e) && e.event.ts >= from;
     let recovered = 0;
-    for (const req of gap.requests(symbols, from, untilMs)) {
+    const scope = { connections, instruments: [...this.ctx.instruments.values()] };
+    for (const req of gap.requests(symbols, from, untilMs, scope)) {
       try {
         recovered += await this.run(req, trade);
         gapFillsTotal.inc({ venue, outcome: 'ok' });
@@ -84,7 +86,7 @@ export class VenueRest {
       }
     }
     if (recovered > 0) gapFillTradesTotal.inc({ venue }, recovered);
-    this.log.info({ sinceMs, untilMs, recovered }, 'gap fill after reconnect');
+    this.log.info({ sinceMs, untilMs, connections: [...connections], recovered }, 'gap fill after reconnect');
     return recovered;
   }
 

@@ -6,6 +6,7 @@ import type { EventPublisher } from './event-publisher.ts';
 import { VenueSink } from './venue-sink.ts';
 import { VenueRest } from './venue-rest.ts';
 import { VenueSockets } from './venue-sockets.ts';
+import { scheduleStartFill } from './start-fill.ts';
 import { childLogger } from '../../ops/floor/log.ts';
 
 export { socketHeartbeat } from './venue-sockets.ts';
@@ -27,6 +28,8 @@ export interface VenueRunnerOptions {
   readonly onSocketEvent?: (connection: string, event: SocketEvent) => void;
   /** REST rate limit: request starts per second. Default 5. */
   readonly restPerSecond?: number;
+  /** Start-up fill look-back (start-fill.ts, INGEST_START_FILL_MS). 0 / unset = off. */
+  readonly startFillMs?: number | undefined;
 }
 
 export interface RunningVenue {
@@ -55,16 +58,16 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   const rest = new VenueRest(spec, client, sink, instruments, indexPrices, log);
   // Gap fill: outages of several connections (a venue dropping them all) coalesce into one REST fill from the
   // earliest last frame, run 250 ms after the first reopen.
-  let gap: { since: number; until: number } | null = null;
+  let gap: { since: number; until: number; connections: Set<string> } | null = null;
   const onReconnectGap = (connection: string, since: number, until: number): void => {
     if (spec.gapFill === undefined || !spec.gapFill.covers(connection)) return;
     const first = gap === null;
-    gap = { since: Math.min(since, gap?.since ?? since), until: Math.max(until, gap?.until ?? until) };
+    gap = { since: Math.min(since, gap?.since ?? since), until: Math.max(until, gap?.until ?? until), connections: (gap?.connections ?? new Set<string>()).add(connection) };
     if (!first) return;
     setTimeout(() => {
       const g = gap;
       gap = null;
-      if (g !== null && !stopped) void rest.gapFill(symbols, g.since, g.until);
+      if (g !== null && !stopped) void rest.gapFill(symbols, g.since, g.until, g.connections);
     }, 250).unref();
   };
   const sockets = new VenueSockets(spec, sink, instruments, indexPrices, { ...opts, onReconnectGap }, log);
@@ -73,6 +76,10 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
 
   await rest.loadInstruments(symbols);
   await sockets.apply(symbols);
+  if ((opts.startFillMs ?? 0) > 0 && spec.gapFill !== undefined) {
+    const connectionIds = (): string[] => spec.connections(symbols, [...instruments.values()]).map((p) => p.id);
+    scheduleStartFill({ counts: () => sockets.counts(), connectionIds, onGap: onReconnectGap, stopped: () => stopped }, opts.startFillMs ?? 0);
+  }
   for (const poller of spec.pollers(symbols, [...instruments.values()])) {
     stopPollers.push(client.schedule(poller.id, poller.intervalMs, async () => void (await rest.run(poller))));
   }

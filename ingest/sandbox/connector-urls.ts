@@ -20,7 +20,7 @@ export function connectorUrlsFor(venue: SandboxVenue, s: SandboxUrls): Connector
     case 'okx':
       return { public: ws('public'), rest: s.rest };
     case 'binance':
-      return { public: ws('public'), market: ws('market'), spot: ws('spot'), eapi: s.rest, fapi: s.rest };
+      return { public: ws('public'), market: ws('market'), spot: ws('spot'), eapi: s.rest, fapi: s.rest, api: s.rest };
     case 'derive':
       return { ws: ws('main'), rest: `${s.rest}/v3` };
     case 'thalex':

@@ -58,6 +58,8 @@ export interface Sandbox {
   advance(simMs: number): readonly MarketEvent[];
   /** Publish exactly n option trades on the venue now. */
   emitTrades(venue: SandboxVenue, n: number, symbol?: MarketSymbol): readonly MarketEvent[];
+  /** Publish exactly n perp (or spot) trades on the venue now. */
+  emitLinearTrades(venue: SandboxVenue, n: number, market: 'perp' | 'spot'): readonly MarketEvent[];
   readonly faults: SandboxFaults;
   stop(): Promise<void>;
 }
@@ -141,6 +143,11 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     servers,
     advance,
     emitTrades,
+    emitLinearTrades: (venue, n, kind) => {
+      const ev = market.burstLinear(venue, n, kind);
+      server(venue).publish(ev);
+      return ev;
+    },
     faults: {
       disconnect: (venue) => (venue ? server(venue).disconnectAll() : venues.reduce((n, v) => n + server(v).disconnectAll(), 0)),
       malformed: (venue, kind = 'truncated') => server(venue).malformed(kind),

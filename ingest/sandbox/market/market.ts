@@ -43,6 +43,8 @@ export interface SandboxMarket {
    * publish no liquidations (VenueSpec.liquidations 'none').
    */
   burstLiquidations(venue: SandboxVenue, n: number): readonly MarketEvent[];
+  /** Exactly n perp (or spot) trades on the venue now, round-robin over its perps (spot pairs). Throws when it lists none. */
+  burstLinear(venue: SandboxVenue, n: number, market: 'perp' | 'spot'): readonly MarketEvent[];
   /** Current listing of the venue (options, perps, spot). */
   instruments(venue: SandboxVenue): readonly Instrument[];
   spot(symbol: MarketSymbol): number;
@@ -231,6 +233,20 @@ class SimulatedMarket implements SandboxMarket {
       if (!perp) break;
       const side = Math.floor(i / b.perps.length) % 2 === 0 ? 'long' : 'short';
       liquidationPrint(b, perp, this.#now, this.#flow, side, out);
+    }
+    this.ledger.recordEvents(out);
+    return out;
+  }
+
+  burstLinear(venue: SandboxVenue, n: number, market: 'perp' | 'spot'): readonly MarketEvent[] {
+    const b = this.#byVenue(venue);
+    const books = market === 'perp' ? b.perps : b.spots;
+    if (books.length === 0) throw new Error(`no ${market} on ${venue}`);
+    const out: MarketEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = i % books.length;
+      if (market === 'perp') out.push({ type: 'perp_trade', event: (b.perps[k] as PerpBook).trade(this.#now, b.ids, this.#flow) });
+      else out.push({ type: 'spot_trade', event: (b.spots[k] as SpotBook).trade(this.#now, b.ids) });
     }
     this.ledger.recordEvents(out);
     return out;

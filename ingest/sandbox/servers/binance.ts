@@ -5,13 +5,15 @@ import { yymmdd } from '../market/calendar.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
+import { BinanceTradesRest } from './binance-trades-rest.ts';
 
 /**
  * Binance: futures/options streams on /public/stream and /market/stream (combined, {stream,data}) or
  * /public/ws/<stream>, /market/ws/<stream> (raw), spot on /stream and /ws/<stream>; `?streams=a/b` and
  * {"method":"SUBSCRIBE"}. Streams: <und>@optionTrade, <und>@optionMarkPrice, <und>@optionOpenInterest@<YYMMDD>,
  * <sym>@aggTrade, <sym>@markPrice[@1s], <sym>@forceOrder, !index@arr, spot <sym>@trade. REST: /eapi/v1/exchangeInfo,
- * /fapi/v1/exchangeInfo, /fapi/v1/openInterest, /api/v3/exchangeInfo. Server pings; no pong or max lifetime -> close.
+ * /fapi/v1/exchangeInfo, /fapi/v1/openInterest, /api/v3/exchangeInfo, /fapi/v1/aggTrades, /api/v3/trades
+ * (binance-trades-rest.ts). Server pings; no pong or max lifetime -> close.
  */
 const spec = VENUE_SPECS.binance;
 type Market = 'fut' | 'spot';
@@ -252,9 +254,10 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 
 export async function startBinanceServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
+  const trades = new BinanceTradesRest();
   const host: VenueHost = new VenueHost('binance', {
     wsPaths: (p) => route(p) !== null,
-    rest: (path, q) => rest(market, path, q),
+    rest: (path, q) => trades.reply(path, q) ?? rest(market, path, q),
     onConnect: (c) => onConnect(host, timings, c),
     onMessage: (c, text) => onMessage(host, c, text),
   });
@@ -264,7 +267,10 @@ export async function startBinanceServer(ctx: VenueServerContext, port = 0): Pro
     'binance',
     host,
     { rest: `http://127.0.0.1:${bound}`, ws: { public: `${base}/public/stream`, market: `${base}/market/stream`, spot: `${base}/stream` } },
-    (events) => publish(host, delivered, events),
+    (events) => {
+      trades.record(events);
+      publish(host, delivered, events);
+    },
     (kind) => malformed(host, kind),
   );
 }

@@ -27,6 +27,8 @@ interface BybitWire {
   seq: number;
   /** Every generated option trade in /v5/market/recent-trade's row shape, keyed by base coin. */
   readonly recent: RecentTrades;
+  /** Every generated perp and spot trade in the same endpoint's row shape, keyed `linear|SYMBOL` / `spot|SYMBOL`. */
+  readonly recentLinear: RecentTrades;
 }
 
 function nextSeq(w: BybitWire): number {
@@ -144,8 +146,18 @@ function recentTradeRow(item: Record<string, unknown>): Record<string, unknown> 
   return { execId: item['i'], symbol: item['s'], price: item['p'], size: item['v'], side: item['S'], time: String(item['T']), isBlockTrade: item['BT'], isRPITrade: false, mP: item['mP'], iP: item['iP'], mIv: item['mIv'], iv: item['iv'] };
 }
 
+/** A perp or spot trade as /v5/market/recent-trade?category=linear|spot lists it (no `seq`: the wire's sequence is left untouched). */
+function recentLinearRow(t: LinearTrade): Record<string, unknown> {
+  return { execId: t.tradeId, symbol: t.instrument, price: str(t.price), size: str(t.size), side: t.side === 'buy' ? 'Buy' : 'Sell', time: String(t.ts), isBlockTrade: false, isRPITrade: false };
+}
+
 function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: readonly MarketEvent[]): void {
-  for (const e of events) if (e.type === 'option_trade') w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
+  for (const e of events) {
+    if (e.type === 'option_trade') w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
+    else if (e.type === 'perp_trade' || e.type === 'spot_trade') {
+      w.recentLinear.add({ ts: e.event.ts, key: `${e.type === 'perp_trade' ? 'linear' : 'spot'}|${e.event.instrument}`, wire: recentLinearRow(e.event) });
+    }
+  }
   const sent: MarketEvent[] = [];
   for (const [key, list] of groupBy(events, subscriptionKey)) if (publishTopic(host, w, key, list) > 0) sent.push(...list);
   delivered.recordEvents(sent);
@@ -153,12 +165,20 @@ function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: 
 
 // --- REST ---
 
-/** /v5/market/recent-trade?category=option&baseCoin=&limit= (≤ 1000, default 500): newest first. */
+/**
+ * /v5/market/recent-trade, newest first: category=option&baseCoin=&limit= (≤ 1000, default 500);
+ * category=linear&symbol= (≤ 1000, default 500); category=spot&symbol= (≤ 60, default 60).
+ */
 function recentTradeRest(w: BybitWire, q: URLSearchParams): RestReply {
-  if (q.get('category') !== 'option') return { status: 200, body: { retCode: 10001, retMsg: 'sandbox serves recent trades for category=option only', result: {}, time: Date.now() } };
-  const base = q.get('baseCoin') ?? 'BTC';
-  const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? '500') || 500));
-  return { status: 200, body: { retCode: 0, retMsg: 'OK', result: { category: 'option', list: w.recent.query({ key: base, limit, order: 'desc' }).rows }, retExtInfo: {}, time: Date.now() } };
+  const category = q.get('category');
+  const reply = (list: readonly Record<string, unknown>[]): RestReply => ({ status: 200, body: { retCode: 0, retMsg: 'OK', result: { category, list }, retExtInfo: {}, time: Date.now() } });
+  const limitOf = (max: number, dflt: number): number => Math.min(max, Math.max(1, Number(q.get('limit') ?? String(dflt)) || dflt));
+  if (category === 'option') return reply(w.recent.query({ key: q.get('baseCoin') ?? 'BTC', limit: limitOf(1000, 500), order: 'desc' }).rows);
+  const symbol = q.get('symbol');
+  if ((category === 'linear' || category === 'spot') && symbol !== null) {
+    return reply(w.recentLinear.query({ key: `${category}|${symbol}`, limit: category === 'spot' ? limitOf(60, 60) : limitOf(1000, 500), order: 'desc' }).rows);
+  }
+  return { status: 200, body: { retCode: 10001, retMsg: 'params error: category / symbol', result: {}, time: Date.now() } };
 }
 
 function optionListing(i: Instrument): Record<string, unknown> {
@@ -293,7 +313,7 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 
 export async function startBybitServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades() };
+  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades(), recentLinear: new RecentTrades() };
   const host: VenueHost = new VenueHost('bybit', {
     wsPaths: (p) => categoryOf(p) !== null,
     rest: (path, q) => (path === '/v5/market/instruments-info' ? instrumentsRest(market, q) : path === '/v5/market/recent-trade' ? recentTradeRest(wire, q) : null),

@@ -100,17 +100,24 @@ function indexTickerItem(i: IndexPrice): Record<string, unknown> {
 
 // --- publishing ---
 
+/** What the REST recent-trades endpoints serve: option trades per family, swap and spot trades per instId. */
+interface OkxRecent {
+  readonly options: RecentTrades;
+  readonly linear: RecentTrades;
+}
+
 /** option-trades per family, trades per instrument, liquidation-orders; returns the events that reached a subscriber. */
-function publishTrades(market: SandboxMarket, push: Push, recent: RecentTrades, events: readonly MarketEvent[]): MarketEvent[] {
+function publishTrades(market: SandboxMarket, push: Push, recent: OkxRecent, events: readonly MarketEvent[]): MarketEvent[] {
   const sent: MarketEvent[] = [];
   const trades = events.filter((e) => e.type === 'option_trade');
   for (const [fam, list] of groupBy(trades, (e) => (e.type === 'option_trade' ? family(e.event.symbol) : null))) {
     const data = list.map((e) => (e.type === 'option_trade' ? optionTradeItem(market, fam, e.event) : null));
-    list.forEach((e, i) => recent.add({ ts: e.event.ts, key: fam, wire: data[i] as Record<string, unknown> }));
+    list.forEach((e, i) => recent.options.add({ ts: e.event.ts, key: fam, wire: data[i] as Record<string, unknown> }));
     if (push(keyOf('option-trades', fam), data) > 0) sent.push(...list);
   }
   for (const [inst, list] of groupBy(events, (e) => (e.type === 'perp_trade' || e.type === 'spot_trade' ? e.event.instrument : null))) {
     const data = list.map((e) => (e.type === 'perp_trade' || e.type === 'spot_trade' ? linearTradeItem(inst, e.event) : null));
+    list.forEach((e, i) => recent.linear.add({ ts: e.event.ts, key: inst, wire: data[i] as Record<string, unknown> }));
     if (push(keyOf('trades', inst), data) > 0) sent.push(...list);
   }
   const liqs = events.filter((e) => e.type === 'liquidation');
@@ -153,7 +160,7 @@ function publishSwapStatsAndIndexes(push: Push, events: readonly MarketEvent[]):
   }
 }
 
-function publish(market: SandboxMarket, push: Push, recent: RecentTrades, delivered: TradeLedger, events: readonly MarketEvent[]): void {
+function publish(market: SandboxMarket, push: Push, recent: OkxRecent, delivered: TradeLedger, events: readonly MarketEvent[]): void {
   const sent = publishTrades(market, push, recent, events);
   publishOptionTickers(push, events);
   publishSwapStatsAndIndexes(push, events);
@@ -168,6 +175,15 @@ function optionTradesRest(recent: RecentTrades, q: URLSearchParams): RestReply {
   if (!fam) return restError('50014', 'Parameter instFamily can not be empty.');
   if (!spec.options.some((o) => family(o.symbol) === fam)) return restError('51001', "Instrument ID doesn't exist.");
   return { status: 200, body: { code: '0', msg: '', data: recent.query({ key: fam, limit: 100, order: 'desc' }).rows } };
+}
+
+/** /api/v5/market/trades?instId=&limit= (≤ 500, default 100): the instrument's latest trades, newest first. */
+function marketTradesRest(recent: RecentTrades, q: URLSearchParams): RestReply {
+  const instId = q.get('instId');
+  if (!instId) return restError('50014', 'Parameter instId can not be empty.');
+  if (!spec.perps.some((p) => p.instrument === instId) && !spec.spots.some((s) => s.instrument === instId)) return restError('51001', "Instrument ID doesn't exist.");
+  const limit = Math.min(500, Math.max(1, Number(q.get('limit') ?? '100') || 100));
+  return { status: 200, body: { code: '0', msg: '', data: recent.query({ key: instId, limit, order: 'desc' }).rows } };
 }
 
 const restError = (code: string, msg: string): RestReply => ({ status: 200, body: { code, msg, data: [] } });
@@ -309,12 +325,13 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 export async function startOkxServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
   const argJson = new Map<string, string>();
-  const recent = new RecentTrades();
+  const recent: OkxRecent = { options: new RecentTrades(), linear: new RecentTrades() };
   const host: VenueHost = new VenueHost('okx', {
     wsPaths: (p) => p === '/ws/v5/public',
     rest: (path, q) => {
       if (path === '/api/v5/public/instruments') return instrumentsRest(market, q);
-      if (path === '/api/v5/public/option-trades') return optionTradesRest(recent, q);
+      if (path === '/api/v5/public/option-trades') return optionTradesRest(recent.options, q);
+      if (path === '/api/v5/market/trades') return marketTradesRest(recent.linear, q);
       return path === '/api/v5/public/open-interest' ? openInterestRest(market, q) : null;
     },
     onConnect: (c) => closeIfNoSubscription(timings, c),

@@ -19,6 +19,8 @@ export interface RecentQuery {
   readonly toMs?: number;
   readonly limit: number;
   readonly order: 'asc' | 'desc';
+  /** Further filter on the wire row (e.g. Binance `fromId`). */
+  readonly where?: (wire: Record<string, unknown>) => boolean;
 }
 
 export class RecentTrades {
@@ -34,7 +36,8 @@ export class RecentTrades {
   query(q: RecentQuery): { readonly rows: readonly Record<string, unknown>[]; readonly more: boolean } {
     const from = q.fromMs ?? -Infinity;
     const to = q.toMs ?? Infinity;
-    const hits = this.#rows.filter((r) => r.key === q.key && r.ts >= from && r.ts <= to);
+    const where = q.where;
+    const hits = this.#rows.filter((r) => r.key === q.key && r.ts >= from && r.ts <= to && (where === undefined || where(r.wire)));
     if (q.order === 'desc') hits.reverse();
     return { rows: hits.slice(0, q.limit).map((r) => r.wire), more: hits.length > q.limit };
   }
