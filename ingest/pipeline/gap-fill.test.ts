@@ -22,11 +22,28 @@ import { RecentIds } from './recent-ids.ts';
 
 const optionTradeIds = (events: readonly MarketEvent[]): string[] => events.flatMap((e) => (e.type === 'option_trade' ? [e.event.tradeId] : []));
 
+type Connector = (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec;
+
+/** A manual-clock sandbox of one venue and its connector (fast reconnects), publishing into `pub`. */
+async function startPair(venueName: SandboxVenue, connector: Connector, seed: number, pub: CapturingPublisher, socketEvents: string[]): Promise<{ sb: Sandbox; venue: RunningVenue }> {
+  const sb = await startSandbox({ seed, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
+  const urls = sb.urls[venueName];
+  assert.ok(urls !== undefined);
+  const venue = await startVenue({
+    spec: connector(connectorUrlsFor(venueName, urls)),
+    symbols: ['BTCUSDT'],
+    publisher: pub,
+    reconnectBackoff: { baseMs: 50, maxMs: 200 },
+    onSocketEvent: (c, e) => socketEvents.push(`${c}:${e.type}`),
+  });
+  return { sb, venue };
+}
+
 /**
  * One venue against its sandbox server: `gapCount` trades printed during the outage (within the venue's REST
  * look-back) must be published after the reconnect, and every generated trade exactly once.
  */
-function gapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec, gapCount: number, lookBack: string, tradeConnection = 'public'): void {
+function gapFillCase(venueName: SandboxVenue, connector: Connector, gapCount: number, lookBack: string, tradeConnection = 'public'): void {
   describe(`gap fill after a reconnect (${venueName}, sandbox; look-back ${lookBack})`, () => {
     let sb: Sandbox;
     let venue: RunningVenue;
@@ -34,16 +51,7 @@ function gapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType<typeo
     const socketEvents: string[] = [];
 
     before(async () => {
-      sb = await startSandbox({ seed: 11, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
-      const urls = sb.urls[venueName];
-      assert.ok(urls !== undefined);
-      venue = await startVenue({
-        spec: connector(connectorUrlsFor(venueName, urls)),
-        symbols: ['BTCUSDT'],
-        publisher: pub,
-        reconnectBackoff: { baseMs: 50, maxMs: 200 },
-        onSocketEvent: (c, e) => socketEvents.push(`${c}:${e.type}`),
-      });
+      ({ sb, venue } = await startPair(venueName, connector, 11, pub, socketEvents));
       await waitFor(() => socketEvents.includes(`${tradeConnection}:open`), 10_000);
     });
     after(async () => {
@@ -111,7 +119,7 @@ const linearTradeIds = (events: readonly MarketEvent[], type: 'perp_trade' | 'sp
  * perp and `gap.spot` spot trades nobody receives (within its REST look-back), the connector reconnects; every perp
  * and spot trade from the subscription on is published exactly once.
  */
-function linearGapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec, gap: { perp: number; spot: number }, lookBack: string, connections: readonly string[]): void {
+function linearGapFillCase(venueName: SandboxVenue, connector: Connector, gap: { perp: number; spot: number }, lookBack: string, connections: readonly string[]): void {
   describe(`perp and spot gap fill after a reconnect (${venueName}, sandbox; look-back ${lookBack})`, () => {
     let sb: Sandbox;
     let venue: RunningVenue;
@@ -120,16 +128,7 @@ function linearGapFillCase(venueName: SandboxVenue, connector: (urls: ReturnType
     const opens = (c: string): number => socketEvents.filter((e) => e === `${c}:open`).length;
 
     before(async () => {
-      sb = await startSandbox({ seed: 13, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
-      const urls = sb.urls[venueName];
-      assert.ok(urls !== undefined);
-      venue = await startVenue({
-        spec: connector(connectorUrlsFor(venueName, urls)),
-        symbols: ['BTCUSDT'],
-        publisher: pub,
-        reconnectBackoff: { baseMs: 50, maxMs: 200 },
-        onSocketEvent: (c, e) => socketEvents.push(`${c}:${e.type}`),
-      });
+      ({ sb, venue } = await startPair(venueName, connector, 13, pub, socketEvents));
       await waitFor(() => connections.every((c) => opens(c) > 0), 10_000);
     });
     after(async () => {
