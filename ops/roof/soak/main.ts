@@ -1,7 +1,8 @@
 /**
  * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: sandbox
  * market, connectors, bus, raw writer, snapshot processor, API) under the sandbox's load plus a steady API load of
- * R requests/s (default 20) rotating over the routes, for N minutes (default 30). Every S seconds (default 60) it
+ * R requests/s (default 20) rotating over the routes, for N minutes (default 30) from the moment every symbol's
+ * first snapshot is served (the time to that point is printed). Every S seconds (default 60) it
  * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's live V8
  * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
@@ -40,6 +41,29 @@ const ROUTES = [
   '/v2/market/candles?symbol=ETHUSDT&interval=1m&hours=6',
   '/v2/symbols',
 ];
+
+const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
+const READY_TIMEOUT_MS = 300_000;
+
+/** Ms from `started` until /v2/gex/levels answers 200 for every symbol (null: not within READY_TIMEOUT_MS). */
+async function untilReady(base: string, key: string, started: number): Promise<number | null> {
+  const pending = new Set<string>(SYMBOLS);
+  while (pending.size > 0) {
+    if (Date.now() - started > READY_TIMEOUT_MS) return null;
+    for (const sym of [...pending]) {
+      const status = await fetch(`${base}/v2/gex/levels?symbol=${sym}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(30_000) }).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => 0,
+      );
+      if (status === 200) pending.delete(sym);
+    }
+    if (pending.size > 0) await sleep(1_000);
+  }
+  return Date.now() - started;
+}
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -121,6 +145,16 @@ async function main(): Promise<number> {
   const liveHeap = new LiveHeap(inspector);
   cli('users', 'upsert', 'soak', '--plan', 'enterprise', '--status', 'active');
   const key = cli('keys', 'create', '--user', 'soak').split('\n').pop() ?? '';
+  // The soak judges the steady state: the API load starts once every symbol's first snapshot is served (start-up
+  // — migrations, the first flood of listings and tickers into the store, the first snapshots — is reported, not
+  // loaded: requests sent into it queued behind the start-up writes for up to 10 s in earlier runs).
+  const ready = await untilReady(base, key, started);
+  if (ready === null) {
+    console.error(`soak: no snapshot of every symbol within ${READY_TIMEOUT_MS / 1000} s (log: ${logPath})`);
+    await stop();
+    return 1;
+  }
+  console.log(`soak: ready (health, then a snapshot of ${SYMBOLS.join(', ')}) ${(ready / 1000).toFixed(1)} s after the start`);
   console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${logPath}`);
 
   const counts = { ok: 0, c4xx: 0, c5xx: 0, failed: 0, shed: 0 };
