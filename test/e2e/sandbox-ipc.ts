@@ -10,9 +10,9 @@ export interface SandboxProcess {
   stop(): Promise<void>;
 }
 
-/** Forks `script` (a .ts file, run through tsx) and waits for its first message. */
-export async function forkSandboxProcess(script: URL, extraExecArgv: readonly string[] = []): Promise<SandboxProcess> {
-  const child: ChildProcess = fork(fileURLToPath(script), [], {
+/** Forks `script` (a .ts file, run through tsx, with `args`) and waits for its first message. */
+export async function forkSandboxProcess(script: URL, extraExecArgv: readonly string[] = [], args: readonly string[] = []): Promise<SandboxProcess> {
+  const child: ChildProcess = fork(fileURLToPath(script), [...args], {
     execArgv: ['--import', 'tsx', ...extraExecArgv],
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -5,12 +5,15 @@ import { startSandbox, type Sandbox } from '../../../ingest/sandbox/sandbox.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '../../../ingest/sandbox/market/venues.ts';
 import { connectorUrlsFor } from '../../../ingest/sandbox/connector-urls.ts';
 import { childLogger } from '../../floor/log.ts';
+import { readFileSync } from 'node:fs';
+import type { VenueUrls as SandboxUrls } from '../../../ingest/sandbox/servers/types.ts';
 
 /** Ledger entries the demo's sandbox keeps per venue: none (nothing in the product reads them; counts stay exact). */
 export const DEMO_LEDGER_CAPACITY = 0;
 
 /** The local sandbox market for the configured venues, and the URL overrides that aim the connectors at it. */
-export async function startSandboxFeed(config: Config): Promise<{ sandbox: Sandbox; urls: Partial<Record<Venue, VenueUrls>>; stop(): Promise<void> }> {
+export async function startSandboxFeed(config: Config): Promise<{ sandbox: Sandbox | null; urls: Partial<Record<Venue, VenueUrls>>; stop(): Promise<void> }> {
+  if (config.sandboxUrls !== undefined) return { sandbox: null, urls: externalSandboxUrls(config), stop: () => Promise.resolve() };
   const venues = config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v));
   const skipped = config.venues.filter((v) => !(SANDBOX_VENUES as readonly string[]).includes(v));
   if (skipped.length) childLogger('sandbox').warn({ skipped }, 'the sandbox does not serve these venues yet');
@@ -22,4 +25,18 @@ export async function startSandboxFeed(config: Config): Promise<{ sandbox: Sandb
     if (u) urls[v] = connectorUrlsFor(v, u);
   }
   return { sandbox, urls, stop: () => sandbox.stop() };
+}
+
+/**
+ * SANDBOX_URLS: a sandbox market running in another process (its `urls` as JSON in a file, e.g. the chaos harness's
+ * sandbox): the configured venues it serves, aimed at it; nothing is started here.
+ */
+function externalSandboxUrls(config: Config): Partial<Record<Venue, VenueUrls>> {
+  const served = JSON.parse(readFileSync(config.sandboxUrls as string, 'utf8')) as Partial<Record<SandboxVenue, SandboxUrls>>;
+  const urls: Partial<Record<Venue, VenueUrls>> = {};
+  for (const v of config.venues) {
+    const u = (SANDBOX_VENUES as readonly string[]).includes(v) ? served[v as SandboxVenue] : undefined;
+    if (u) urls[v] = connectorUrlsFor(v as SandboxVenue, u);
+  }
+  return urls;
 }

@@ -49,7 +49,7 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   if (roles.has('ingest')) {
     // Fed by the sandbox, only the venues it serves are connected (live URLs are unreachable offline).
     const venues = sandbox ? config.venues.filter((v) => urls[v] !== undefined) : config.venues;
-    const ingest = await startIngest({ bus: ctx.bus, venues, symbols: config.symbols, urls });
+    const ingest = await startIngest({ bus: ctx.bus, venues, symbols: config.symbols, urls, startFillMs: config.ingestStartFillMs });
     ctx.onShutdown(() => ingest.stop());
   }
   let api: RunningApi | null = null;
