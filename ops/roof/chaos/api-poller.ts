@@ -1,0 +1,68 @@
+/**
+ * Polls both API processes while a scenario runs (every `everyMs`: /v2/health and /v2/tape/recent on each), and
+ * keeps every answer's time and status (0 = no answer within 3 s: refused connection or timeout).
+ */
+export interface Probe {
+  readonly t: number;
+  readonly url: string;
+  readonly status: number;
+}
+
+const PATHS = ['/v2/health', '/v2/tape/recent?symbol=BTCUSDT&limit=20'];
+
+export class ApiPoller {
+  readonly probes: Probe[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #inFlight = 0;
+
+  constructor(private readonly apiUrls: readonly string[], private readonly apiKey: string, private readonly everyMs = 500) {}
+
+  start(): void {
+    this.#timer ??= setInterval(() => {
+      if (this.#inFlight > 8) return; // a frozen API: do not pile up requests
+      for (const base of this.apiUrls) for (const p of PATHS) void this.#probe(`${base}${p}`);
+    }, this.everyMs);
+  }
+
+  async #probe(url: string): Promise<void> {
+    this.#inFlight++;
+    const t = Date.now();
+    let status: number;
+    try {
+      const res = await fetch(url, { headers: { 'X-API-Key': this.apiKey }, signal: AbortSignal.timeout(3000) });
+      await res.arrayBuffer();
+      status = res.status;
+    } catch {
+      status = 0;
+    } finally {
+      this.#inFlight--;
+    }
+    this.probes.push({ t, url, status });
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** 5xx answers among the probes sent in [from, to). */
+  count5xx(from: number, to: number): number {
+    return this.probes.filter((p) => p.t >= from && p.t < to && p.status >= 500).length;
+  }
+
+  /** Probes sent in [from, to) that got no answer. */
+  countNoAnswer(from: number, to: number): number {
+    return this.probes.filter((p) => p.t >= from && p.t < to && p.status === 0).length;
+  }
+
+  /** Time of the first probe at or after `from` from which every later probe (until `to`) answered 200; null if none. */
+  healthySince(from: number, to = Infinity): number | null {
+    const window = this.probes.filter((p) => p.t >= from && p.t < to).sort((a, b) => a.t - b.t);
+    let since: number | null = null;
+    for (const p of window) {
+      if (p.status !== 200) since = null;
+      else since ??= p.t;
+    }
+    return since;
+  }
+}
