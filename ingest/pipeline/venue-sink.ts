@@ -4,6 +4,9 @@ import { duplicateTradesTotal, observeVenueLag } from '../ws/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { RecentIds } from './recent-ids.ts';
 
+/** Longest raw frame a dead letter keeps (characters; base64 text for binary frames): 64 Ki. */
+export const DEAD_LETTER_RAW_MAX = 65_536;
+
 /**
  * What one venue hands to the publisher: its normalized events (with the venue-lag metric) and its dead letters.
  * A trade-like event whose id this venue already published is dropped (counted): the live stream and a gap fill
@@ -31,10 +34,17 @@ export class VenueSink {
     return { pressure: fresh.length === 0 ? undefined : this.publisher.add(fresh), published: fresh.length, duplicates };
   }
 
+  /**
+   * A frame the parser refused. At most DEAD_LETTER_RAW_MAX characters of it are kept (an oversized frame would
+   * exceed the bus's largest message and stall the dead-letter stream); the reason then says how large it was.
+   */
   deadLetter(connection: string, channel: string, reason: string, raw: string, encoding: 'utf8' | 'base64', receivedAt: number): Promise<void> | undefined {
     const venue = this.venue;
     // The connection is part of the id: one frame received on two connections in the same ms is two dead letters.
     const id = createHash('sha1').update(`${venue}\n${connection}\n${receivedAt}\n${raw}`).digest('hex');
-    return this.publisher.deadLetter({ venue, channel, reason, raw, encoding, receivedAt, id });
+    const cut = raw.length > DEAD_LETTER_RAW_MAX;
+    const kept = cut ? raw.slice(0, DEAD_LETTER_RAW_MAX) : raw;
+    const why = cut ? `${reason} [frame of ${raw.length} ${encoding === 'base64' ? 'base64 ' : ''}characters; the first ${DEAD_LETTER_RAW_MAX} kept]` : reason;
+    return this.publisher.deadLetter({ venue, channel, reason: why, raw: kept, encoding, receivedAt, id });
   }
 }

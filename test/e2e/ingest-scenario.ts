@@ -10,6 +10,8 @@ import type { VenueUrls } from '../../ingest/types.ts';
 import type { SocketEvent } from '../../ingest/ws/resilient-socket.ts';
 import type { LedgerKind } from '../../ingest/sandbox/market/ledger.ts';
 import type { MalformedKind } from '../../ingest/sandbox/servers/types.ts';
+import { OVERSIZED_FRAME_BYTES } from '../../ingest/sandbox/servers/host.ts';
+import { DEAD_LETTER_RAW_MAX } from '../../ingest/pipeline/venue-sink.ts';
 import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from '../../ingest/sandbox/market/venues.ts';
 import { startSandbox, type Sandbox } from '../../ingest/sandbox/sandbox.ts';
 import { connectorUrlsFor } from '../../ingest/sandbox/connector-urls.ts';
@@ -24,11 +26,12 @@ export const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT'
 const KINDS: readonly LedgerKind[] = ['option_trade', 'perp_trade', 'spot_trade', 'liquidation'];
 /**
  * One malformed frame per venue, a different kind each (sent to every connection of the venue). Paradex 'truncated'
- * is a cut SBE binary frame: its dead letter keeps the bytes base64-encoded.
+ * is a cut SBE binary frame: its dead letter keeps the bytes base64-encoded. Delta's 'oversized' frame (2 MiB, over
+ * Kafka's default largest message) becomes a dead letter holding its first 64 Ki characters.
  */
 const MALFORMED: Readonly<Record<SandboxVenue, MalformedKind>> = {
   deribit: 'truncated', bybit: 'not_json', okx: 'bad_field', binance: 'truncated',
-  derive: 'not_json', thalex: 'bad_field', delta_india: 'truncated', delta: 'bad_field', bullish: 'bad_field', paradex: 'truncated',
+  derive: 'not_json', thalex: 'bad_field', delta_india: 'truncated', delta: 'oversized', bullish: 'bad_field', paradex: 'truncated',
 };
 /** Venues that publish liquidations (the others have no public feed, so the model generates none there). */
 const LIQUIDATING: readonly SandboxVenue[] = SANDBOX_VENUES.filter((v) => VENUE_SPECS[v].liquidations !== 'none');
@@ -212,6 +215,8 @@ export function assertScenario(r: ScenarioResult): void {
   // Index rows from every venue with an index feed (Bybit and Paradex carry the index inside their tickers only).
   for (const v of SANDBOX_VENUES.filter((x) => x !== 'bybit' && x !== 'paradex')) assert.ok((r.counts['index_prices']?.[v] ?? 0) > 0, `index_prices: rows from ${v}`);
   for (const v of LIQUIDATING) assert.ok((r.counts['liquidations']?.[v] ?? 0) > 0, `liquidations: rows from ${v}`);
+  const oversized = r.deadLetters.filter((d) => d.venue === 'delta');
+  assert.ok(oversized.length > 0 && oversized.every((d) => d.raw.length === DEAD_LETTER_RAW_MAX && d.reason.includes(`frame of ${OVERSIZED_FRAME_BYTES} characters`)), 'delta: the oversized frame is a dead letter of its first 64 Ki characters');
   const binary = r.deadLetters.filter((d) => d.venue === 'paradex' && d.encoding === 'base64');
   assert.equal(binary.length, r.malformedSent['paradex'], 'paradex: the cut SBE binary frame is a base64 dead letter');
 }

@@ -269,8 +269,17 @@ export function str(x: number, decimals = 8): string {
   return String(Number(x.toFixed(decimals)));
 }
 
-/** A malformed variant of a valid frame: cut in half, not JSON at all, or with corrupted fields. */
+/** Size of the `oversized` fault's frame: 2 MiB, twice Kafka's default largest message. */
+export const OVERSIZED_FRAME_BYTES = 2 * 1024 * 1024;
+
+/** The `oversized` fault: a text frame of OVERSIZED_FRAME_BYTES that is not JSON (an error page, then padding). */
+export function oversizedFrame(notJson: string): string {
+  return `${notJson}\n${'x'.repeat(Math.max(0, OVERSIZED_FRAME_BYTES - notJson.length - 1))}`;
+}
+
+/** A malformed variant of a valid frame: cut in half, not JSON at all, with corrupted fields, or oversized. */
 export function malformedFrame(kind: MalformedKind, good: string, notJson: string, corrupt: (good: string) => string): string {
+  if (kind === 'oversized') return oversizedFrame(notJson);
   return kind === 'truncated' ? good.slice(0, Math.floor(good.length / 2)) : kind === 'not_json' ? notJson : corrupt(good);
 }
 

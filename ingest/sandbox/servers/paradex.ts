@@ -3,7 +3,7 @@ import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { encodeTrade } from '../../paradex/sbe-encode.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
-import { VenueHost, str, type Client, type RestReply, venueServer } from './host.ts';
+import { VenueHost, oversizedFrame, str, type Client, type RestReply, venueServer } from './host.ts';
 import { startServerPings } from './pings.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';
 
@@ -177,6 +177,7 @@ function malformed(host: VenueHost, w: TradeWireState, kind: MalformedKind): num
   const t: LinearTrade = { venue: 'paradex', symbol: 'BTCUSDT', ts: Date.now(), receivedAt: Date.now(), id: 'x', market: 'perp', instrument: 'BTC-USD-PERP', price: 96500.5, size: 0.125, side: 'sell', tradeId: '77' };
   if (kind === 'truncated') return host.sendAll(sbeTrade(w, t).subarray(0, 40));
   if (kind === 'not_json') return host.sendAll('Bad Gateway');
+  if (kind === 'oversized') return host.sendAll(oversizedFrame('Bad Gateway'));
   return host.sendAll(jsonTrade(w, 'trades.BTC-USD-PERP', t).replace('"side":"SELL"', '"side":"SHORT"'));
 }
 

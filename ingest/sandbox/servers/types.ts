@@ -3,7 +3,8 @@ import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import type { SandboxVenue } from '../market/venues.ts';
 
-export type MalformedKind = 'truncated' | 'not_json' | 'bad_field';
+/** `oversized`: an error page padded to OVERSIZED_FRAME_BYTES (no venue message is anywhere near that large). */
+export type MalformedKind = 'truncated' | 'not_json' | 'bad_field' | 'oversized';
 
 /** Protocol timings; defaults are the real venues' values, tests shrink them. */
 export interface ProtocolTimings {
