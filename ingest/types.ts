@@ -115,6 +115,11 @@ export interface RestRequest {
   readonly method?: 'GET' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /**
+   * Gap-fill requests only: at least this many ms between the start of this request and the next one of the fill
+   * (a venue endpoint with its own, tighter request-weight budget, e.g. Binance options).
+   */
+  readonly paceMs?: number;
   /** Pure: body text + context -> events; `nextUrl` (and `nextBody`) for paginated listings (fetch and parse again). */
   readonly parse: (body: string, ctx: ParserContext) => RestParseResult;
 }

@@ -5,9 +5,13 @@
  *   is full, then the next hour; stops past the reopen + 5 s. A time range, so the look-back is the venue's history.
  * - spot trades (`spot-*` connections, `<sym>@trade`): GET /api/v3/trades?symbol=&limit=1000, the latest 1,000
  *   trades of the pair (the look-back).
- * - option trades (`public-*`, `<und>@optionTrade`): not filled. The only recent-trades endpoint,
- *   /eapi/v1/trades, takes one instrument per request; an outage would need one request per listed option
- *   (hundreds per underlying) within the options API's request-weight limit.
+ * - option trades (`public-*`, `<und>@optionTrade`): GET /eapi/v1/trades?symbol=&limit=500, the latest 500 trades of
+ *   each listed option of the symbols, nearest expiry first. One instrument per request at weight 5 against the
+ *   options API's 400 a minute per IP: the requests are paced (`optionPaceMs`, default 1 s: 300 weight a minute), so
+ *   a chain of ~600 options takes ~10 min; fills run one after another (VenueRest), so overlapping outages never
+ *   exceed the pace. The REST row's `id` is the per-option trade id the stream sends as `t` (the account trade list
+ *   calls the same number `tradeId`); `side` -1/1 is the taker's; `qty` is signed (negative for sells). The REST row
+ *   has no block flag: a block trade recovered this way is stored with block = false.
  * REST rows are rebuilt in the stream's shape and mapped by the frame parser's trade mapper.
  */
 import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
@@ -82,18 +86,49 @@ export function parseSpotTrades(body: string, ctx: ParserContext, symbol: string
   return parsed.ok ? { ok: true, events: parsed.events, nextUrl: null } : bad(`trades: ${parsed.reason}`);
 }
 
+/** GET /eapi/v1/trades: one option's latest trades as option trades. */
+export function parseOptionTrades(body: string, ctx: ParserContext, symbol: string): RestParseResult {
+  const list = parseJson(body);
+  if (!Array.isArray(list)) return bad(`option trades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
+  const rows: Obj[] = [];
+  for (const r of list) {
+    if (!isObj(r)) return bad('option trades: row is not an object');
+    const qty = typeof r['qty'] === 'string' ? r['qty'].replace(/^-/, '') : r['qty'];
+    const side = r['side'] === 1 || r['side'] === '1' ? 'BUY' : r['side'] === -1 || r['side'] === '-1' ? 'SELL' : null;
+    rows.push({ e: 'trade', s: typeof r['symbol'] === 'string' ? r['symbol'] : symbol, t: r['id'], p: r['price'], q: qty, T: r['time'], S: side, X: 'MARKET' });
+  }
+  const parsed = parseBinanceTradeRows(rows, ctx);
+  return parsed.ok ? { ok: true, events: parsed.events, nextUrl: null } : bad(`option trades: ${parsed.reason}`);
+}
+
+/** The listed, active options of `symbols`, nearest expiry first (where most of the flow is). */
+const optionsOf = (instruments: readonly Instrument[], symbols: readonly MarketSymbol[]): string[] =>
+  instruments
+    .filter((i) => i.venue === 'binance' && i.kind === 'option' && i.active && symbols.includes(i.symbol))
+    .sort((a, b) => (a.expiry ?? 0) - (b.expiry ?? 0) || a.instrument.localeCompare(b.instrument))
+    .map((i) => i.instrument);
+
+/** Default pace of the per-option requests: 60 a minute = 300 of the options API's 400 weight a minute. */
+export const OPTION_FILL_PACE_MS = 1_000;
+
 const perpsOf = (instruments: readonly Instrument[], symbols: readonly MarketSymbol[]): string[] =>
   instruments.filter((i) => i.venue === 'binance' && i.kind === 'perp' && i.active && symbols.includes(i.symbol) && !i.instrument.includes('_')).map((i) => i.instrument);
 
-export function binanceGapFill(urls: { readonly fapi: string; readonly api: string }): GapFillSpec {
+export function binanceGapFill(urls: { readonly fapi: string; readonly api: string; readonly eapi: string }, optionPaceMs = OPTION_FILL_PACE_MS): GapFillSpec {
   const down = (scope: GapFillScope, prefix: string): boolean => [...scope.connections].some((c) => c.startsWith(prefix));
   return {
-    covers: (connection) => connection.startsWith('market') || connection.startsWith('spot'),
+    covers: (connection) => connection.startsWith('market') || connection.startsWith('spot') || connection.startsWith('public'),
     requests(symbols, sinceMs, untilMs, scope) {
       const out: RestRequest[] = [];
       if (down(scope, 'market')) for (const p of perpsOf(scope.instruments, symbols)) out.push(aggTradesRequest(urls.fapi, p, sinceMs, untilMs + OVERLAP_MS));
       if (down(scope, 'spot')) {
         for (const s of symbols) out.push({ id: `binance:gap-fill:trades:${s}`, url: `${urls.api}/api/v3/trades?symbol=${s}&limit=1000`, parse: (body: string, ctx: ParserContext) => parseSpotTrades(body, ctx, s) });
+      }
+      // Last: the paced per-option crawl (the perp and spot requests above are not held behind it).
+      if (down(scope, 'public')) {
+        for (const o of optionsOf(scope.instruments, symbols)) {
+          out.push({ id: `binance:gap-fill:option:${o}`, url: `${urls.eapi}/eapi/v1/trades?symbol=${o}&limit=500`, paceMs: optionPaceMs, parse: (body: string, ctx: ParserContext) => parseOptionTrades(body, ctx, o) });
+        }
       }
       return out;
     },

@@ -53,7 +53,8 @@ function plans(prefix: string, url: string, streams: readonly string[]): Connect
   }));
 }
 
-export function createBinanceConnector(overrides: VenueUrls = {}): VenueConnectorSpec {
+/** `optionFillPaceMs`: pace of the per-option gap-fill requests (binance/gap-fill.ts; tests shorten it). */
+export function createBinanceConnector(overrides: VenueUrls = {}, opts: { readonly optionFillPaceMs?: number } = {}): VenueConnectorSpec {
   const urls: VenueUrls = { ...BINANCE_URLS, ...overrides };
   return {
     venue: 'binance',
@@ -99,7 +100,7 @@ export function createBinanceConnector(overrides: VenueUrls = {}): VenueConnecto
     },
     parse: guard(parseBinanceFrame),
     instrumentFromName: binanceInstrumentFromName,
-    gapFill: binanceGapFill({ fapi: urls['fapi'] ?? '', api: urls['api'] ?? '' }),
+    gapFill: binanceGapFill({ fapi: urls['fapi'] ?? '', api: urls['api'] ?? '', eapi: urls['eapi'] ?? '' }, opts.optionFillPaceMs),
   };
 }
 

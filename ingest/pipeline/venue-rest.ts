@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
 import { gapFillsTotal, gapFillTradesTotal } from '../ws/metrics.ts';
 import { isTradeLike } from './recent-ids.ts';
@@ -23,6 +24,9 @@ export const GAP_FILL_MARGIN_MS = 30_000;
 /** The REST side of one venue: listing and poll requests (with pagination) through the rate-limited client. */
 export class VenueRest {
   private readonly ctx: ParserContext;
+  /** Gap fills run one after another (a paced fill keeps within its budget even when outages overlap). */
+  #fills: Promise<unknown> = Promise.resolve();
+  #stopped = false;
 
   constructor(
     private readonly spec: VenueConnectorSpec,
@@ -67,7 +71,18 @@ export class VenueRest {
    * sink drops the ones already published. Returns the trades recovered; a failed request is logged and counted,
    * never thrown.
    */
-  async gapFill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number, connections: ReadonlySet<string>): Promise<number> {
+  gapFill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number, connections: ReadonlySet<string>): Promise<number> {
+    const next = this.#fills.then(() => this.#fill(symbols, sinceMs, untilMs, connections));
+    this.#fills = next.catch(() => undefined);
+    return next;
+  }
+
+  /** No further gap-fill request starts (the venue is stopping). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  async #fill(symbols: readonly MarketSymbol[], sinceMs: number, untilMs: number, connections: ReadonlySet<string>): Promise<number> {
     const gap = this.spec.gapFill;
     if (gap === undefined) return 0;
     const venue = this.spec.venue;
@@ -77,6 +92,8 @@ export class VenueRest {
     let recovered = 0;
     const scope = { connections, instruments: [...this.ctx.instruments.values()] };
     for (const req of gap.requests(symbols, from, untilMs, scope)) {
+      if (this.#stopped) break;
+      const started = Date.now();
       try {
         recovered += await this.run(req, trade);
         gapFillsTotal.inc({ venue, outcome: 'ok' });
@@ -84,6 +101,8 @@ export class VenueRest {
         gapFillsTotal.inc({ venue, outcome: 'failed' });
         this.log.warn({ err: (err as Error).message, request: req.id }, 'gap fill request failed');
       }
+      const wait = (req.paceMs ?? 0) - (Date.now() - started);
+      if (wait > 0 && !this.#stopped) await sleep(wait);
     }
     if (recovered > 0) gapFillTradesTotal.inc({ venue }, recovered);
     this.log.info({ sinceMs, untilMs, connections: [...connections], recovered }, 'gap fill after reconnect');

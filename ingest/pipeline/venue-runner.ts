@@ -95,6 +95,7 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
     connections: () => sockets.counts(),
     stop: async () => {
       stopped = true;
+      rest.stop();
       for (const stop of stopPollers) stop();
       await sockets.closeAll();
       await client.close();

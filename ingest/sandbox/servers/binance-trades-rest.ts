@@ -10,14 +10,21 @@ import { RecentTrades } from './recent-trades.ts';
  *   The sandbox prints one fill per aggregate, so `a` = `f` = `l` = the trade id.
  * - GET /api/v3/trades?symbol=&limit= (≤ 1000, default 500): the latest spot trades, oldest first. Each: id, price,
  *   qty, quoteQty, time, isBuyerMaker, isBestMatch.
+ * - GET /eapi/v1/trades?symbol=&limit= (≤ 500, default 100): one option's latest trades, oldest first. Each: id (the
+ *   stream's `t`), symbol, price, qty and quoteQty (negative for sells), side (-1 sell, 1 buy: the taker's), time.
  */
 export class BinanceTradesRest {
   readonly #recent = new RecentTrades(20_000);
+  readonly #options = new RecentTrades(20_000);
 
   /** Remembers the perp and spot trades of a publish step (delivered to a socket or not). */
   record(events: readonly MarketEvent[]): void {
     for (const e of events) {
-      if (e.type === 'perp_trade') {
+      if (e.type === 'option_trade') {
+        const t = e.event;
+        const sign = t.side === 'sell' ? '-' : '';
+        this.#options.add({ ts: t.ts, key: t.instrument, wire: { id: String(Number(t.tradeId)), symbol: t.instrument, price: t.price.toFixed(3), qty: `${sign}${str(t.size, 2)}`, quoteQty: `${sign}${str(t.price * t.size, 4)}`, side: t.side === 'sell' ? -1 : 1, time: t.ts } });
+      } else if (e.type === 'perp_trade') {
         const t = e.event;
         const id = Number(t.tradeId);
         this.#recent.add({ ts: t.ts, key: `fut|${t.instrument}`, wire: { a: id, p: str(t.price), q: str(t.size), f: id, l: id, T: t.ts, m: t.side === 'sell' } });
@@ -30,9 +37,13 @@ export class BinanceTradesRest {
 
   /** The reply of a trade endpoint, or null when `path` is not one. */
   reply(path: string, q: URLSearchParams): RestReply | null {
-    if (path !== '/fapi/v1/aggTrades' && path !== '/api/v3/trades') return null;
+    if (path !== '/fapi/v1/aggTrades' && path !== '/api/v3/trades' && path !== '/eapi/v1/trades') return null;
     const symbol = q.get('symbol');
     if (!symbol) return { status: 400, body: { code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." } };
+    if (path === '/eapi/v1/trades') {
+      const n = Math.min(500, Math.max(1, Number(q.get('limit') ?? '100') || 100));
+      return { status: 200, body: [...this.#options.query({ key: symbol, limit: n, order: 'desc' }).rows].reverse() };
+    }
     const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? '500') || 500));
     if (path === '/api/v3/trades') return { status: 200, body: [...this.#recent.query({ key: `spot|${symbol}`, limit, order: 'desc' }).rows].reverse() };
     const key = `fut|${symbol}`;
