@@ -1,21 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from './metric-catalogue.ts';
+import { freePort } from '../runtime/free-port.ts';
 import { PROMETHEUS_DIR, RULE_FILES } from './prometheus-files.ts';
-
-/** A port free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Demo {
   readonly child: ChildProcess;

@@ -10,11 +10,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../runtime/free-port.ts';
 import { inspectorUrl, LiveHeap } from './live-heap.ts';
 import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
 import { verdict, type SoakSample } from './verdict.ts';
@@ -70,17 +70,6 @@ function flag(name: string, fallback: number): number {
   const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
   return v;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function rssMb(pid: number): number {
