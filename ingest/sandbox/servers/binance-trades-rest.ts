@@ -14,8 +14,8 @@ import { RecentTrades } from './recent-trades.ts';
  *   stream's `t`), symbol, price, qty and quoteQty (negative for sells), side (-1 sell, 1 buy: the taker's), time.
  */
 export class BinanceTradesRest {
-  readonly #recent = new RecentTrades(20_000);
-  readonly #options = new RecentTrades(20_000);
+  readonly #recent = new RecentTrades();
+  readonly #options = new RecentTrades();
 
   /** Remembers the perp and spot trades of a publish step (delivered to a socket or not). */
   record(events: readonly MarketEvent[]): void {
