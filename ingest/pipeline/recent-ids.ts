@@ -3,8 +3,8 @@
  * trade that arrives twice (a gap fill overlapping the live stream, a venue re-sending on resubscribe) is
  * published once. Bounded: the oldest ids are forgotten beyond `capacity` (a Set keeps insertion order). What can
  * come twice is the last ~30 s before an outage (the gap fill's margin) and the live trades after the reconnect
- * until the fill is done; the default 5,000 per venue covers minutes of the busiest venue (~0.6 MB). An id is
- * remembered with its event type: a venue's perp and spot trades of one pair share the instrument name in the id
+ * until the fill is done; the default 5,000 per venue and event type covers minutes of the busiest venue (~0.6 MB each). Ids
+ * are remembered per event type: a venue's perp and spot trades of one pair share the instrument name in the id
  * (Binance and Bybit `BTCUSDT`) and their trade-id counters may overlap.
  */
 import type { MarketEvent } from '../../schemas/events.ts';
@@ -19,11 +19,14 @@ export function isTradeLike(e: MarketEvent): boolean {
 }
 
 export class RecentIds {
-  readonly #ids = new Set<string>();
+  /** One insertion-ordered id set per event type, each bounded by `capacity`. */
+  readonly #byType = new Map<MarketEvent['type'], Set<string>>();
   constructor(private readonly capacity = DEFAULT_RECENT_IDS) {}
 
   get size(): number {
-    return this.#ids.size;
+    let n = 0;
+    for (const ids of this.#byType.values()) n += ids.size;
+    return n;
   }
 
   /** The events to publish: every non-trade event, and each trade-like event whose id was not seen (now remembered). */
@@ -35,18 +38,16 @@ export class RecentIds {
         fresh.push(e);
         continue;
       }
-      const id = `${e.type}|${e.event.id}`;
-      if (this.#ids.has(id)) {
+      let ids = this.#byType.get(e.type);
+      if (ids === undefined) this.#byType.set(e.type, (ids = new Set()));
+      const id = e.event.id;
+      if (ids.has(id)) {
         duplicates++;
         continue;
       }
-      this.#ids.add(id);
+      ids.add(id);
+      if (ids.size > this.capacity) ids.delete(ids.values().next().value as string);
       fresh.push(e);
-    }
-    while (this.#ids.size > this.capacity) {
-      const oldest = this.#ids.values().next().value;
-      if (oldest === undefined) break;
-      this.#ids.delete(oldest);
     }
     return { fresh, duplicates };
   }

@@ -3,7 +3,7 @@ import { str, type RestReply } from './host.ts';
 import { RecentTrades } from './recent-trades.ts';
 
 /**
- * The Binance sandbox's perp and spot trade history behind the public REST trade endpoints the connector's gap fill
+ * The Binance sandbox's option, perp and spot trade history (one memory per market, keyed by instrument) behind the public REST trade endpoints the connector's gap fill
  * reads (USDⓈ-M futures and spot market-data docs):
  * - GET /fapi/v1/aggTrades?symbol=&fromId=&startTime=&endTime=&limit= (limit ≤ 1000, default 500): aggregate trades
  *   ascending; `fromId` (inclusive) or a time range (at most 1 h), else the most recent. Each: a, p, q, f, l, T, m.
@@ -14,10 +14,11 @@ import { RecentTrades } from './recent-trades.ts';
  *   stream's `t`), symbol, price, qty and quoteQty (negative for sells), side (-1 sell, 1 buy: the taker's), time.
  */
 export class BinanceTradesRest {
-  readonly #recent = new RecentTrades();
+  readonly #perps = new RecentTrades();
+  readonly #spots = new RecentTrades();
   readonly #options = new RecentTrades();
 
-  /** Remembers the perp and spot trades of a publish step (delivered to a socket or not). */
+  /** Remembers the option, perp and spot trades of a publish step (delivered to a socket or not). */
   record(events: readonly MarketEvent[]): void {
     for (const e of events) {
       if (e.type === 'option_trade') {
@@ -27,10 +28,10 @@ export class BinanceTradesRest {
       } else if (e.type === 'perp_trade') {
         const t = e.event;
         const id = Number(t.tradeId);
-        this.#recent.add({ ts: t.ts, key: `fut|${t.instrument}`, wire: { a: id, p: str(t.price), q: str(t.size), f: id, l: id, T: t.ts, m: t.side === 'sell' } });
+        this.#perps.add({ ts: t.ts, key: t.instrument, wire: { a: id, p: str(t.price), q: str(t.size), f: id, l: id, T: t.ts, m: t.side === 'sell' } });
       } else if (e.type === 'spot_trade') {
         const t = e.event;
-        this.#recent.add({ ts: t.ts, key: `spot|${t.instrument}`, wire: { id: Number(t.tradeId), price: str(t.price), qty: str(t.size), quoteQty: str(t.price * t.size), time: t.ts, isBuyerMaker: t.side === 'sell', isBestMatch: true } });
+        this.#spots.add({ ts: t.ts, key: t.instrument, wire: { id: Number(t.tradeId), price: str(t.price), qty: str(t.size), quoteQty: str(t.price * t.size), time: t.ts, isBuyerMaker: t.side === 'sell', isBestMatch: true } });
       }
     }
   }
@@ -45,18 +46,21 @@ export class BinanceTradesRest {
       return { status: 200, body: [...this.#options.query({ key: symbol, limit: n, order: 'desc' }).rows].reverse() };
     }
     const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? '500') || 500));
-    if (path === '/api/v3/trades') return { status: 200, body: [...this.#recent.query({ key: `spot|${symbol}`, limit, order: 'desc' }).rows].reverse() };
-    const key = `fut|${symbol}`;
+    if (path === '/api/v3/trades') return { status: 200, body: [...this.#spots.query({ key: symbol, limit, order: 'desc' }).rows].reverse() };
+    const key = symbol;
     const fromId = q.get('fromId');
     const start = q.get('startTime');
     const end = q.get('endTime');
-    if (fromId !== null) return { status: 200, body: this.#recent.query({ key, limit, order: 'asc', where: (w) => (w['a'] as number) >= Number(fromId) }).rows };
+    if (fromId !== null) {
+      const first = Number(fromId);
+      return { status: 200, body: this.#perps.query({ key, limit, order: 'asc', where: (w) => (w['a'] as number) >= first }).rows };
+    }
     if (start !== null || end !== null) {
       const fromMs = start === null ? Number(end) - 3_600_000 : Number(start);
       const toMs = end === null ? fromMs + 3_600_000 : Number(end);
       if (toMs - fromMs > 3_600_000) return { status: 400, body: { code: -1127, msg: 'More than 1 hours between startTime and endTime.' } };
-      return { status: 200, body: this.#recent.query({ key, fromMs, toMs, limit, order: 'asc' }).rows };
+      return { status: 200, body: this.#perps.query({ key, fromMs, toMs, limit, order: 'asc' }).rows };
     }
-    return { status: 200, body: [...this.#recent.query({ key, limit, order: 'desc' }).rows].reverse() };
+    return { status: 200, body: [...this.#perps.query({ key, limit, order: 'desc' }).rows].reverse() };
   }
 }

@@ -27,8 +27,8 @@ interface BybitWire {
   seq: number;
   /** Every generated option trade in /v5/market/recent-trade's row shape, keyed by base coin. */
   readonly recent: RecentTrades;
-  /** Every generated perp and spot trade in the same endpoint's row shape, keyed `linear|SYMBOL` / `spot|SYMBOL`. */
-  readonly recentLinear: RecentTrades;
+  /** Every generated perp (linear) and spot trade in the same endpoint's row shape, keyed by symbol. */
+  readonly recentLinear: { readonly linear: RecentTrades; readonly spot: RecentTrades };
 }
 
 function nextSeq(w: BybitWire): number {
@@ -155,7 +155,7 @@ function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: 
   for (const e of events) {
     if (e.type === 'option_trade') w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
     else if (e.type === 'perp_trade' || e.type === 'spot_trade') {
-      w.recentLinear.add({ ts: e.event.ts, key: `${e.type === 'perp_trade' ? 'linear' : 'spot'}|${e.event.instrument}`, wire: recentLinearRow(e.event) });
+      w.recentLinear[e.type === 'perp_trade' ? 'linear' : 'spot'].add({ ts: e.event.ts, key: e.event.instrument, wire: recentLinearRow(e.event) });
     }
   }
   const sent: MarketEvent[] = [];
@@ -176,7 +176,7 @@ function recentTradeRest(w: BybitWire, q: URLSearchParams): RestReply {
   if (category === 'option') return reply(w.recent.query({ key: q.get('baseCoin') ?? 'BTC', limit: limitOf(1000, 500), order: 'desc' }).rows);
   const symbol = q.get('symbol');
   if ((category === 'linear' || category === 'spot') && symbol !== null) {
-    return reply(w.recentLinear.query({ key: `${category}|${symbol}`, limit: category === 'spot' ? limitOf(60, 60) : limitOf(1000, 500), order: 'desc' }).rows);
+    return reply(w.recentLinear[category].query({ key: symbol, limit: category === 'spot' ? limitOf(60, 60) : limitOf(1000, 500), order: 'desc' }).rows);
   }
   return { status: 200, body: { retCode: 10001, retMsg: 'params error: category / symbol', result: {}, time: Date.now() } };
 }
@@ -313,7 +313,7 @@ function malformed(host: VenueHost, kind: MalformedKind): number {
 
 export async function startBybitServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades(), recentLinear: new RecentTrades() };
+  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades(), recentLinear: { linear: new RecentTrades(), spot: new RecentTrades() } };
   const host: VenueHost = new VenueHost('bybit', {
     wsPaths: (p) => categoryOf(p) !== null,
     rest: (path, q) => (path === '/v5/market/instruments-info' ? instrumentsRest(market, q) : path === '/v5/market/recent-trade' ? recentTradeRest(wire, q) : null),
