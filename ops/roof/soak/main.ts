@@ -1,20 +1,27 @@
 /**
- * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: sandbox
- * market, connectors, bus, raw writer, snapshot processor, API) under the sandbox's load plus a steady API load of
+ * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: connectors,
+ * bus, raw writer, snapshot processor, API) under the sandbox market's load plus a steady API load of
  * R requests/s (default 20) rotating over the routes, for N minutes (default 30) from the moment every symbol's
- * first snapshot is served (the time to that point is printed). Every S seconds (default 60) it
- * prints the RSS of each process (median of 5 s polls; the product and this load generator), the product's live V8
+ * first snapshot is served (the time to that point is printed). The sandbox market (the demo's: same seed, venues and
+ * symbols) runs in this load process, on the load side, and the demo connects to it through SANDBOX_URLS as the
+ * product connects to real venues: the product's memory is measured without the fake venues' bounded memories (their
+ * REST recent-trade look-backs fill over the first hour at the demo's rates). Every S seconds (default 60) it
+ * prints the RSS of each process (median of 5 s polls; the product and this load process), the product's live V8
  * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
  * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to .tmp/soak/demo-<start>.log.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/free-port.ts';
+import { DEMO_LEDGER_CAPACITY } from '../runtime/sandbox-feed.ts';
+import { loadConfig } from '../../floor/config/settings.ts';
+import { startSandbox } from '../../../ingest/sandbox/sandbox.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '../../../ingest/sandbox/market/venues.ts';
 import { inspectorUrl, LiveHeap } from './live-heap.ts';
 import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
 import { verdict, type SoakSample } from './verdict.ts';
@@ -85,7 +92,17 @@ async function main(): Promise<number> {
   const sampleMs = flag('sample-seconds', 60) * 1000;
   const dataDir = mkdtempSync(join(tmpdir(), 'gex-soak-'));
   const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
-  const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
+  // The venue side: the demo's own sandbox market (its settings from the same environment), in this process.
+  const config = loadConfig(process.env);
+  const sandbox = await startSandbox({
+    seed: config.sandboxSeed,
+    venues: config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v)),
+    symbols: config.symbols,
+    ledgerCapacity: DEMO_LEDGER_CAPACITY,
+  });
+  const sandboxUrls = join(dataDir, 'sandbox-urls.json');
+  writeFileSync(sandboxUrls, JSON.stringify(sandbox.urls));
+  const env = { ...process.env, SANDBOX_URLS: sandboxUrls, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
   // The product's log outlives the run (the data directory does not): .tmp/soak/demo-<start>.log.
   const logPath = join(ROOT, '.tmp', 'soak', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
   mkdirSync(dirname(logPath), { recursive: true });
@@ -106,6 +123,7 @@ async function main(): Promise<number> {
       await Promise.race([new Promise((r) => demo.once('exit', r)), sleep(30_000)]);
       if (demo.exitCode === null) demo.kill('SIGKILL');
     }
+    await sandbox.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));

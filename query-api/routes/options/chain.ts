@@ -15,23 +15,25 @@ import type { ResolvedChainInstant, Selection } from './chain-source.ts';
 import { chainFilter, chainView, expiryDays, filterHash, oiByExpiryView, venueBookView } from './chain-views.ts';
 import { chainData, chainQuery, oiByExpiryData, oiByExpiryQuery, venueBookData, venueBookQuery } from './chain-schemas.ts';
 import type { z } from 'zod';
+import { RecentMemo } from '../../cache/recent-memo.ts';
 
 const TAG = 'options';
 const RENDER_MEMO = 64;
 const DEFAULT_BOOK_LIMIT = 500;
 const INCLUDES = ['exchange_breakdown'] as const;
 
-/** Rendered answers per (instant, route, normalized filter); oldest dropped first. */
+/**
+ * Rendered answers per (instant, route, normalized filter): at most RENDER_MEMO, none older than RENDER_AGE_MS
+ * (oldest dropped first). The age bound keeps memory flat: a render of a BTC chain holds ~0.5 MB (data and JSON)
+ * and a new instant comes every 30 s.
+ */
+const RENDER_AGE_MS = 120_000;
+
 class RenderMemo {
-  private readonly entries = new Map<string, Rendered<unknown>>();
+  private readonly entries = new RecentMemo<Rendered<unknown>>({ maxEntries: RENDER_MEMO, maxAgeMs: RENDER_AGE_MS });
 
   get<T>(key: string, compute: () => T): Rendered<T> {
-    const hit = this.entries.get(key);
-    if (hit !== undefined) return hit as Rendered<T>;
-    const r = rendered(compute());
-    this.entries.set(key, r);
-    if (this.entries.size > RENDER_MEMO) this.entries.delete(this.entries.keys().next().value as string);
-    return r;
+    return this.entries.get(key, () => rendered(compute())) as Rendered<T>;
   }
 }
 
