@@ -2,7 +2,9 @@
  * The product's live V8 heap, read through the inspector protocol (the soak starts the product with
  * `--inspect=127.0.0.1:0` and reads the WebSocket URL from its stderr): HeapProfiler.collectGarbage, then
  * Runtime.getHeapUsage. Heap used without a forced GC swings by hundreds of MB with the collector's timing (V8
- * lets garbage pile up in old space until its next mark-compact), which hides or fakes a leak.
+ * lets garbage pile up in old space until its next mark-compact), which hides or fakes a leak. With
+ * `--heap-profile`, the same connection runs V8's sampling heap profiler over the measured minutes (retained.ts
+ * summarizes what it kept alive).
  */
 import WebSocket from 'ws';
 
@@ -34,7 +36,7 @@ export class LiveHeap {
     return ws;
   }
 
-  private async call(method: string): Promise<Record<string, unknown>> {
+  private async call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const ws = await this.socket();
     const id = ++this.id;
     return new Promise((resolve, reject) => {
@@ -47,7 +49,7 @@ export class LiveHeap {
         this.pending.delete(id);
         resolve(r);
       });
-      ws.send(JSON.stringify({ id, method }));
+      ws.send(JSON.stringify({ id, method, params }));
     });
   }
 
@@ -56,6 +58,23 @@ export class LiveHeap {
     await this.call('HeapProfiler.collectGarbage');
     const usage = await this.call('Runtime.getHeapUsage');
     return Number(usage['usedSize']) / 1048576;
+  }
+
+  /**
+   * Starts V8's sampling heap profiler (one sample per ~16 KiB allocated; objects the GC frees leave the profile):
+   * what is still in the profile later was allocated after this call and is still alive.
+   */
+  async startSampling(): Promise<void> {
+    await this.call('HeapProfiler.enable');
+    await this.call('HeapProfiler.startSampling', { samplingInterval: 16_384 });
+  }
+
+  /** After a full GC: the sampled allocations still alive (a `SamplingHeapProfile`), and the profiler stopped. */
+  async stopSampling(): Promise<unknown> {
+    await this.call('HeapProfiler.collectGarbage');
+    const { profile } = await this.call('HeapProfiler.getSamplingProfile');
+    await this.call('HeapProfiler.stopSampling');
+    return profile;
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 /**
- * `npm run soak -- --minutes N [--rate R] [--sample-seconds S]`: the demo (every role in one process: connectors,
+ * `npm run soak -- --minutes N [--rate R] [--sample-seconds S] [--heap-profile]`: the demo (every role in one process: connectors,
  * bus, raw writer, snapshot processor, API) under the sandbox market's load plus a steady API load of
  * R requests/s (default 20) rotating over the routes, for N minutes (default 30) from the moment every symbol's
  * first snapshot is served (the time to that point is printed). The sandbox market (the demo's: same seed, venues and
@@ -10,6 +10,9 @@
  * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
  * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to .tmp/soak/demo-<start>.log.
+ * `--heap-profile`: V8's sampling heap profiler runs in the product from the end of the warm-up to the end; the soak
+ * prints the allocation sites of what it kept alive (retained.ts) and writes the profile to
+ * .tmp/soak/heap-<start>.heapprofile (Chrome DevTools > Memory > Load).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +27,8 @@ import { startSandbox } from '../../../ingest/sandbox/sandbox.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '../../../ingest/sandbox/market/venues.ts';
 import { inspectorUrl, LiveHeap } from './live-heap.ts';
 import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
-import { verdict, type SoakSample } from './verdict.ts';
+import { verdict, warmupOf, type SoakSample } from './verdict.ts';
+import { retainedSites, type SamplingProfile } from './retained.ts';
 
 const POLL_MS = 5_000;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -85,6 +89,20 @@ function rssMb(pid: number): number {
 }
 
 const r1 = (x: number | null): string => (x === null || Number.isNaN(x) ? '-' : x.toFixed(1));
+
+/** The sampling profile: written for DevTools, and its largest retained allocation sites printed. */
+async function reportRetained(liveHeap: LiveHeap, path: string): Promise<void> {
+  try {
+    const profile = (await liveHeap.stopSampling()) as SamplingProfile;
+    writeFileSync(path, JSON.stringify(profile));
+    const mb = (b: number): string => (b / 1048576).toFixed(2).padStart(7);
+    console.log(`\nretained since the warm-up (sampled, after a full GC; profile ${path}):\n  early_mb  late_mb  allocation site (innermost project frames)`);
+    for (const r of retainedSites(profile, ROOT)) console.log(`  ${mb(r.earlyBytes)}  ${mb(r.lateBytes)}  ${r.site}`);
+    console.log('  (early: allocated in the first half of the profiled minutes and still alive: what accumulates; late only: churn)');
+  } catch (err) {
+    console.log(`soak: no heap profile (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
 
 async function main(): Promise<number> {
   const minutes = flag('minutes', 30);
@@ -199,6 +217,8 @@ async function main(): Promise<number> {
       .finally(() => inFlight--);
   }, 1000 / rate);
 
+  const heapProfile = process.argv.includes('--heap-profile');
+  let sampling = false;
   const samples: SoakSample[] = [];
   let lastEvents: number | null = null;
   let lastAt = Date.now();
@@ -231,6 +251,10 @@ async function main(): Promise<number> {
       loadErrors: counts.failed + counts.c5xx,
     };
     samples.push(s);
+    if (heapProfile && !sampling && s.minute >= warmupOf(minutes) && demo.exitCode === null) {
+      sampling = await liveHeap.startSampling().then(() => true, () => false);
+      console.log(sampling ? `soak: sampling heap profiler started at minute ${s.minute.toFixed(1)}` : 'soak: the sampling heap profiler did not start');
+    }
     const lag = sumOf(m, 'gex_bus_consumer_lag_messages');
     console.log(
       [s.minute.toFixed(1).padStart(6), r1(s.rssMb['demo'] ?? null).padStart(11), r1(s.rssMb['load'] ?? null).padStart(11), r1(s.heapMb).padStart(12), r1(lag).padStart(7), r1(s.snapshotAgeS).padStart(10),
@@ -240,6 +264,7 @@ async function main(): Promise<number> {
   clearInterval(load);
   // Let the requests in flight finish before the product stops (else they fail at shutdown, not during the run).
   for (let i = 0; i < 200 && inFlight > 0; i++) await sleep(100);
+  if (sampling && demo.exitCode === null) await reportRetained(liveHeap, logPath.replace(/demo-([^/]+)\.log$/, 'heap-$1.heapprofile'));
   liveHeap.close();
   const crashed = demo.exitCode !== null;
   await stop();

@@ -50,9 +50,14 @@ export function slope(xs: readonly number[], ys: readonly number[]): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
+/** The warm-up of a run spanning `minutes`: max(2 min, 20 %). */
+export function warmupOf(minutes: number): number {
+  return Math.max(2, 0.2 * minutes);
+}
+
 export function verdict(samples: readonly SoakSample[]): SoakVerdict {
   const span = samples.length === 0 ? 0 : (samples[samples.length - 1] as SoakSample).minute;
-  const warmupMinutes = Math.max(2, 0.2 * span);
+  const warmupMinutes = warmupOf(span);
   const steady = samples.filter((s) => s.minute >= warmupMinutes);
   const reasons: string[] = [];
   if (steady.length < 3) {
