@@ -31,4 +31,6 @@ test('retained sites: bytes per project stack, first and second half of the wind
 
 test('retained sites: an empty profile has no sites', () => {
   assert.deepEqual(retainedSites({ head: node(1, '(root)', ''), samples: [] }, '/app/'), []);
+  const lineZero: SamplingProfile = { head: node(1, '(root)', '', [{ id: 2, callFrame: { functionName: '', url: 'file:///app/a.ts', lineNumber: 0 }, children: [] }]), samples: [{ nodeId: 2, size: 8, ordinal: 1 }] };
+  assert.deepEqual(retainedSites(lineZero, '/app/'), [{ site: '(anonymous) a.ts', earlyBytes: 0, lateBytes: 8 }], 'no line for line 0; one sample is in the second half');
 });

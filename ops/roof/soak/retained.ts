@@ -29,7 +29,9 @@ export interface RetainedSite {
 function frameOf(n: ProfileNode, root: string): string | null {
   const url = n.callFrame.url.replace(/^file:\/\//, '');
   if (url === '' || url.startsWith('node:') || url.includes('/node_modules/') || !url.startsWith(root)) return null;
-  return `${n.callFrame.functionName === '' ? '(anonymous)' : n.callFrame.functionName} ${url.slice(root.length)}:${n.callFrame.lineNumber + 1}`;
+  // Line 0 is what V8 reports for many functions of transpiled (tsx) modules: no line rather than a wrong one.
+  const line = n.callFrame.lineNumber > 0 ? `:${n.callFrame.lineNumber + 1}` : '';
+  return `${n.callFrame.functionName === '' ? '(anonymous)' : n.callFrame.functionName} ${url.slice(root.length)}${line}`;
 }
 
 /** Retained bytes per allocation site, largest first (at most `top`). */
