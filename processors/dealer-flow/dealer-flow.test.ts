@@ -83,3 +83,46 @@ test('dealer flow: incremental checkpoints + trades after them == full scan at r
     await dispose();
   }
 });
+
+test('dealer flow: killed between a checkpoint\'s rows and its marker, the rewrite by the next process is read once (not summed with the orphan rows)', { timeout: 120_000 }, async () => {
+  const { store, dispose } = await openTempStore();
+  try {
+    await migrate(store);
+    // Merges stopped: the orphan rows and the rewrite stay two writes, as between a restart and the next merge.
+    await store.command('SYSTEM STOP MERGES dealer_inventory');
+    const H = 3_600_000;
+    const trades = syntheticTrades({ seed: 7, startMs: START, endMs: START + 12 * H, stepMs: 120_000, duplicateShare: 0 });
+    await store.insert('option_trades', trades.map(optionTradeRow));
+    let killed = false;
+    // Process A: its marker insert fails once `killed` is set (the rows before it are stored).
+    const dying = new Proxy(store, {
+      get: (target, key) =>
+        key === 'insert'
+          ? (table: string, ...rest: unknown[]) => {
+              if (killed && table === 'dealer_inventory_ticks') return Promise.reject(new Error('SIGKILL'));
+              return (target.insert as (...a: unknown[]) => Promise<void>).call(target, table, ...rest);
+            }
+          : Reflect.get(target, key),
+    });
+    const a = new DealerFlow(dying, { intervalMs: H, lagMs: H, fullEveryMs: 6 * H });
+    for (let tick = START + H; tick <= START + 4 * H; tick += H) await a.tick('BTCUSDT', tick);
+    killed = true;
+    await assert.rejects(a.tick('BTCUSDT', START + 5 * H), /SIGKILL/); // checkpoint 04:00: rows, no marker
+    const b = new DealerFlow(store, { intervalMs: H, lagMs: H, fullEveryMs: 6 * H });
+    const rewrite = await b.tick('BTCUSDT', START + 5 * H);
+    assert.deepEqual([rewrite.checkpointAt, rewrite.written, rewrite.full], [START + 4 * H, true, true]);
+    await b.tick('BTCUSDT', START + 6 * H);
+    // Both writes of checkpoint 04:00 are physically there: A's incremental rows and B's full ones.
+    const writes = await store.query<{ full: boolean | number; n: string }>(
+      "SELECT full, count() AS n FROM dealer_inventory WHERE symbol = 'BTCUSDT' AND checkpoint_at = fromUnixTimestamp64Milli({c:Int64}) GROUP BY full ORDER BY full",
+      { c: START + 4 * H },
+    );
+    assert.equal(writes.length, 2, JSON.stringify(writes));
+    assert.ok(Number(writes[0]?.n) > 0 && Number(writes[1]?.n) > Number(writes[0]?.n), JSON.stringify(writes));
+    for (const t of [START + 4 * H, START + 4.5 * H, START + 5 * H, START + 5.5 * H]) {
+      assert.deepEqual(sorted(await entriesAsOf(store, 'BTCUSDT', t)), sorted(await fullScanEntries(store, 'BTCUSDT', t)), new Date(t).toISOString());
+    }
+  } finally {
+    await dispose();
+  }
+});

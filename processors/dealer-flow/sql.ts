@@ -32,9 +32,15 @@ WHERE symbol = {symbol:String} AND checkpoint_at > ${msParam('since')} AND check
 ORDER BY checkpoint_at DESC
 LIMIT 1 BY full`;
 
-/** Every row of the full checkpoint at `base` (the whole book then; cached by the reader: immutable once marked). */
+/**
+ * Every row of the full checkpoint at `base` (the whole book then; cached by the reader: immutable once marked).
+ * FINAL (here and in CHANGES_SQL): a process killed between a checkpoint's rows and its marker leaves those rows
+ * behind; its successor rewrites that checkpoint as a full one (different rows, so a different dedup token) and marks
+ * it. Until a merge collapses the two writes (same sort key, the later one kept), a read without FINAL summed both.
+ * The rewrite always holds every contract of the orphan write, so FINAL leaves exactly the marked write.
+ */
 export const FULL_CHECKPOINT_SQL = `SELECT venue, instrument, ${msColumn('expiry', 'expiry_ms')}, toString(inventory_nano) AS nano, trades AS trade_count
-FROM dealer_inventory
+FROM dealer_inventory FINAL
 WHERE symbol = {symbol:String} AND checkpoint_at = ${msParam('base')}`;
 
 /**
@@ -44,7 +50,7 @@ WHERE symbol = {symbol:String} AND checkpoint_at = ${msParam('base')}`;
  */
 export const CHANGES_SQL = `SELECT 'c' AS kind, venue, instrument, ${msColumn('expiry', 'expiry_ms')}, toString(argMax(inventory_nano, checkpoint_at)) AS nano,
   argMax(trades, checkpoint_at) AS trade_count
-FROM dealer_inventory
+FROM dealer_inventory FINAL
 WHERE symbol = {symbol:String} AND checkpoint_at > ${msParam('base')} AND checkpoint_at <= ${msParam('last')} AND expiry > ${msParam('asOf')}
 GROUP BY venue, instrument, expiry
 UNION ALL
