@@ -82,3 +82,16 @@ test('without a bound every entry is kept until it expires', async () => {
   c.advance(500);
   assert.equal(await cache.get('k', async () => 3), 3);
 });
+
+test('a store drops the expired entries (oldest first), not only those beyond the bound', async () => {
+  const c = clock();
+  const cache = new TtlCache<number>({ ttlMs: 60_000, clock: c, maxWeight: 64 });
+  await cache.get('t0', async () => 0);
+  c.advance(30_000);
+  await cache.get('t1', async () => 1);
+  c.advance(30_000); // t0 is 60 s old: expired
+  await cache.get('t2', async () => 2);
+  assert.equal(cache.size, 2, 't0 dropped by the store of t2');
+  assert.equal(cache.totalWeight, 2);
+  assert.equal(await cache.get('t1', async () => 9), 1, 't1 (30 s old) still served');
+});

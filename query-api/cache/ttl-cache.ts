@@ -48,7 +48,7 @@ export class TtlCache<T> {
     return p;
   }
 
-  /** Stored entries (expired ones included until they are looked up or evicted). */
+  /** Stored entries (an expired one stays until it is looked up or the next store drops it). */
   get size(): number {
     return this.entries.size;
   }
@@ -78,8 +78,12 @@ export class TtlCache<T> {
     if (weight > max) return;
     this.entries.set(key, { value, at: this.opts.clock(), weight });
     this.weight += weight;
-    for (const oldest of this.entries.keys()) {
-      if (this.weight <= max) break;
+    // Oldest first (insertion order): entries beyond the weight bound, and expired ones — an expired entry is never
+    // served, and keys that are never asked again (one per 30 s snapshot instant) would otherwise stay until the
+    // bound is reached (a 64-entry chain render memo took 32 minutes to fill: the soak's heap slope).
+    const now = this.opts.clock();
+    for (const [oldest, e] of this.entries) {
+      if (this.weight <= max && now - e.at < this.opts.ttlMs) break;
       this.drop(oldest);
     }
   }

@@ -21,10 +21,10 @@ import { asOfMeta, resolveInstant } from '../gex/point-in-time.ts';
 import type { ResolvedInstant } from '../gex/point-in-time.ts';
 import { positioningMeta } from '../gex/positioning.ts';
 import { gexMeta } from '../gex/respond.ts';
-import { RecentMemo } from '../../cache/recent-memo.ts';
+import { TtlCache } from '../../cache/ttl-cache.ts';
 
 const DAY_MS = 86_400_000;
-/** Chains kept per memo: at most 16, none older than 2 minutes (a new instant every 30 s; see RecentMemo). */
+/** Chains kept per memo: at most 16, none older than 2 minutes (a new instant every 30 s: an age bound keeps memory flat). */
 const MEMO_SIZE = 16;
 const MEMO_AGE_MS = 120_000;
 
@@ -100,25 +100,15 @@ function storedChain(symbol: MarketSymbol, t: number, rows: readonly OptionChain
 
 /** Chains per (symbol, instant), the most recent MEMO_SIZE read in the last MEMO_AGE_MS kept; a stored instant never changes. */
 export class ChainMemo {
-  private readonly entries = new RecentMemo<Promise<StoredChain | null>>({ maxEntries: MEMO_SIZE, maxAgeMs: MEMO_AGE_MS });
+  private readonly entries = new TtlCache<StoredChain | null>({ ttlMs: MEMO_AGE_MS, clock: Date.now, maxWeight: MEMO_SIZE });
 
   get(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant): Promise<StoredChain | null> {
-    const key = `${symbol}|${at.table}|${at.t}`;
-    const hit = this.entries.peek(key);
-    if (hit !== undefined) return hit;
-    return this.remember(key, chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)));
+    return this.entries.get(`${symbol}|${at.table}|${at.t}`, () => chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)));
   }
 
   /** Rows already read (an as_of lookup reads the instant and its rows in one statement). */
   put(symbol: MarketSymbol, at: ChainInstant, rows: readonly OptionChainRow[]): void {
-    const key = `${symbol}|${at.table}|${at.t}`;
-    if (this.entries.peek(key) === undefined) this.remember(key, Promise.resolve(storedChain(symbol, at.t, rows)));
-  }
-
-  private remember(key: string, p: Promise<StoredChain | null>): Promise<StoredChain | null> {
-    p.catch(() => this.entries.delete(key, p));
-    this.entries.set(key, p);
-    return p;
+    void this.entries.get(`${symbol}|${at.table}|${at.t}`, () => Promise.resolve(storedChain(symbol, at.t, rows)));
   }
 }
 

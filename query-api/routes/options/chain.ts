@@ -15,7 +15,7 @@ import type { ResolvedChainInstant, Selection } from './chain-source.ts';
 import { chainFilter, chainView, expiryDays, filterHash, oiByExpiryView, venueBookView } from './chain-views.ts';
 import { chainData, chainQuery, oiByExpiryData, oiByExpiryQuery, venueBookData, venueBookQuery } from './chain-schemas.ts';
 import type { z } from 'zod';
-import { RecentMemo } from '../../cache/recent-memo.ts';
+import { TtlCache } from '../../cache/ttl-cache.ts';
 
 const TAG = 'options';
 const RENDER_MEMO = 64;
@@ -30,10 +30,10 @@ const INCLUDES = ['exchange_breakdown'] as const;
 const RENDER_AGE_MS = 120_000;
 
 class RenderMemo {
-  private readonly entries = new RecentMemo<Rendered<unknown>>({ maxEntries: RENDER_MEMO, maxAgeMs: RENDER_AGE_MS });
+  private readonly entries = new TtlCache<Rendered<unknown>>({ ttlMs: RENDER_AGE_MS, clock: Date.now, maxWeight: RENDER_MEMO });
 
-  get<T>(key: string, compute: () => T): Rendered<T> {
-    return this.entries.get(key, () => rendered(compute())) as Rendered<T>;
+  async get<T>(key: string, compute: () => T): Promise<Rendered<T>> {
+    return (await this.entries.get(key, () => Promise.resolve(rendered(compute())))) as Rendered<T>;
   }
 }
 
@@ -66,7 +66,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       const breakdown = include.includes('exchange_breakdown');
       const t = at.t;
       const spot = sel.stored.chain.spot;
-      const answer = renders.get(`chain|${q.symbol}|${at.table}|${t}|${hash}`, () => chainView({ symbol: q.symbol, t, spot, rows: sel.rows }, f, layout, breakdown));
+      const answer = await renders.get(`chain|${q.symbol}|${at.table}|${t}|${hash}`, () => chainView({ symbol: q.symbol, t, spot, rows: sel.rows }, f, layout, breakdown));
       return sendRendered(ctx, request, reply, answer, chainMeta(ctx, q.symbol, at, sel, null, { filter_hash: hash }));
     },
   });
@@ -88,7 +88,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       const limit = q.limit ?? DEFAULT_BOOK_LIMIT;
       const minVenues = q.min_venues ?? 1;
       const key = `book|${q.symbol}|${at.table}|${at.t}|${filterHash(q.symbol, sel.applied, f, sort, [])}|${minVenues}|${limit}`;
-      const answer = renders.get(key, () => venueBookView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, f, sort, minVenues, limit));
+      const answer = await renders.get(key, () => venueBookView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, f, sort, minVenues, limit));
       return sendRendered(ctx, request, reply, answer, chainMeta(ctx, q.symbol, at, sel, null));
     },
   });
@@ -106,7 +106,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       const q = request.query;
       const { at, sel } = await selection(ctx, memo, request, q);
       const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
-      const answer = renders.get(`oi|${q.symbol}|${at.table}|${at.t}|${sel.applied?.join(',') ?? '*'}|${breakdown}`, () =>
+      const answer = await renders.get(`oi|${q.symbol}|${at.table}|${at.t}|${sel.applied?.join(',') ?? '*'}|${breakdown}`, () =>
         oiByExpiryView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, breakdown),
       );
       return sendRendered(ctx, request, reply, answer, chainMeta(ctx, q.symbol, at, sel, null));
