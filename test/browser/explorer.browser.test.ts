@@ -107,13 +107,14 @@ describe('web explorer in headless Chromium', () => {
   });
 
   test('replay view from the URL: every panel draws, hvl at the API value, slider by keyboard moves the instant and the levels', async () => {
-    // The instant: the newest 30 s grid instant with a flow-model hvl that has a snapshot 60 s before it (so two slider steps back still resolve).
+    // The instant: the newest 30 s grid instant already stored, with a flow-model hvl, that has a snapshot 60 s before it (so two slider steps back still resolve).
     let at = 0;
     await until('a grid instant with an hvl and a snapshot 60 s before it', async () => {
       at = Math.floor(Date.now() / STEP_MS) * STEP_MS;
       // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
       const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at).toISOString()}`);
-      return now.status === 200 && now.data.all_expiry.hvl !== null && (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status === 200;
+      // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
+      return now.status === 200 && now.meta.computed_at === new Date(at).toISOString() && now.data.all_expiry.hvl !== null && (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status === 200;
     }, 150_000);
     page = await browser.newPage();
     page.on('console', (m) => {
