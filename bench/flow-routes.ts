@@ -3,7 +3,9 @@
  * (FLOW_BENCH_ROUTE_TRADES, default 10,512,000 = 20 a minute), generated inside the store (INSERT … SELECT from
  * numbers(): 4 venues, daily 08:00 expiries 1-60 days ahead, 17 strikes, 5 % blocks; the raw writer's views fill
  * option_tape_1m as they would). Then over HTTP (loopback keep-alive, to the last byte), p50 of
- *   - /v2/tape?limit=1000 (newest page) and a cursor page,
+ *   - /v2/tape?limit=1000 (newest page) and a cursor page, from the tape tail (the API follows an in-process bus
+ *     on which 20 new trades a second are published meanwhile) and, for the ratio, from the store (an app without
+ *     the tail, the same request), and a page beyond the tail (store),
  *   - /v2/tape/flow-by-strike cold (every request a distinct `min_premium_usd`, so its 90 s cache never answers),
  *   - /v2/tape/strike-heat?hours=168 cold (no cache),
  * against a bare Fastify route sending the same bytes and `SELECT 1` on the store, in the same run.
@@ -14,6 +16,10 @@ import { openTempStore } from '../clickhouse/testing/temp-store.ts';
 import type { Store } from '../clickhouse/store.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
+import { MemoryBus } from '../ops/floor/bus/memory-bus.ts';
+import { ensureProductTopics } from '../ops/floor/bus/topics.ts';
+import { encodeMarketEvent } from '../schemas/event-codec.ts';
+import type { OptionTrade } from '../schemas/events.ts';
 import { benchClient, benchKey, ms as f, quantile, timesMs, verdict } from './http-bench.ts';
 
 const DAY = 86_400_000;
@@ -68,17 +74,40 @@ export async function runFlowRoutesBench(): Promise<void> {
     await fillTrades(store, now, TRADES);
     const fillS = (performance.now() - t0) / 1000;
     const stored = (await store.query<{ n: string }>('SELECT count() AS n FROM option_trades'))[0]?.n ?? '0';
-    const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }), logger: false, requestLogging: false, clock: () => now + 1_000 });
+    const bus = new MemoryBus({ clientId: 'bench' });
+    await ensureProductTopics(bus, 6);
+    const clock = (): number => now + 1_000;
+    const config = apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 });
+    const app = await buildApp({ store, config, logger: false, requestLogging: false, clock, tapeBus: bus });
+    const storeOnly = await buildApp({ store, config, logger: false, requestLogging: false, clock });
+    const l0 = performance.now();
+    await app.gex.tapeTail?.sync();
+    const loadMs = performance.now() - l0;
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const storeBase = await storeOnly.listen({ host: '127.0.0.1', port: 0 });
     const tapePath = '/v2/tape?symbol=BTCUSDT&limit=1000';
     const sample = await (await fetch(new URL(tapePath, base), { headers: { 'x-api-key': key } })).text();
     const cursor = (JSON.parse(sample) as { data: { next_cursor: string | null } }).data.next_cursor;
     const http = await benchClient(base, key, sample);
+    const storeHttp = await benchClient(storeBase, key, sample);
     const get = (path: string): Promise<void> => http.get(path);
+    // 20 new trades a second on the bus while the tape is measured (in the last second before the clock's now)
+    let seq = 0;
+    const feed = setInterval(() => {
+      const ts = now + (seq % 1_000);
+      const t: OptionTrade = { venue: 'deribit', symbol: 'BTCUSDT', ts, receivedAt: ts, id: `deribit:live:${seq}`, instrument: 'BTC-LIVE-100000-C', strike: 100_000, expiry: now + 7 * DAY, optionType: 'call', price: 0.01, priceCurrency: 'BTC', priceUsd: 1_000, size: 1, premiumUsd: 1_000, side: 'buy', iv: 0.5, indexPrice: 100_000, underlyingPrice: 100_000, tradeId: String(seq), block: false };
+      seq++;
+      const e = encodeMarketEvent({ type: 'option_trade', event: t });
+      void bus.publish(e.topic, [e.message]);
+    }, 50);
     try {
       const tape = p50(await times(ROUNDS, () => get(tapePath)));
       const tapeBytes = http.lastBytes;
       const page = cursor === null ? Number.NaN : p50(await times(ROUNDS, () => get(`${tapePath}&cursor=${encodeURIComponent(cursor)}`)));
+      clearInterval(feed);
+      const tapeStore = p50(await times(ROUNDS, () => storeHttp.get(tapePath)));
+      // a page far beyond the tail's 20,000 trades: 30 days back, from the store
+      const deep = p50(await times(ROUNDS, () => get(`${tapePath}&to=${new Date(now - 30 * DAY).toISOString()}&from=${new Date(now - 31 * DAY).toISOString()}`)));
       const fbsRounds = Math.max(10, ROUNDS / 3);
       const fbs = p50(await times(fbsRounds, (i) => get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)));
       const heat = p50(await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(i % 997) / 1000}`)));
@@ -96,8 +125,10 @@ export async function runFlowRoutesBench(): Promise<void> {
       process.stdout.write(
         [
           `tape routes over ${Number(stored).toLocaleString('en-US')} BTC option trades (a year; filled in ${fillS.toFixed(0)} s; ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')})`,
-          `  /v2/tape?limit=1000 (newest)        : p50 ${f(tape)} (${(tapeBytes / 1e3).toFixed(0)} kB)  ${verdict(tape, TARGETS.tape)}; ${(tape / bareP).toFixed(1)}x bare Fastify, ${(tape / select1).toFixed(1)}x SELECT 1`,
-          `    next page (cursor)                : p50 ${f(page)}`,
+          `  /v2/tape?limit=1000 (newest, tail)  : p50 ${f(tape)} (${(tapeBytes / 1e3).toFixed(0)} kB)  ${verdict(tape, TARGETS.tape)}; ${(tape / bareP).toFixed(1)}x bare Fastify, ${(tape / select1).toFixed(1)}x SELECT 1, ${(tape / tapeStore).toFixed(2)}x the store read; ${seq} trades published meanwhile`,
+          `    next page (cursor, tail)          : p50 ${f(page)}`,
+          `    the same newest page from the store (no tail): p50 ${f(tapeStore)}; a page 30 days back (beyond the tail, store): p50 ${f(deep)}`,
+          `    tail first load (${config.tapeTailRows.toLocaleString('en-US')} trades per symbol, 4 symbols): ${f(loadMs)}`,
           `  /v2/tape/flow-by-strike cold        : p50 ${f(fbs)}  ${verdict(fbs, TARGETS.flowByStrike)}`,
           `  /v2/tape/strike-heat 168 h cold     : p50 ${f(heat)}  ${verdict(heat, TARGETS.strikeHeat)}`,
           `  after merging the parts (OPTIMIZE FINAL, ${mergeS.toFixed(0)} s): tape ${f(tapeMerged)} (${verdict(tapeMerged, TARGETS.tape)}), flow-by-strike ${f(fbsMerged)} (${verdict(fbsMerged, TARGETS.flowByStrike)}), strike-heat ${f(heatMerged)}`,
@@ -107,8 +138,12 @@ export async function runFlowRoutesBench(): Promise<void> {
         ].join('\n'),
       );
     } finally {
+      clearInterval(feed);
       await http.close();
+      await storeHttp.close();
       await app.close();
+      await storeOnly.close();
+      await bus.close();
     }
   } finally {
     await dispose();

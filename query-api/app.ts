@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
+import type { Bus } from '../ops/floor/bus/types.ts';
+import { SYMBOLS } from '../schemas/events.ts';
 import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
 import { childLogger, type Logger } from '../ops/floor/log.ts';
 import { AccountCache } from './accounts/cache.ts';
@@ -22,6 +24,7 @@ import { marketRoutes } from './routes/market/index.ts';
 import { referenceRoutes } from './routes/reference/index.ts';
 import { optionsRoutes } from './routes/options/index.ts';
 import { tapeRoutes } from './routes/tape/index.ts';
+import { TapeTail } from './tape/tail-feed.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
@@ -46,6 +49,11 @@ export interface AppDeps {
   readonly requestLogging?: boolean;
   /** The WebSocket feed /v2/ws, fed from this bus (needs `snapshots`); see ws/feed.ts. */
   readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis'>;
+  /**
+   * The bus the tape tail follows (config.tapeTailRows > 0): the newest /v2/tape pages are served from memory
+   * (tape/tail-feed.ts). None: every page is read from the store.
+   */
+  readonly tapeBus?: Bus;
 }
 
 declare module 'fastify' {
@@ -116,6 +124,10 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   }
   const limiter = new RateLimiter({ shared, usage, clock, fallbackFactor: config.rateLimitFallbackFactor, log: app.log });
   const ipLimiter = new IpLimiter(config.healthPerIpPerMinute, clock);
+  const tapeTail =
+    deps.tapeBus !== undefined && config.tapeTailRows > 0
+      ? new TapeTail({ bus: deps.tapeBus, store, symbols: SYMBOLS, capacity: config.tapeTailRows, reconcileMs: config.tapeTailReconcileMs, clock })
+      : null;
 
   const ctx: AppContext = {
     store,
@@ -128,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     usage,
     cacheHealth: deps.cacheHealth ?? (deps.snapshots !== undefined ? snapshotsHealth(deps.snapshots, clock) : defaultCacheHealth),
     snapshots: deps.snapshots ?? null,
+    tapeTail,
     historyPolicy: (request) => ({
       historyDays: request.entitlement?.historyDays ?? 0,
       enforced: request.account?.evaluation ?? true,
@@ -136,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   };
   app.decorate('gex', ctx);
   app.addHook('onClose', async () => {
+    await tapeTail?.stop();
     await usage.close();
     await limiter.close();
   });
@@ -151,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   }
   const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
   app.decorate('wsFeed', feed);
+  await tapeTail?.start();
   await app.ready();
   return app;
 }

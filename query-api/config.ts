@@ -16,6 +16,8 @@ export const API_SETTING_KEYS = [
   'usageFlushMs',
   'discoveryCacheMs',
   'marketCacheMs',
+  'tapeTailRows',
+  'tapeTailReconcileMs',
   'healthPerIpPerMinute',
   'trustProxy',
   'httpBodyLimitBytes',

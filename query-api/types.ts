@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefau
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
 import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
+import type { TapeTail } from './tape/tail-feed.ts';
 import type { Account, AccountCache } from './accounts/cache.ts';
 import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
@@ -35,6 +36,8 @@ export interface AppContext {
   readonly cacheHealth: () => CacheHealth | Promise<CacheHealth>;
   /** Latest GEX snapshot per symbol in memory (null when the app runs without the GEX routes). */
   readonly snapshots: SnapshotCache | null;
+  /** The newest option trades in memory (tape/tail-feed.ts); null: /v2/tape reads the store only. */
+  readonly tapeTail: TapeTail | null;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;
 }

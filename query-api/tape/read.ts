@@ -6,29 +6,12 @@
 import { msParam } from '../../clickhouse/epoch-ms.ts';
 import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '../../clickhouse/row-binary.ts';
 import type { QueryParams, Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
+import { utcDate, type TapeFilter, type TapePage } from './filter.ts';
+import type { TailEntry } from './tail.ts';
 import type { TapeRow } from './tape-row.ts';
 
-export interface TapeFilter {
-  readonly symbol: MarketSymbol;
-  readonly fromMs: number;
-  readonly toMs: number;
-  /** Empty: every venue. */
-  readonly venues: readonly string[];
-  /** Expiry dates `YYYY-MM-DD` (UTC day of the expiry instant); empty: all. */
-  readonly expiryDates: readonly string[];
-  readonly type: 'call' | 'put' | null;
-  readonly side: 'buy' | 'sell' | null;
-  readonly minPremiumUsd: number;
-  readonly block: 'only' | 'exclude' | null;
-}
-
-
-export interface TapePage {
-  readonly trades: TapeRow[];
-  readonly nextCursor: string | null;
-}
+export type { TapeFilter, TapePage } from './filter.ts';
 
 function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: string; readonly params: QueryParams } {
   const c = [`symbol = {symbol:String}`, `ts >= ${msParam('from')}`, `ts <= ${msParam('to')}`];
@@ -89,26 +72,29 @@ function columnsOf(r: ColumnsResult): TapeColumns {
 }
 
 /**
- * The page's rows from a column-wise (RowBinary) result as served tape rows (the same row the WebSocket tape
- * channel sends: tape-row.ts), in one pass with no per-row closures; an expiry's ISO text is formatted once.
+ * The statement's rows from a column-wise (RowBinary) result as tail entries around the served tape rows (the same
+ * row the WebSocket tape channel sends: tape-row.ts), in one pass with no per-row closures; an expiry's ISO text
+ * and UTC date are formatted once.
  */
-function tapeRowsOf(c: TapeColumns, rows: number, symbol: string, limit: number): TapeRow[] {
+function entriesOf(c: TapeColumns, rows: number, symbol: string, limit: number): TailEntry[] {
   const n = Math.min(rows, limit);
-  const out: TapeRow[] = new Array(n);
-  const expiries = new Map<number, string>();
+  const out: TailEntry[] = new Array<TailEntry>(n);
+  const expiries = new Map<number, { readonly iso: string; readonly date: string }>();
   for (let i = 0; i < n; i++) {
     const expiryMs = num(c.expiry_ms, i);
     let expiry = expiries.get(expiryMs);
     if (expiry === undefined) {
-      expiry = new Date(expiryMs).toISOString();
+      expiry = { iso: new Date(expiryMs).toISOString(), date: utcDate(expiryMs) };
       expiries.set(expiryMs, expiry);
     }
-    out[i] = {
-      time: new Date(num(c.ts_ms, i)).toISOString(),
-      venue: str(c.venue_s, i),
+    const ts = num(c.ts_ms, i);
+    const venue = str(c.venue_s, i);
+    const row: TapeRow = {
+      time: new Date(ts).toISOString(),
+      venue,
       symbol,
       instrument: str(c.instrument, i),
-      expiry,
+      expiry: expiry.iso,
       strike: num(c.strike, i),
       type: str(c.type_s, i) as TapeRow['type'],
       side: str(c.side_s, i) as TapeRow['side'],
@@ -122,17 +108,16 @@ function tapeRowsOf(c: TapeColumns, rows: number, symbol: string, limit: number)
       block: num(c.block_n, i) !== 0,
       trade_id: str(c.trade_id, i),
     };
+    out[i] = { ts, venue, id: str(c.id, i), expiryDate: expiry.date, row };
   }
   return out;
 }
 
-/** The cursor after row `i` (its sort key: ts, venue, id). */
-function cursorAt(c: TapeColumns, i: number, order: TapeOrder): string {
-  return encodeCursor({ ts: num(c.ts_ms, i), venue: str(c.venue_s, i), id: str(c.id, i), order });
-}
-
-/** One page: `limit` trades in `order` after the cursor (which must have been issued for the same order). */
-export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
+/**
+ * `limit` stored trades in `order` after the cursor (which must have been issued for the same order), and whether
+ * more follow (the statement reads `limit + 1`).
+ */
+export async function readTapeEntries(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<{ readonly entries: TailEntry[]; readonly more: boolean }> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
   // Times as Int64 epoch ms (exact below 2^53); the symbol is the filter's (not read). No alias equals a column
@@ -145,8 +130,16 @@ WHERE ${where}
 ORDER BY ts ${dir}, venue ${dir}, id ${dir}
 LIMIT {limit:UInt32}`;
   const result = await store.queryColumns(sql, { ...params, limit: limit + 1 });
-  const columns = columnsOf(result);
-  const trades = tapeRowsOf(columns, result.rows, f.symbol, limit);
-  const more = result.rows > limit && trades.length > 0;
-  return { trades, nextCursor: more ? cursorAt(columns, trades.length - 1, order) : null };
+  const entries = entriesOf(columnsOf(result), result.rows, f.symbol, limit);
+  return { entries, more: result.rows > limit && entries.length > 0 };
+}
+
+/** One page from the store: `limit` trades in `order` after the cursor (issued for the same order). */
+export async function readTape(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<TapePage> {
+  const { entries, more } = await readTapeEntries(store, f, order, limit, cursor);
+  const last = entries[entries.length - 1];
+  return {
+    trades: entries.map((e) => e.row),
+    nextCursor: more && last !== undefined ? encodeCursor({ ts: last.ts, venue: last.venue, id: last.id, order }) : null,
+  };
 }

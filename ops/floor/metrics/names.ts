@@ -49,6 +49,10 @@ export const METRIC = {
   // query API
   apiRequestDuration: 'gex_api_request_duration_seconds',
   apiMarketCacheLookups: 'gex_api_market_cache_lookups_total',
+  apiTapeReads: 'gex_api_tape_reads_total',
+  apiTapeTailRows: 'gex_api_tape_tail_rows',
+  apiTapeTailRepaired: 'gex_api_tape_tail_repaired_total',
+  apiTapeTailSkipped: 'gex_api_tape_tail_skipped_total',
   // WebSocket feed (query-api/ws)
   wsConnections: 'gex_ws_connections',
   wsSubscriptions: 'gex_ws_subscriptions',

@@ -48,7 +48,9 @@ async function page(ctx: AppContext, request: FastifyRequest, q: TapeQuery) {
   if (q.cursor !== undefined && cursor === null) throw bad('cursor', 'not a cursor issued by /v2/tape', q.cursor);
   if (cursor !== null && cursor.order !== order) throw bad('cursor', `issued for order=${cursor.order}`, q.cursor ?? '');
   const { filter, history } = servedFilter(ctx, request, q);
-  const r = await readTape(ctx.store, filter, order, q.limit ?? DEFAULT_LIMIT, cursor);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  // The newest pages from memory when the tape tail covers them; the same rows as the store read.
+  const r = ctx.tapeTail?.page(filter, order, limit, cursor) ?? (await readTape(ctx.store, filter, order, limit, cursor));
   const data = {
     symbol: q.symbol,
     order,

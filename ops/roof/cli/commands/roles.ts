@@ -73,6 +73,8 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
       snapshots,
       // /v2/ws: this process's own consumer groups on the trade and snapshot topics (query-api/ws).
       feed: { bus: ctx.bus },
+      // /v2/tape: the newest trades per symbol in memory, followed on the same bus (query-api/tape/tail-feed.ts).
+      tapeBus: ctx.bus,
     });
     api = running;
     ctx.onShutdown(() => running.close());
