@@ -15,18 +15,24 @@ export interface PartInfo {
   readonly toS: number;
 }
 
-/** Active parts of one table: identity (name and modification time) -> bucket range. */
+/** Active parts of one table: identity (name and row count) -> bucket range. */
 export type TableParts = ReadonlyMap<string, PartInfo>;
 /** Active parts per table name (a table without parts, or missing, has no entry). */
 export type PartsSnapshot = ReadonlyMap<string, TableParts>;
 
-const PARTS_SQL = `SELECT table, name, toUInt32(modification_time) AS mtime, toUInt32(min_time) AS from_s, toUInt32(max_time) AS to_s
-FROM system.parts
-WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active`;
+/** Table names go into the SQL as literals (measured: a parameter costs ~1 ms on chDB); they are constants of serving.ts. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
-/** One statement: the active parts of `tables`. */
+/**
+ * One statement: the active parts of `tables`, keyed by name and row count (a part's name is unique within its
+ * table while the table exists; the count guards against a table dropped and re-created with the same part names).
+ * modification_time is left out: reading it costs ~1 ms (a stat per part).
+ */
 export async function readParts(store: Store, tables: readonly string[]): Promise<PartsSnapshot> {
-  const res = await store.queryColumns(PARTS_SQL, { tables: [...tables] });
+  for (const t of tables) if (!IDENTIFIER.test(t)) throw new Error(`market serving: invalid table name ${JSON.stringify(t)}`);
+  const res = await store.queryColumns(`SELECT table, name, rows, toUInt32(min_time) AS from_s, toUInt32(max_time) AS to_s
+FROM system.parts
+WHERE database = currentDatabase() AND table IN (${tables.map((t) => `'${t}'`).join(', ')}) AND active`);
   const out = new Map<string, Map<string, PartInfo>>();
   const col = (n: string) => {
     const c = res.columns[n];
@@ -35,14 +41,14 @@ export async function readParts(store: Store, tables: readonly string[]): Promis
   };
   const table = col('table');
   const name = col('name');
-  const mtime = col('mtime');
+  const rows = col('rows');
   const from = col('from_s');
   const to = col('to_s');
   for (let r = 0; r < res.rows; r++) {
     const t = String(table.values[r]);
     let parts = out.get(t);
     if (parts === undefined) out.set(t, (parts = new Map()));
-    parts.set(`${String(name.values[r])}@${Number(mtime.values[r])}`, { fromS: Number(from.values[r]), toS: Number(to.values[r]) });
+    parts.set(`${String(name.values[r])}:${Number(rows.values[r])}`, { fromS: Number(from.values[r]), toS: Number(to.values[r]) });
   }
   return out;
 }

@@ -437,19 +437,23 @@ function renderedColumn(c: Chunk, key: string, value: (j: number) => string): Re
   return r;
 }
 
-/** JSON array of a column over the slots [a, b), cut from the chunks' rendered text. */
+/**
+ * JSON array of a column over the slots [a, b), cut from the chunks' rendered text: slices of the cached text
+ * concatenated as a rope (no copy here; the response is flattened once when it is written).
+ */
 function columnJson(s: Source, a: number, b: number, key: string, value: (c: Chunk) => (j: number) => string): string {
   if (b <= a) return '[]';
-  const pieces: string[] = [];
+  let json = '[';
   for (let k = Math.floor(a / CHUNK); k * CHUNK < b; k++) {
     const c = s.chunk(k);
     const r = renderedColumn(c, key, value(c));
     const lo = Math.max(a - k * CHUNK, 0);
-    const hi = Math.min(b - k * CHUNK, CHUNK);
-    pieces.push(r.text.slice(r.offs[lo], r.offs[hi]));
+    const last = b - k * CHUNK <= CHUNK;
+    const hi = last ? b - k * CHUNK : CHUNK;
+    // Every value is followed by a comma: the last piece ends before its final one.
+    json += r.text.slice(r.offs[lo], (r.offs[hi] as number) - (last ? 1 : 0));
   }
-  const body = pieces.join('');
-  return `[${body.slice(0, -1)}]`;
+  return `${json}]`;
 }
 
 /** One view of a source on the grid: columns JSON (layout.ts' values, JSON.stringify's text) and the summary. */
@@ -464,20 +468,25 @@ function render(s: Source, grid: Grid, v: View): ServedSeries {
   let bits = 0;
   let firstMs: number | null = null;
   let lastMs: number | null = null;
-  for (let slot = a; slot < b; slot++) {
-    const k = Math.floor(slot / CHUNK);
+  for (let k = Math.floor(a / CHUNK); k * CHUNK < b; k++) {
     const c = s.chunk(k);
-    const j = slot - k * CHUNK;
-    if (!inSeries(c, present, j)) continue;
-    coverage++;
-    if (firstMs === null) firstMs = slot * s.stepMs;
-    const l = (c.cols[last] as Float64Array)[j] as number;
-    if (!Number.isNaN(l) && (lastMs === null || l > lastMs)) lastMs = l;
-    const m = (c.cols[mask] as Float64Array)[j] as number;
-    bits |= Number.isNaN(m) ? 0 : m;
+    const row = c.row;
+    const pres = present < 0 ? null : (c.cols[present] as Float64Array);
+    const lastCol = c.cols[last] as Float64Array;
+    const maskCol = c.cols[mask] as Float64Array;
+    const hi = Math.min(b - k * CHUNK, CHUNK);
+    for (let j = Math.max(a - k * CHUNK, 0); j < hi; j++) {
+      if (row[j] !== 1 || (pres !== null && !((pres[j] as number) > 0))) continue;
+      coverage++;
+      if (firstMs === null) firstMs = (k * CHUNK + j) * s.stepMs;
+      const l = lastCol[j] as number;
+      if (l === l && (lastMs === null || l > lastMs)) lastMs = l;
+      const m = maskCol[j] as number;
+      if (m === m) bits |= m;
+    }
   }
   const pkey = v.present ?? '';
-  const fields: string[] = [];
+  let out = '{';
   for (const oc of v.columns) {
     let json: string;
     if ('col' in oc) {
@@ -492,9 +501,9 @@ function render(s: Source, grid: Grid, v: View): ServedSeries {
         return inSeries(c, present, j) && !Number.isNaN(bv) && !Number.isNaN(sv) ? jsonNum(bv - sv) : 'null';
       });
     } else json = cvdJson(s, a, b, present);
-    fields.push(`${JSON.stringify(oc.out)}:${json}`);
+    out += `${out === '{' ? '' : ','}${JSON.stringify(oc.out)}:${json}`;
   }
-  return { json: `{${fields.join(',')}}`, coverage, sources: [...new Set(venuesOfMask(bits))].sort(), firstMs, lastMs };
+  return { json: `${out}}`, coverage, sources: [...new Set(venuesOfMask(bits))].sort(), firstMs, lastMs };
 }
 
 /** Running sum of delta from the window's first bucket (series.ts cvdOf: a bucket without trades is null, the sum resumes). */
@@ -503,18 +512,24 @@ function cvdJson(s: Source, a: number, b: number, present: number): string {
   const sell = s.col('sell_volume');
   const out: string[] = new Array<string>(Math.max(0, b - a));
   let running = 0;
-  for (let slot = a; slot < b; slot++) {
-    const k = Math.floor(slot / CHUNK);
+  let at = 0;
+  for (let k = Math.floor(a / CHUNK); k * CHUNK < b; k++) {
     const c = s.chunk(k);
-    const j = slot - k * CHUNK;
-    const bv = (c.cols[buy] as Float64Array)[j] as number;
-    const sv = (c.cols[sell] as Float64Array)[j] as number;
-    if (!inSeries(c, present, j) || Number.isNaN(bv) || Number.isNaN(sv)) {
-      out[slot - a] = 'null';
-      continue;
+    const row = c.row;
+    const pres = present < 0 ? null : (c.cols[present] as Float64Array);
+    const bc = c.cols[buy] as Float64Array;
+    const sc = c.cols[sell] as Float64Array;
+    const hi = Math.min(b - k * CHUNK, CHUNK);
+    for (let j = Math.max(a - k * CHUNK, 0); j < hi; j++) {
+      const bv = bc[j] as number;
+      const sv = sc[j] as number;
+      if (row[j] !== 1 || (pres !== null && !((pres[j] as number) > 0)) || bv !== bv || sv !== sv) {
+        out[at++] = 'null';
+        continue;
+      }
+      running += bv - sv;
+      out[at++] = jsonNum(running);
     }
-    running += bv - sv;
-    out[slot - a] = jsonNum(running);
   }
   return `[${out.join(',')}]`;
 }
