@@ -15,7 +15,7 @@
 import type { Store } from '../clickhouse/store.ts';
 import { readBundle } from '../query-api/market/bundle.ts';
 import type { MarketServing } from '../query-api/market/serving.ts';
-import { timestampsJson } from '../query-api/routes/market/send.ts';
+import { servedTimestamps } from '../query-api/routes/market/send.ts';
 import { timestamps, type Grid } from '../query-api/market/grid.ts';
 import { readCandles, SERIES, type TierChoice } from '../query-api/market/series.ts';
 
@@ -77,18 +77,21 @@ export async function measurePhases(store: Store, grid: Grid, what: Read, tier: 
   const t0 = performance.now();
   if (serving !== undefined) {
     const parts: string[] = [];
+    let axis: string;
     if (what === 'bundle') {
       const b = await serving.bundle(t.store, grid, 'BTCUSDT', SERIES);
       for (const [name, s] of b.series) parts.push(`,${JSON.stringify(name)}:${s === null ? 'null' : s.json}`);
+      axis = servedTimestamps(grid, b.series.values());
     } else {
       const c = await serving.candles(t.store, grid, 'BTCUSDT', 'perp');
-      parts.push(`,${c.json.slice(1, -1)}`);
+      parts.push(`,${c.body}`);
+      axis = c.timestamps;
     }
     const read = performance.now() - t0;
     const readCpu = cpuMsSince(cpu0);
     const engine = t.take();
     const j0 = performance.now();
-    let data = `{"symbol":"BTCUSDT","interval":"${grid.interval}","timestamps":${timestampsJson(grid)}`;
+    let data = `{"symbol":"BTCUSDT","interval":"${grid.interval}","timestamps":${axis}`;
     for (const p of parts) data += p;
     Buffer.from(`${data}}`);
     return { engine, layout: read - engine, json: performance.now() - j0, readCpu };

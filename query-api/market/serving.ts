@@ -105,6 +105,10 @@ const VIEWS: Readonly<Record<SeriesName, View>> = {
 /** One served series: the JSON of its columns object (`{"open":[…],…}`, as JSON.stringify of layout.ts' columns) and its summary. */
 export interface ServedSeries extends SeriesSummary {
   readonly json: string;
+  /** `json` without its braces (for splicing the columns into a larger object). */
+  readonly body: string;
+  /** JSON array of the grid's bucket starts (epoch ms), as JSON.stringify(timestamps(grid)). */
+  readonly timestamps: string;
 }
 
 export interface ServedBundle {
@@ -260,7 +264,7 @@ export class MarketServing {
   }
 
   async bundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[]): Promise<ServedBundle> {
-    if (!(await this.isLocal(store))) return fromRollUp(await readBundle(store, grid, symbol, names));
+    if (!(await this.isLocal(store))) return fromRollUp(await readBundle(store, grid, symbol, names), grid);
     const views = names.map((n) => VIEWS[n]);
     const out = await this.serve(store, grid, symbol, views);
     const series = new Map<SeriesName, ServedSeries | null>();
@@ -279,12 +283,12 @@ export class MarketServing {
   }
 
   async candles(store: Store, grid: Grid, symbol: string, market: TradeMarket): Promise<ServedSeries> {
-    if (!(await this.isLocal(store))) return served(await readCandles(store, grid, symbol, market));
+    if (!(await this.isLocal(store))) return served(await readCandles(store, grid, symbol, market), grid);
     return single(await this.serve(store, grid, symbol, [candlesView(market === 'perp' ? 'perp' : 'spot')]));
   }
 
   async openInterest(store: Store, grid: Grid, symbol: string): Promise<ServedSeries> {
-    if (!(await this.isLocal(store))) return served(await readOpenInterest(store, grid, symbol));
+    if (!(await this.isLocal(store))) return served(await readOpenInterest(store, grid, symbol), grid);
     return single(await this.serve(store, grid, symbol, [OI_VIEW]));
   }
 
@@ -441,12 +445,12 @@ function renderedColumn(c: Chunk, key: string, value: (j: number) => string): Re
  * JSON array of a column over the slots [a, b), cut from the chunks' rendered text: slices of the cached text
  * concatenated as a rope (no copy here; the response is flattened once when it is written).
  */
-function columnJson(s: Source, a: number, b: number, key: string, value: (c: Chunk) => (j: number) => string): string {
+function columnJson(s: Source, a: number, b: number, key: string, value: (c: Chunk, k: number) => (j: number) => string): string {
   if (b <= a) return '[]';
   let json = '[';
   for (let k = Math.floor(a / CHUNK); k * CHUNK < b; k++) {
     const c = s.chunk(k);
-    const r = renderedColumn(c, key, value(c));
+    const r = renderedColumn(c, key, value(c, k));
     const lo = Math.max(a - k * CHUNK, 0);
     const last = b - k * CHUNK <= CHUNK;
     const hi = last ? b - k * CHUNK : CHUNK;
@@ -486,7 +490,7 @@ function render(s: Source, grid: Grid, v: View): ServedSeries {
     }
   }
   const pkey = v.present ?? '';
-  let out = '{';
+  let body = '';
   for (const oc of v.columns) {
     let json: string;
     if ('col' in oc) {
@@ -501,9 +505,11 @@ function render(s: Source, grid: Grid, v: View): ServedSeries {
         return inSeries(c, present, j) && !Number.isNaN(bv) && !Number.isNaN(sv) ? jsonNum(bv - sv) : 'null';
       });
     } else json = cvdJson(s, a, b, present);
-    out += `${out === '{' ? '' : ','}${JSON.stringify(oc.out)}:${json}`;
+    body += `${body === '' ? '' : ','}${JSON.stringify(oc.out)}:${json}`;
   }
-  return { json: `${out}}`, coverage, sources: [...new Set(venuesOfMask(bits))].sort(), firstMs, lastMs };
+  const step = s.stepMs;
+  const timestamps = columnJson(s, a, b, 'timestamps', (_c, k) => (j) => String((k * CHUNK + j) * step));
+  return { json: `{${body}}`, body, timestamps, coverage, sources: [...new Set(venuesOfMask(bits))].sort(), firstMs, lastMs };
 }
 
 /** Running sum of delta from the window's first bucket (series.ts cvdOf: a bucket without trades is null, the sum resumes). */
@@ -534,14 +540,22 @@ function cvdJson(s: Source, a: number, b: number, present: number): string {
   return `[${out.join(',')}]`;
 }
 
-/** A series of the roll-up path in the served form. */
-export function served(s: SeriesData): ServedSeries {
-  return { json: JSON.stringify(s.columns), coverage: s.coverage, sources: s.sources, firstMs: s.firstMs, lastMs: s.lastMs };
+/** JSON array of the grid's bucket starts (epoch ms), as JSON.stringify(timestamps(grid)). */
+export function timestampsJson(grid: Grid): string {
+  const out = new Array<string>(grid.points);
+  for (let i = 0; i < grid.points; i++) out[i] = String(grid.fromMs + i * grid.stepMs);
+  return `[${out.join(',')}]`;
 }
 
-function fromRollUp(b: Awaited<ReturnType<typeof readBundle>>): ServedBundle {
+/** A series of the roll-up path in the served form. */
+export function served(s: SeriesData, grid: Grid): ServedSeries {
+  const json = JSON.stringify(s.columns);
+  return { json, body: json.slice(1, -1), timestamps: timestampsJson(grid), coverage: s.coverage, sources: s.sources, firstMs: s.firstMs, lastMs: s.lastMs };
+}
+
+function fromRollUp(b: Awaited<ReturnType<typeof readBundle>>, grid: Grid): ServedBundle {
   const series = new Map<SeriesName, ServedSeries | null>();
-  for (const [n, s] of b.series) series.set(n, s === null ? null : served(s));
+  for (const [n, s] of b.series) series.set(n, s === null ? null : served(s, grid));
   return { series, errors: b.errors };
 }
 

@@ -7,7 +7,7 @@ import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { TAG } from './candles.ts';
 import { bundleData, bundleQuery } from './schemas.ts';
-import { sendMarket, timestampsJson } from './send.ts';
+import { sendMarket, servedTimestamps } from './send.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
@@ -27,7 +27,7 @@ export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: Mark
       const names = parseSeries(q.series) ?? [...SERIES];
       const { series, errors } = await cache.bundle(ctx.store, w.grid, q.symbol, names);
       // JSON.stringify of {symbol, interval, timestamps, <series>: columns | null, …} with the columns' text as served.
-      let data = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${timestampsJson(w.grid)}`;
+      let data = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${servedTimestamps(w.grid, series.values())}`;
       for (const [name, s] of series) data += `,${JSON.stringify(name)}:${s === null ? 'null' : s.json}`;
       return sendMarket<z.output<typeof bundleData>>(
         ctx,

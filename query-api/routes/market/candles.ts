@@ -4,7 +4,7 @@ import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import type { z } from 'zod';
 import { candlesData, candlesQuery } from './schemas.ts';
-import { sendMarket, timestampsJson } from './send.ts';
+import { sendMarket } from './send.ts';
 import { servedWindow } from './window.ts';
 
 export const TAG = 'market';
@@ -26,12 +26,12 @@ export async function candlesRoute(app: ApiInstance, ctx: AppContext, cache: Mar
       const market = q.market ?? 'perp';
       const candles = await cache.candles(ctx.store, w.grid, q.symbol, market);
       // JSON.stringify of {symbol, interval, market, timestamps, ...columns}.
-      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"market":${JSON.stringify(market)},"timestamps":${timestampsJson(w.grid)}`;
+      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"market":${JSON.stringify(market)},"timestamps":${candles.timestamps}`;
       return sendMarket<z.output<typeof candlesData>>(
         ctx,
         request,
         reply,
-        `${head},${candles.json.slice(1)}`,
+        `${head},${candles.body}}`,
         marketMeta({
           now: w.now,
           symbol: q.symbol,

@@ -5,7 +5,7 @@ import type { ApiInstance, AppContext } from '../../types.ts';
 import { TAG } from './candles.ts';
 import type { z } from 'zod';
 import { marketQuery, openInterestData } from './schemas.ts';
-import { sendMarket, timestampsJson } from './send.ts';
+import { sendMarket } from './send.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/open-interest: aggregate perpetual open interest on the candles' interval grid. */
@@ -24,12 +24,12 @@ export async function openInterestRoute(app: ApiInstance, ctx: AppContext, cache
       const w = servedWindow(ctx, request, q);
       const oi = await cache.openInterest(ctx.store, w.grid, q.symbol);
       // JSON.stringify of {symbol, interval, timestamps, ...columns}.
-      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${timestampsJson(w.grid)}`;
+      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${oi.timestamps}`;
       return sendMarket<z.output<typeof openInterestData>>(
         ctx,
         request,
         reply,
-        `${head},${oi.json.slice(1)}`,
+        `${head},${oi.body}}`,
         marketMeta({
           now: w.now,
           symbol: q.symbol,
