@@ -207,6 +207,17 @@ test('served JSON equals the roll-up path through late writes, a redelivery and 
 
   // The other process saw none of it when it was built: its parts check finds every change.
   await assertSame(other, t.store, 'another process', NOW + 25 * 60_000);
+
+  // Concurrent requests on one (symbol, tier) while a late trade is written: each answer is served whole (the
+  // refreshes are serialized per tier); once the writes are done every interval answers the roll-up again.
+  const at = NOW + 26 * 60_000;
+  const grids = (['1m', '5m', '15m', '30m'] as const).map((i) => gridFor(i, 30, at));
+  await Promise.all([
+    ...grids.map((g) => sv.bundle(counted.store, g, 'BTCUSDT', SERIES)),
+    t.store.insert('perp_trades', [trade('perp', START + 2 * DAY + 30_000, 'deribit')]),
+    ...grids.map((g) => sv.candles(counted.store, g, 'BTCUSDT', 'perp')),
+  ]);
+  await assertSame(sv, counted.store, 'after concurrent requests', at);
 });
 
 test('memory bound: least recently used structures are dropped, answers unchanged', async () => {

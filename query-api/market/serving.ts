@@ -300,11 +300,13 @@ export class MarketServing {
         'SELECT engine FROM system.tables WHERE database = currentDatabase() AND name IN {tables:Array(String)}',
         { tables },
       );
-      this.local = rows.length === tables.length && rows.every((r) => r.engine.endsWith('MergeTree'));
+      // Decided once every state table exists (before the migrations ran: roll-up path, asked again next time).
+      const local = rows.every((r) => r.engine.endsWith('MergeTree'));
+      if (rows.length === tables.length || !local) this.local = local;
+      return local && rows.length === tables.length;
     } catch {
       return false; // checked again on the next request; the roll-up path reports the store's state
     }
-    return this.local;
   }
 
   /** Refreshes the sources of `views` and renders each view on the grid (or its error), under the (symbol, tier) lock. */
