@@ -168,6 +168,7 @@ export async function runMarketBench(): Promise<void> {
           `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
         );
       }
+      lines.push(`  serving structures held in-process after the three cases (1h and 1d bundle, 1m candles): ${serving.size}, ${(serving.bytes() / 1e6).toFixed(1)} MB (estimate)`);
       lines.push(`  load avg at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     } finally {
