@@ -1,14 +1,21 @@
 /**
- * Where the time of a market read goes (market bench), measured in-process on the same store as the HTTP figures:
+ * Where the time of a market read goes (market bench), measured in-process on the same store as the HTTP figures,
+ * on the serving path the routes use (query-api/market/serving.ts) or on the roll-up path (series.ts, bundle.ts):
  *   - engine: wall time during which at least one ClickHouse statement of the read was in flight (chDB runs them one
- *     after another), including the RowBinary decode of its result;
- *   - layout: the rest of the read (spreading the results onto the grid, CVD, venue masks);
- *   - json: JSON.stringify of the response's `data` (timestamps + every column), what the route's serializer does.
+ *     after another), including the RowBinary decode of its result (serving: the parts check, and the roll-up of
+ *     the buckets to re-read if any);
+ *   - layout: the rest of the read (roll-up: spreading the results onto the grid, CVD, venue masks; serving: writing
+ *     re-read rows, rendering changed chunks, the window's summary, CVD, cutting the columns' text);
+ *   - json: roll-up: JSON.stringify of the response's `data` (timestamps + every column), what the route's
+ *     serializer did; serving: the route's `data` text (timestamps + the served columns' text) encoded to UTF-8
+ *     bytes (the rope flattened once, as when it is written to the socket).
  * HTTP minus these three is routing, auth, meta, the envelope and the socket. On a loaded machine wall times stretch;
  * `readCpu` (this process's CPU during the read) does not, much.
  */
 import type { Store } from '../clickhouse/store.ts';
 import { readBundle } from '../query-api/market/bundle.ts';
+import type { MarketServing } from '../query-api/market/serving.ts';
+import { servedTimestamps } from '../query-api/routes/market/send.ts';
 import { timestamps, type Grid } from '../query-api/market/grid.ts';
 import { readCandles, SERIES, type TierChoice } from '../query-api/market/series.ts';
 
@@ -63,11 +70,32 @@ function timedStore(store: Store): { readonly store: Store; take(): number } {
 
 export type Read = 'bundle' | 'candles';
 
-/** One read of `what` on `grid` split into engine, layout and JSON time (ms). */
-export async function measurePhases(store: Store, grid: Grid, what: Read, tier: TierChoice = 'auto'): Promise<Phases> {
+/** One read of `what` on `grid` split into engine, layout and JSON time (ms): the serving path when `serving` is given. */
+export async function measurePhases(store: Store, grid: Grid, what: Read, tier: TierChoice = 'auto', serving?: MarketServing): Promise<Phases> {
   const t = timedStore(store);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
+  if (serving !== undefined) {
+    const parts: string[] = [];
+    let axis: string;
+    if (what === 'bundle') {
+      const b = await serving.bundle(t.store, grid, 'BTCUSDT', SERIES);
+      for (const [name, s] of b.series) parts.push(`,${JSON.stringify(name)}:${s === null ? 'null' : s.json}`);
+      axis = servedTimestamps(grid, b.series.values());
+    } else {
+      const c = await serving.candles(t.store, grid, 'BTCUSDT', 'perp');
+      parts.push(`,${c.body}`);
+      axis = c.timestamps;
+    }
+    const read = performance.now() - t0;
+    const readCpu = cpuMsSince(cpu0);
+    const engine = t.take();
+    const j0 = performance.now();
+    let data = `{"symbol":"BTCUSDT","interval":"${grid.interval}","timestamps":${axis}`;
+    for (const p of parts) data += p;
+    Buffer.from(`${data}}`);
+    return { engine, layout: read - engine, json: performance.now() - j0, readCpu };
+  }
   const data: Record<string, unknown> = { symbol: 'BTCUSDT', interval: grid.interval, timestamps: timestamps(grid) };
   if (what === 'bundle') {
     const b = await readBundle(t.store, grid, 'BTCUSDT', SERIES, tier);

@@ -5,8 +5,10 @@
  *   - /v2/market/bundle at 1h over 8760 hours (all six series, 8,760 points; read from the hourly tables),
  *   - /v2/market/bundle at 1d over 8760 hours (365 points; the daily tables),
  *   - /v2/market/candles at 1m over 500 hours (30,000 points; the 1-minute table),
- * cold (server cache off) and cached, each against a baseline measured in the same run: one `SELECT count()` of
- * market_trades_1m over the same range. Each request's time is split in-process into engine, layout and JSON
+ * cold (server cache off: every request goes through the serving path's change check, query-api/market/serving.ts)
+ * and cached, each against a baseline measured in the same run: one `SELECT count()` of market_trades_1m over the
+ * same range; also the first request (the serving structure built) and requests each preceded by a late trade
+ * written into a closed bucket (the changed bucket re-read). Each request's time is split in-process into engine, layout and JSON
  * (bench/market-phases.ts); the year-long 1h bundle is also read from the 1-minute tables (the pre-022 path) on
  * the same data, for the ratio.
  * Run: npm run bench -- market
@@ -21,14 +23,18 @@ import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
 import { AccountsRepository } from '../query-api/accounts/repository.ts';
+import { trade } from '../query-api/market/fixtures.ts';
 import { gridFor, type MarketInterval } from '../query-api/market/grid.ts';
 import type { TierChoice } from '../query-api/market/series.ts';
+import { MarketServing } from '../query-api/market/serving.ts';
 import { httpGet } from './http-get.ts';
 import { fillYear, MIN_S, tableRows, YEAR_MINUTES } from './market-fill.ts';
 import { cpuMsSince, measurePhases, type Phases, type Read } from './market-phases.ts';
 
 const ROUNDS = 30;
 const WARMUP = 3;
+/** Rounds of the in-process roll-up path (the pre-serving read, for the ratio). */
+const ROLLUP_ROUNDS = 10;
 
 function p(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -63,12 +69,12 @@ const CASES: readonly Case[] = [
 const urlOf = (c: Case): string => `/v2/market/${c.what}?symbol=BTCUSDT&interval=${c.interval}&hours=${c.hours}`;
 const f = (x: number): string => `${x.toFixed(1)} ms`;
 
-/** p50 of each phase over ROUNDS in-process reads. */
-async function phasesP50(store: Store, c: Case, now: number, tier: TierChoice, rounds = ROUNDS): Promise<Phases> {
+/** p50 of each phase over ROUNDS in-process reads (the serving path when `serving` is given, else the roll-up path). */
+async function phasesP50(store: Store, c: Case, now: number, tier: TierChoice, rounds = ROUNDS, serving?: MarketServing): Promise<Phases> {
   const grid = gridFor(c.interval, c.hours, now);
-  for (let i = 0; i < WARMUP; i++) await measurePhases(store, grid, c.what, tier);
+  for (let i = 0; i < WARMUP; i++) await measurePhases(store, grid, c.what, tier, serving);
   const all: Phases[] = [];
-  for (let i = 0; i < rounds; i++) all.push(await measurePhases(store, grid, c.what, tier));
+  for (let i = 0; i < rounds; i++) all.push(await measurePhases(store, grid, c.what, tier, serving));
   const at = (k: keyof Phases): number => p(all.map((x) => x[k]), 0.5);
   return { engine: at('engine'), layout: at('layout'), json: at('json'), readCpu: at('readCpu') };
 }
@@ -114,18 +120,39 @@ export async function runMarketBench(): Promise<void> {
           `(1m fill ${fillS.toFixed(1)} s); ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${ROUNDS} rounds after ${WARMUP} warm-up)`,
         '  p50 over HTTP on loopback (keep-alive, to the last byte of the body); engine / layout / JSON: p50 of in-process reads',
       ];
+      const serving = new MarketServing();
+      let late = 0;
+      /** One perpetual trade written into a closed bucket (two days ago): the next request re-reads that bucket. */
+      const lateTrade = async (): Promise<void> => {
+        late++;
+        await store.insert('perp_trades', [trade('perp', 'okx', now - 2 * 86_400_000 + late, `late-${late}`, 95_000, 0.01, 'buy')]);
+      };
       for (const c of CASES) {
         cpu = [];
+        const f0 = performance.now();
+        await get('cold', urlOf(c))();
+        const first = performance.now() - f0;
         const cold = p(await time(get('cold', urlOf(c))), 0.5);
         const coldCpu = p(cpu, 0.5);
         const size = bytes;
         const cached = p(await time(get('cached', urlOf(c))), 0.5);
         const baseline = p(await time(count(c.hours)), 0.5);
-        const phases = await phasesP50(store, c, now, 'auto');
+        const afterWrite: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          await lateTrade();
+          const w0 = performance.now();
+          await get('cold', urlOf(c))();
+          afterWrite.push(performance.now() - w0);
+        }
+        const phases = await phasesP50(store, c, now, 'auto', ROUNDS, serving);
+        const rollUp = await phasesP50(store, c, now, 'auto', ROLLUP_ROUNDS);
         lines.push(
           `  ${c.label}, ${(size / 1e6).toFixed(2)} MB`,
           `    cold (cache off)  : p50 ${f(cold)}  target < ${c.targetMs} ms: ${cold < c.targetMs ? 'OK' : `ABOVE by ${f(cold - c.targetMs)}`}; ${(cold / baseline).toFixed(1)}x baseline; CPU (client + server, one process) p50 ${f(coldCpu)}`,
+          `      first request (builds the serving structure): ${f(first)}; after a late trade written into a closed bucket before each request: p50 ${f(p(afterWrite, 0.5))} (10 rounds)`,
           `      in-process      : ${phaseLine(phases)}; HTTP, routing, meta, envelope: ${f(cold - phases.engine - phases.layout - phases.json)}`,
+          `      engine ${(phases.engine / baseline).toFixed(2)}x baseline, JSON ${(phases.json / baseline).toFixed(2)}x baseline`,
+          `      roll-up path (no serving structure), in-process p50 of ${ROLLUP_ROUNDS}: ${phaseLine(rollUp)}; read + JSON ${f(rollUp.engine + rollUp.layout + rollUp.json)} = ${((rollUp.engine + rollUp.layout + rollUp.json) / (phases.engine + phases.layout + phases.json)).toFixed(1)}x the serving path's`,
           `    server cache 30 s : p50 ${f(cached)}  ${(cached / baseline).toFixed(1)}x baseline`,
           `    baseline SELECT count() market_trades_1m, ${c.hours} h: p50 ${f(baseline)}`,
         );
@@ -141,6 +168,7 @@ export async function runMarketBench(): Promise<void> {
           `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
         );
       }
+      lines.push(`  serving structures held in-process after the three cases (1h and 1d bundle, 1m candles): ${serving.size}, ${(serving.bytes() / 1e6).toFixed(1)} MB (estimate)`);
       lines.push(`  load avg at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     } finally {

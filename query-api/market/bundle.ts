@@ -32,7 +32,8 @@ export interface BundleResult {
   readonly errors: Readonly<Partial<Record<SeriesName, string>>>;
 }
 
-function reason(err: unknown): string {
+/** Why a series could not be served (meta.extra.errors). */
+export function reasonOf(err: unknown): string {
   if (isStoreUnavailable(err)) return 'store temporarily unreachable';
   const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
   return typeof type === 'string' && type !== '' ? `query failed (${type})` : 'query failed';
@@ -53,7 +54,7 @@ export async function readBundle(store: Store, grid: Grid, symbol: string, names
     if (r.status === 'fulfilled') series.set(name, r.value);
     else {
       series.set(name, null);
-      errors[name] = reason(r.reason);
+      errors[name] = reasonOf(r.reason);
       failures.push(r.reason);
     }
   });

@@ -2,13 +2,16 @@ import { snapshotMeta, type MetaFields } from '../envelope.ts';
 import { hoursBetween, type Grid } from './grid.ts';
 import type { SeriesData } from './series.ts';
 
+/** What meta reads of a served series. */
+export type SeriesSummary = Pick<SeriesData, 'coverage' | 'sources' | 'firstMs' | 'lastMs'>;
+
 export interface WindowMetaInput {
   readonly now: number;
   readonly symbol: string;
   readonly grid: Grid;
   readonly hours: number;
   /** Served series by name (null = could not be served). */
-  readonly series: ReadonlyMap<string, SeriesData | null>;
+  readonly series: ReadonlyMap<string, SeriesSummary | null>;
   /** Extra keys merged into meta.extra (errors, quota units, history_clamp, ...). */
   readonly extra?: Readonly<Record<string, unknown>>;
   readonly historyDepthEnforced: boolean;

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { timestamps } from '../../market/grid.ts';
 import { bundleUnits, parseSeries } from '../../market/bundle.ts';
 import type { MarketReadCache } from '../../market/read-cache.ts';
 import { marketMeta } from '../../market/meta.ts';
@@ -8,6 +7,7 @@ import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { TAG } from './candles.ts';
 import { bundleData, bundleQuery } from './schemas.ts';
+import { sendMarket, servedTimestamps } from './send.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
@@ -21,17 +21,19 @@ export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: Mark
       response: responses(bundleData, { auth: true }),
     },
     config: { quotaUnits: bundleUnits },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const w = servedWindow(ctx, request, q);
       const names = parseSeries(q.series) ?? [...SERIES];
       const { series, errors } = await cache.bundle(ctx.store, w.grid, q.symbol, names);
-      const data: Record<string, unknown> = { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid) };
-      for (const [name, s] of series) data[name] = s === null ? null : s.columns;
-      return ctx.respond.ok(
+      // JSON.stringify of {symbol, interval, timestamps, <series>: columns | null, …} with the columns' text as served.
+      let data = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${servedTimestamps(w.grid, series.values())}`;
+      for (const [name, s] of series) data += `,${JSON.stringify(name)}:${s === null ? 'null' : s.json}`;
+      return sendMarket<z.output<typeof bundleData>>(
+        ctx,
         request,
-        // Columns are built from the same field lists as the schema (market/series.ts); validated in tests.
-        data as z.output<typeof bundleData>,
+        reply,
+        `${data}}`,
         marketMeta({
           now: w.now,
           symbol: q.symbol,

@@ -1,9 +1,10 @@
-import { timestamps } from '../../market/grid.ts';
 import { marketMeta } from '../../market/meta.ts';
 import type { MarketReadCache } from '../../market/read-cache.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
+import type { z } from 'zod';
 import { candlesData, candlesQuery } from './schemas.ts';
+import { sendMarket } from './send.ts';
 import { servedWindow } from './window.ts';
 
 export const TAG = 'market';
@@ -19,15 +20,18 @@ export async function candlesRoute(app: ApiInstance, ctx: AppContext, cache: Mar
       querystring: candlesQuery,
       response: responses(candlesData, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const w = servedWindow(ctx, request, q);
       const market = q.market ?? 'perp';
       const candles = await cache.candles(ctx.store, w.grid, q.symbol, market);
-      const data = { symbol: q.symbol, interval: w.interval, market, timestamps: timestamps(w.grid), ...candles.columns };
-      return ctx.respond.ok(
+      // JSON.stringify of {symbol, interval, market, timestamps, ...columns}.
+      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"market":${JSON.stringify(market)},"timestamps":${candles.timestamps}`;
+      return sendMarket<z.output<typeof candlesData>>(
+        ctx,
         request,
-        data,
+        reply,
+        `${head},${candles.body}}`,
         marketMeta({
           now: w.now,
           symbol: q.symbol,

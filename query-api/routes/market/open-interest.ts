@@ -1,10 +1,11 @@
-import { timestamps } from '../../market/grid.ts';
 import { marketMeta } from '../../market/meta.ts';
 import type { MarketReadCache } from '../../market/read-cache.ts';
 import { responses } from '../../schemas/envelope.ts';
 import type { ApiInstance, AppContext } from '../../types.ts';
 import { TAG } from './candles.ts';
+import type { z } from 'zod';
 import { marketQuery, openInterestData } from './schemas.ts';
+import { sendMarket } from './send.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/open-interest: aggregate perpetual open interest on the candles' interval grid. */
@@ -18,13 +19,17 @@ export async function openInterestRoute(app: ApiInstance, ctx: AppContext, cache
       querystring: marketQuery,
       response: responses(openInterestData, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const w = servedWindow(ctx, request, q);
       const oi = await cache.openInterest(ctx.store, w.grid, q.symbol);
-      return ctx.respond.ok(
+      // JSON.stringify of {symbol, interval, timestamps, ...columns}.
+      const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${oi.timestamps}`;
+      return sendMarket<z.output<typeof openInterestData>>(
+        ctx,
         request,
-        { symbol: q.symbol, interval: w.interval, timestamps: timestamps(w.grid), ...oi.columns },
+        reply,
+        `${head},${oi.body}}`,
         marketMeta({
           now: w.now,
           symbol: q.symbol,
