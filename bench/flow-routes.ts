@@ -7,6 +7,7 @@
  *     on which 20 new trades a second are published meanwhile) and, for the ratio, from the store (an app without
  *     the tail, the same request), and a page beyond the tail (store),
  *   - /v2/tape/flow-by-strike cold (every request a distinct `min_premium_usd`, so its 90 s cache never answers),
+ *     from the live flow book (memory) and, for the ratio, from the store,
  *   - /v2/tape/strike-heat?hours=168 cold (no cache),
  * against a bare Fastify route sending the same bytes and `SELECT 1` on the store, in the same run.
  */
@@ -83,6 +84,12 @@ export async function runFlowRoutesBench(): Promise<void> {
     const l0 = performance.now();
     await app.gex.tapeTail?.sync();
     const loadMs = performance.now() - l0;
+    const h0 = process.memoryUsage().heapUsed;
+    const b0 = performance.now();
+    await app.gex.liveFlow?.sync();
+    const bookLoadMs = performance.now() - b0;
+    const bookHeapMb = (process.memoryUsage().heapUsed - h0) / 1e6;
+    const liveTrades = Number((await store.query<{ n: string }>(`SELECT count() AS n FROM option_trades_live FINAL WHERE expiry >= toDateTime64(toDate(now(), 'UTC'), 3, 'UTC')`))[0]?.n ?? 0);
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const storeBase = await storeOnly.listen({ host: '127.0.0.1', port: 0 });
     const tapePath = '/v2/tape?symbol=BTCUSDT&limit=1000';
@@ -110,6 +117,7 @@ export async function runFlowRoutesBench(): Promise<void> {
       const deep = p50(await times(ROUNDS, () => get(`${tapePath}&to=${new Date(now - 30 * DAY).toISOString()}&from=${new Date(now - 31 * DAY).toISOString()}`)));
       const fbsRounds = Math.max(10, ROUNDS / 3);
       const fbs = p50(await times(fbsRounds, (i) => get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)));
+      const fbsStore = p50(await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)));
       const heat = p50(await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(i % 997) / 1000}`)));
       // Steady state: in production background merges keep a few parts per partition; right after a bulk fill there
       // are many. The same reads again after merging the parts (OPTIMIZE … FINAL), at other cold keys.
@@ -118,7 +126,7 @@ export async function runFlowRoutesBench(): Promise<void> {
       await store.command('OPTIMIZE TABLE option_trades_live FINAL');
       const mergeS = (performance.now() - m0) / 1000;
       const tapeMerged = p50(await times(ROUNDS, () => get(tapePath)));
-      const fbsMerged = p50(await times(fbsRounds, (i) => get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(2_000 + i) / 1000}`)));
+      const fbsMerged = p50(await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(2_000 + i) / 1000}`)));
       const heatMerged = p50(await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(2_000 + i) / 1000}`)));
       const bareP = p50(await times(ROUNDS, () => http.bare()));
       const select1 = p50(await times(ROUNDS, async () => { await store.query('SELECT 1'); }));
@@ -129,9 +137,11 @@ export async function runFlowRoutesBench(): Promise<void> {
           `    next page (cursor, tail)          : p50 ${f(page)}`,
           `    the same newest page from the store (no tail): p50 ${f(tapeStore)}; a page 30 days back (beyond the tail, store): p50 ${f(deep)}`,
           `    tail first load (${config.tapeTailRows.toLocaleString('en-US')} trades per symbol, 4 symbols): ${f(loadMs)}`,
-          `  /v2/tape/flow-by-strike cold        : p50 ${f(fbs)}  ${verdict(fbs, TARGETS.flowByStrike)}`,
+          `  /v2/tape/flow-by-strike cold (book) : p50 ${f(fbs)}  ${verdict(fbs, TARGETS.flowByStrike)}; ${(fbs / fbsStore).toFixed(2)}x the store read`,
+          `    the same from the store (no book)  : p50 ${f(fbsStore)}`,
+          `    live flow book first load: ${f(bookLoadMs)}, ${(app.gex.liveFlow === null ? 0 : liveTrades).toLocaleString('en-US')} live trades, heap +${bookHeapMb.toFixed(0)} MB`,
           `  /v2/tape/strike-heat 168 h cold     : p50 ${f(heat)}  ${verdict(heat, TARGETS.strikeHeat)}`,
-          `  after merging the parts (OPTIMIZE FINAL, ${mergeS.toFixed(0)} s): tape ${f(tapeMerged)} (${verdict(tapeMerged, TARGETS.tape)}), flow-by-strike ${f(fbsMerged)} (${verdict(fbsMerged, TARGETS.flowByStrike)}), strike-heat ${f(heatMerged)}`,
+          `  after merging the parts (OPTIMIZE FINAL, ${mergeS.toFixed(0)} s): tape ${f(tapeMerged)} (${verdict(tapeMerged, TARGETS.tape)}), flow-by-strike from the store ${f(fbsMerged)} (${verdict(fbsMerged, TARGETS.flowByStrike)}), strike-heat ${f(heatMerged)}`,
           `  baseline bare Fastify, same bytes   : p50 ${f(bareP)}`,
           `  baseline SELECT 1 (store)           : p50 ${f(select1)}`,
           '',

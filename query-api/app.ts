@@ -25,6 +25,8 @@ import { referenceRoutes } from './routes/reference/index.ts';
 import { optionsRoutes } from './routes/options/index.ts';
 import { tapeRoutes } from './routes/tape/index.ts';
 import { TapeTail } from './tape/tail-feed.ts';
+import { LiveFlow } from './tape/live-flow-feed.ts';
+import { FLOW_SYMBOLS } from '../processors/analytics/dealer.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
@@ -50,8 +52,9 @@ export interface AppDeps {
   /** The WebSocket feed /v2/ws, fed from this bus (needs `snapshots`); see ws/feed.ts. */
   readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis'>;
   /**
-   * The bus the tape tail follows (config.tapeTailRows > 0): the newest /v2/tape pages are served from memory
-   * (tape/tail-feed.ts). None: every page is read from the store.
+   * The bus the in-memory trade mirrors follow: the tape tail (config.tapeTailRows > 0: the newest /v2/tape pages
+   * from memory, tape/tail-feed.ts) and the live flow book (config.liveFlowTrades > 0: /v2/tape/flow-by-strike from
+   * memory, tape/live-flow-feed.ts). None: both routes read the store.
    */
   readonly tapeBus?: Bus;
 }
@@ -128,6 +131,10 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     deps.tapeBus !== undefined && config.tapeTailRows > 0
       ? new TapeTail({ bus: deps.tapeBus, store, symbols: SYMBOLS, capacity: config.tapeTailRows, reconcileMs: config.tapeTailReconcileMs, clock })
       : null;
+  const liveFlow =
+    deps.tapeBus !== undefined && config.liveFlowTrades > 0
+      ? new LiveFlow({ bus: deps.tapeBus, store, symbols: FLOW_SYMBOLS, capacity: config.liveFlowTrades, reconcileMs: config.liveFlowReconcileMs, clock })
+      : null;
 
   const ctx: AppContext = {
     store,
@@ -141,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     cacheHealth: deps.cacheHealth ?? (deps.snapshots !== undefined ? snapshotsHealth(deps.snapshots, clock) : defaultCacheHealth),
     snapshots: deps.snapshots ?? null,
     tapeTail,
+    liveFlow,
     historyPolicy: (request) => ({
       historyDays: request.entitlement?.historyDays ?? 0,
       enforced: request.account?.evaluation ?? true,
@@ -150,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   app.decorate('gex', ctx);
   app.addHook('onClose', async () => {
     await tapeTail?.stop();
+    await liveFlow?.stop();
     await usage.close();
     await limiter.close();
   });
@@ -166,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
   app.decorate('wsFeed', feed);
   await tapeTail?.start();
+  await liveFlow?.start();
   await app.ready();
   return app;
 }

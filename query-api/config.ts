@@ -18,6 +18,8 @@ export const API_SETTING_KEYS = [
   'marketCacheMs',
   'tapeTailRows',
   'tapeTailReconcileMs',
+  'liveFlowTrades',
+  'liveFlowReconcileMs',
   'healthPerIpPerMinute',
   'trustProxy',
   'httpBodyLimitBytes',

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
 import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
 import type { TapeTail } from './tape/tail-feed.ts';
+import type { LiveFlow } from './tape/live-flow-feed.ts';
 import type { Account, AccountCache } from './accounts/cache.ts';
 import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly snapshots: SnapshotCache | null;
   /** The newest option trades in memory (tape/tail-feed.ts); null: /v2/tape reads the store only. */
   readonly tapeTail: TapeTail | null;
+  /** The live contracts' trades in memory (tape/live-flow-feed.ts); null: flow by strike reads the store only. */
+  readonly liveFlow: LiveFlow | null;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;
 }

@@ -171,10 +171,10 @@ describe('tape tail: bus + store', () => {
   });
 
   test('an undecodable bus message is skipped and counted; the tail goes on', async () => {
-    const skippedBefore = await sample('gex_api_tape_tail_skipped_total', 'service');
+    const skippedBefore = await sample('gex_api_trade_mirror_skipped_total', 'mirror="tape-tail"');
     const good = encodeMarketEvent({ type: 'option_trade', event: trade(4_000, NOW - 1_000) });
     await bus.publish(good.topic, [{ key: good.message.key, value: Buffer.from('not avro') }, good.message]);
     await until('the good trade after the bad one arrived', () => tail.page({ symbol: 'BTCUSDT', fromMs: NOW - 2_000, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 10, null)?.trades[0]?.trade_id === '4000');
-    assert.equal((await sample('gex_api_tape_tail_skipped_total', 'service')) - skippedBefore, 1);
+    assert.equal((await sample('gex_api_trade_mirror_skipped_total', 'mirror="tape-tail"')) - skippedBefore, 1);
   });
 });

@@ -1,24 +1,22 @@
 /**
- * Keeps one SymbolTail (tail.ts) per symbol filled, so /v2/tape serves its newest pages from memory:
- *  1. subscribes this process's own consumer group to the option-trade topic (from the end of the log) and adds
- *     every trade it receives (before the store has it: the tail is as fresh as the bus);
- *  2. `settleMs` later (so the trades published before the subscription have reached the store through the raw
- *     writer), loads the newest `capacity` stored trades of the last `loadWindowMs` per symbol: this sets each
- *     tail's coverage (every trade with ts above its floor);
- *  3. every `reconcileMs`, reads the stored trades above the floor again and adds any the tail lacks (a trade
- *     published before the subscription and stored after the load, or one this consumer missed); each counts in
- *     gex_api_tape_tail_repaired_total, 0 in steady state. A failed load or reconciliation is retried at the next
- *     period; a symbol whose first load has not succeeded is served from the store.
- * A message that does not decode is skipped and counted (the raw writer dead-letters it; the store never has it).
+ * Keeps one SymbolTail (tail.ts) per symbol filled, so /v2/tape serves its newest pages from memory, through a
+ * BusMirror (bus-mirror.ts: every trade from the bus as it is published; loads from the store after the assignment):
+ *  - the first load reads the newest `capacity` stored trades of the last `loadWindowMs` per symbol: this sets each
+ *    tail's coverage (every trade with ts above its floor);
+ *  - every `reconcileMs` the stored trades of the last 15 minutes (every 20th time: all above the floor) are read
+ *    again and any the tail lacks is added (a trade published before the subscription and stored after the load,
+ *    or one this consumer missed), counted in
+ *    gex_api_tape_tail_repaired_total, 0 in steady state. A symbol whose first load has not succeeded is served
+ *    from the store.
  */
 import { Counter, Gauge } from 'prom-client';
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
+import type { Bus } from '../../ops/floor/bus/types.ts';
 import { childLogger } from '../../ops/floor/log.ts';
 import { METRIC } from '../../ops/floor/metrics/names.ts';
 import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
-import { TOPICS, type MarketSymbol, type OptionTrade } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionTrade } from '../../schemas/events.ts';
+import { BusMirror } from './bus-mirror.ts';
 import type { TapeCursor, TapeOrder } from './cursor.ts';
 import { utcDate, type TapeFilter, type TapePage } from './filter.ts';
 import { readTapeEntries } from './read.ts';
@@ -31,11 +29,17 @@ const metrics = {
   reads: registeredMetric(METRIC.apiTapeReads, () => new Counter({ name: METRIC.apiTapeReads, help: '/v2/tape pages by where they were read: tail (memory) or store', labelNames: ['source'] as const, registers })),
   rows: registeredMetric(METRIC.apiTapeTailRows, () => new Gauge({ name: METRIC.apiTapeTailRows, help: 'Option trades held in the tape tail, by symbol', labelNames: ['symbol'] as const, registers })),
   repaired: registeredMetric(METRIC.apiTapeTailRepaired, () => new Counter({ name: METRIC.apiTapeTailRepaired, help: 'Stored trades the tape tail lacked at a reconciliation (added then), by symbol', labelNames: ['symbol'] as const, registers })),
-  skipped: registeredMetric(METRIC.apiTapeTailSkipped, () => new Counter({ name: METRIC.apiTapeTailSkipped, help: 'Option-trade bus messages the tape tail could not decode', registers })),
 };
 
 /** Far enough ahead for any venue clock: the loads' upper time bound (2100-01-01). */
 const NO_END_MS = 4_102_444_800_000;
+/**
+ * A reconciliation reads the stored trades of the last 15 minutes (what a trade published before the subscription
+ * and stored after the first load looks like: the raw writer's lag is seconds); every 20th (10 min at the default
+ * period) reads the whole coverage (a gap fill's old trades in that case). Constant cost instead of 20,000 rows.
+ */
+const RECENT_MS = 15 * 60_000;
+const FULL_EVERY = 20;
 
 export interface TapeTailOptions {
   readonly bus: Bus;
@@ -59,44 +63,28 @@ export function tailEntryOf(t: OptionTrade): TailEntry {
 
 export class TapeTail {
   private readonly tails = new Map<MarketSymbol, SymbolTail>();
-  private consumer: BusConsumer | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  /** The last load / reconciliation queued (they run one after another; syncAll never rejects). */
-  private syncing: Promise<void> = Promise.resolve();
-  private stopped = false;
-  /** When the armed first load runs (wall ms); +∞ none armed. */
-  private firstAt = Number.POSITIVE_INFINITY;
-  /** The periodic loads have started. */
-  private ticking = false;
+  private readonly mirror: BusMirror;
+  /** Syncs run so far (the first and every FULL_EVERY-th read the whole coverage). */
+  private rounds = 0;
   private readonly firstLoad: Promise<void>;
   private loaded!: () => void;
 
   constructor(private readonly opts: TapeTailOptions) {
     for (const s of opts.symbols) this.tails.set(s, new SymbolTail(opts.capacity));
     this.firstLoad = new Promise((resolve) => (this.loaded = resolve));
+    this.mirror = new BusMirror({
+      name: 'tape-tail',
+      bus: opts.bus,
+      onTrade: (t) => this.onTrade(t),
+      sync: () => this.syncAll(),
+      periodMs: opts.reconcileMs,
+      ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
+    });
   }
 
   /** Subscribes (resolves once the consumer is running); the loads follow on their own. */
-  async start(): Promise<void> {
-    this.consumer = await this.opts.bus.subscribe({
-      groupId: `tape-tail-${process.pid}-${Math.random().toString(36).slice(2, 10)}`,
-      topics: [TOPICS.option_trade],
-      fromBeginning: false,
-      eachBatch: async (batch) => this.onBatch(batch),
-      // The consumer starts at the log's end as of its assignment: what was published before reaches the store.
-      onAssignment: () => this.scheduleFirstLoad(this.opts.settleMs ?? 2_000),
-    });
-    // A bus that announced no assignment yet: load anyway after a longer wait (the reconciliation repairs).
-    this.scheduleFirstLoad(Math.max(15_000, this.opts.settleMs ?? 2_000));
-  }
-
-  /** (Re)arms the first load `afterMs` from now unless it started already or an earlier one is armed. */
-  private scheduleFirstLoad(afterMs: number): void {
-    const at = Date.now() + afterMs;
-    if (this.ticking || this.stopped || at >= this.firstAt) return;
-    this.firstAt = at;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.tick(), afterMs);
+  start(): Promise<void> {
+    return this.mirror.start();
   }
 
   /** Resolves when every symbol's first load has succeeded. */
@@ -111,54 +99,27 @@ export class TapeTail {
     return p;
   }
 
-  /**
-   * One load / reconciliation of every symbol (what the timer runs), started after any in flight: it sees every
-   * trade stored before the call. Resolves when it is done.
-   */
+  /** One load / reconciliation of every symbol, after any in flight (it sees every trade stored before the call). */
   sync(): Promise<void> {
-    const run = this.syncing.then(() => this.syncAll());
-    this.syncing = run;
-    return run;
+    return this.mirror.sync();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    await this.consumer?.stop();
-    await this.syncing;
+  stop(): Promise<void> {
+    return this.mirror.stop();
   }
 
-  private onBatch(batch: ConsumedBatch): void {
-    for (const m of batch.messages) {
-      let trade: OptionTrade;
-      try {
-        const e = decodeMarketEvent(TOPICS.option_trade, m.value);
-        if (e.type !== 'option_trade') continue;
-        trade = e.event;
-      } catch (err) {
-        metrics.skipped.inc();
-        log.warn({ err, partition: m.partition, offset: m.offset }, 'option trade not decodable: skipped');
-        continue;
-      }
-      const tail = this.tails.get(trade.symbol as MarketSymbol);
-      if (tail === undefined) continue;
-      tail.add(tailEntryOf(trade));
-      metrics.rows.set({ symbol: trade.symbol }, tail.size);
-    }
-  }
-
-  private tick(): void {
-    this.ticking = true;
-    void this.sync().finally(() => {
-      if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.opts.reconcileMs);
-    });
+  private onTrade(trade: OptionTrade): void {
+    const tail = this.tails.get(trade.symbol as MarketSymbol);
+    if (tail === undefined) return;
+    tail.add(tailEntryOf(trade));
+    metrics.rows.set({ symbol: trade.symbol }, tail.size);
   }
 
   private async syncAll(): Promise<void> {
+    const full = this.rounds++ % FULL_EVERY === 0;
     for (const [symbol, tail] of this.tails) {
-      if (this.stopped) return;
       try {
-        await this.syncSymbol(symbol, tail);
+        await this.syncSymbol(symbol, tail, full);
       } catch (err) {
         log.warn({ err, symbol }, 'tape tail load failed; retried at the next reconciliation');
       }
@@ -166,10 +127,11 @@ export class TapeTail {
     if ([...this.tails.values()].every((t) => t.ready)) this.loaded();
   }
 
-  private async syncSymbol(symbol: MarketSymbol, tail: SymbolTail): Promise<void> {
+  private async syncSymbol(symbol: MarketSymbol, tail: SymbolTail, full: boolean): Promise<void> {
     const now = (this.opts.clock ?? Date.now)();
-    // First load: the window's start; then everything above the floor (which only rises).
-    const fromMs = tail.ready ? tail.floor + 1 : now - (this.opts.loadWindowMs ?? 86_400_000);
+    // First load: the window's start; then the trades of the last RECENT_MS (a full round: everything above the
+    // floor, which only rises).
+    const fromMs = !tail.ready ? now - (this.opts.loadWindowMs ?? 86_400_000) : full ? tail.floor + 1 : Math.max(tail.floor + 1, now - RECENT_MS);
     const filter: TapeFilter = { symbol, fromMs, toMs: NO_END_MS, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null };
     const { entries, more } = await readTapeEntries(this.opts.store, filter, 'desc', this.opts.capacity, null);
     // With more stored than the capacity, every trade newer than the oldest one read is in `entries`.

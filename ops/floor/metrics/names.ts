@@ -52,7 +52,10 @@ export const METRIC = {
   apiTapeReads: 'gex_api_tape_reads_total',
   apiTapeTailRows: 'gex_api_tape_tail_rows',
   apiTapeTailRepaired: 'gex_api_tape_tail_repaired_total',
-  apiTapeTailSkipped: 'gex_api_tape_tail_skipped_total',
+  apiLiveFlowReads: 'gex_api_live_flow_reads_total',
+  apiLiveFlowTrades: 'gex_api_live_flow_rows',
+  apiLiveFlowRepaired: 'gex_api_live_flow_repaired_total',
+  apiTradeMirrorSkipped: 'gex_api_trade_mirror_skipped_total',
   // WebSocket feed (query-api/ws)
   wsConnections: 'gex_ws_connections',
   wsSubscriptions: 'gex_ws_subscriptions',

@@ -45,7 +45,10 @@ export async function flowByStrikeRoute(app: ApiInstance, ctx: AppContext): Prom
       let hit = cache.get(key);
       if (hit === undefined || now - hit.at >= FLOW_CACHE_MS || now < hit.at) {
         if (cache.size >= MAX_ENTRIES) cache.clear();
-        const value = readFlowCells(ctx.store, { symbol, nowMs: now, expiryDates: expiries, minPremiumUsd, venues }).then((cells) => ({
+        const read = { nowMs: now, expiryDates: expiries, minPremiumUsd, venues };
+        // From the live flow book in memory when it holds the symbol's live trades; the same cells as the store read.
+        const held = ctx.liveFlow?.cells(symbol, read) ?? null;
+        const value = (held !== null ? Promise.resolve(held) : readFlowCells(ctx.store, { symbol, ...read })).then((cells) => ({
           ...flowByStrike(cells),
           venues: [...new Set(cells.map((c) => c.venue))].sort(),
         }));
