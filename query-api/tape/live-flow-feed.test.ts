@@ -9,10 +9,10 @@ import { optionTradeRow } from '../../clickhouse/rows.ts';
 import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
 import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
 import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
-import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
 import { encodeMarketEvent } from '../../schemas/event-codec.ts';
 import type { OptionTrade, Venue } from '../../schemas/events.ts';
 import { assertOk } from '../testing/assertions.ts';
+import { metricSample as sample } from '../testing/metric-sample.ts';
 import { migratedStore, testApp, testClock, userWithKey, type TestClock } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import type { LiveFlow } from './live-flow-feed.ts';
@@ -46,11 +46,6 @@ function trade(i: number, symbol: 'BTCUSDT' | 'ETHUSDT' = 'BTCUSDT'): OptionTrad
   };
 }
 
-async function sample(name: string, label: string): Promise<number> {
-  const text = await metricsRegistry.getSingleMetricAsString(name);
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 
 describe('live flow book: bus + store', () => {
   let t: Awaited<ReturnType<typeof migratedStore>>;

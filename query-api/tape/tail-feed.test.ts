@@ -9,10 +9,10 @@ import { optionTradeRow } from '../../clickhouse/rows.ts';
 import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
 import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
 import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
-import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
 import { encodeMarketEvent } from '../../schemas/event-codec.ts';
 import type { MarketSymbol, OptionTrade, Venue } from '../../schemas/events.ts';
 import { assertOk } from '../testing/assertions.ts';
+import { metricSample as sample } from '../testing/metric-sample.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import type { TapeTail } from './tail-feed.ts';
@@ -49,12 +49,6 @@ interface Page {
   readonly next_cursor: string | null;
 }
 
-/** A sample of a metric: the first series whose labels contain `label` (0 when none). */
-async function sample(name: string, label: string): Promise<number> {
-  const text = await metricsRegistry.getSingleMetricAsString(name);
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 const reads = (source: 'tail' | 'store'): Promise<number> => sample('gex_api_tape_reads_total', `source="${source}"`);
 const repairedBtc = (): Promise<number> => sample('gex_api_tape_tail_repaired_total', 'symbol="BTCUSDT"');
 

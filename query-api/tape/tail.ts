@@ -181,52 +181,36 @@ export class SymbolTail {
     if (this.loadedOnce) this.floorTs = Math.max(this.floorTs, this.droppedTs);
   }
 
-  /** First index whose key is ≥ k. */
-  private lowerBound(k: Key): number {
+  /** First index whose entry is not `before` (entries are sorted, so `before` holds for a prefix). */
+  private bisect(before: (e: TailEntry) => boolean): number {
     let lo = 0;
     let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareKeys(this.entries[mid] as TailEntry, k) < 0) lo = mid + 1;
+      if (before(this.entries[mid] as TailEntry)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
+  }
+
+  /** First index whose key is ≥ k. */
+  private lowerBound(k: Key): number {
+    return this.bisect((e) => compareKeys(e, k) < 0);
   }
 
   /** First index whose key is > k. */
   private upperBound(k: Key): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareKeys(this.entries[mid] as TailEntry, k) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.bisect((e) => compareKeys(e, k) <= 0);
   }
 
   /** First index with ts ≥ t. */
   private lowerBoundTs(t: number): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid] as TailEntry).ts < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.bisect((e) => e.ts < t);
   }
 
   /** First index with ts > t. */
   private upperBoundTs(t: number): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid] as TailEntry).ts <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.bisect((e) => e.ts <= t);
   }
 }
 
