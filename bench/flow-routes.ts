@@ -81,6 +81,8 @@ export async function runFlowRoutesBench(): Promise<void> {
     const config = apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 });
     const app = await buildApp({ store, config, logger: false, requestLogging: false, clock, tapeBus: bus });
     const storeOnly = await buildApp({ store, config, logger: false, requestLogging: false, clock });
+    await app.gex.tapeTail?.start();
+    await app.gex.liveFlow?.start();
     const l0 = performance.now();
     await app.gex.tapeTail?.sync();
     const loadMs = performance.now() - l0;

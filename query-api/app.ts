@@ -174,8 +174,11 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   }
   const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
   app.decorate('wsFeed', feed);
-  await tapeTail?.start();
-  await liveFlow?.start();
+  // The trade mirrors subscribe in the background (a Kafka group join takes seconds): until their first load the
+  // tape and flow-by-strike routes read the store; a bus that refuses leaves them on the store for good.
+  for (const [name, mirror] of [['tape tail', tapeTail], ['live flow book', liveFlow]] as const) {
+    mirror?.start().catch((err: unknown) => app.log.warn({ err }, `${name}: bus subscription failed; the route reads the store`));
+  }
   await app.ready();
   return app;
 }

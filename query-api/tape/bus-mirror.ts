@@ -36,6 +36,7 @@ export interface BusMirrorOptions {
 
 export class BusMirror {
   private consumer: BusConsumer | null = null;
+  private starting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -45,10 +46,18 @@ export class BusMirror {
 
   constructor(private readonly opts: BusMirrorOptions) {}
 
-  /** Subscribes (resolves once the consumer is running); the syncs follow on their own. */
-  async start(): Promise<void> {
+  /**
+   * Subscribes (resolves once the consumer is running; rejects when the bus refuses); the syncs follow on their own.
+   * Until the first sync the mirror answers nothing, so a caller may go on without waiting.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.subscribe();
+    return this.starting;
+  }
+
+  private async subscribe(): Promise<void> {
     const settle = this.opts.settleMs ?? 2_000;
-    this.consumer = await this.opts.bus.subscribe({
+    const consumer = await this.opts.bus.subscribe({
       groupId: `${this.opts.name}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`,
       topics: [TOPICS.option_trade],
       fromBeginning: false,
@@ -56,6 +65,11 @@ export class BusMirror {
       // The consumer starts at the log's end as of its assignment: what was published before reaches the store.
       onAssignment: () => this.armFirst(settle),
     });
+    this.consumer = consumer;
+    if (this.stopped) {
+      await consumer.stop();
+      return;
+    }
     // A bus that announced no assignment yet: sync anyway after a longer wait (the next sync repairs).
     this.armFirst(Math.max(15_000, settle));
   }
@@ -76,6 +90,8 @@ export class BusMirror {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.starting?.catch(() => undefined);
     if (this.timer !== null) clearTimeout(this.timer);
     await this.consumer?.stop();
     await this.queue;

@@ -93,6 +93,7 @@ describe('live flow book: bus + store', () => {
     storeOnly = await testApp(t.store, {}, { clock });
     assert.ok(withBook.gex.liveFlow !== null && storeOnly.gex.liveFlow === null);
     flow = withBook.gex.liveFlow;
+    await flow.start(); // the app subscribes in the background: joined before anything is published
     await flow.sync();
   });
   after(async () => {

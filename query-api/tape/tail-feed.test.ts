@@ -104,6 +104,7 @@ describe('tape tail: bus + store', () => {
     storeOnly = await testApp(t.store, {}, { clock });
     assert.ok(withTail.gex.tapeTail !== null && storeOnly.gex.tapeTail === null);
     tail = withTail.gex.tapeTail;
+    await tail.start(); // the app subscribes in the background: joined before anything is published
     await tail.sync();
     await tail.ready();
   });
@@ -171,4 +172,27 @@ describe('tape tail: bus + store', () => {
     await until('the good trade after the bad one arrived', () => tail.page({ symbol: 'BTCUSDT', fromMs: NOW - 2_000, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 10, null)?.trades[0]?.trade_id === '4000');
     assert.equal((await sample('gex_api_trade_mirror_skipped_total', 'mirror="tape-tail"')) - skippedBefore, 1);
   });
+});
+
+test('a bus that refuses the subscription leaves /v2/tape and flow-by-strike on the store; the app starts and closes', async () => {
+  const t = await migratedStore();
+  const bus = new MemoryBus({ clientId: 'no-topics' }); // no topics created: subscribe rejects
+  try {
+    await t.store.insert('option_trades', [optionTradeRow(trade(1, NOW - 60_000))], { dedupToken: 'one' });
+    const key = await userWithKey(t.store, { userId: 'pro', plan: 'bundle_monthly' });
+    const app = await testApp(t.store, {}, { clock: testClock(NOW), tapeBus: bus });
+    try {
+      await assert.rejects(app.gex.tapeTail?.start() ?? Promise.resolve(), /topic/);
+      const r = await app.inject({ method: 'GET', url: '/v2/tape?symbol=BTCUSDT', headers: { 'x-api-key': key } });
+      assert.deepEqual(assertOk<Page>(r).data.trades.map((x) => x.trade_id), ['1']);
+      assert.equal(app.gex.tapeTail?.page({ symbol: 'BTCUSDT', fromMs: 0, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 1, null), null);
+      const f = await app.inject({ method: 'GET', url: '/v2/tape/flow-by-strike?symbol=BTCUSDT', headers: { 'x-api-key': key } });
+      assert.equal(f.statusCode, 200);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await bus.close();
+    await t.dispose();
+  }
 });
