@@ -27,7 +27,7 @@ const log = childLogger('tape-tail');
 const registers = [metricsRegistry];
 const metrics = {
   reads: registeredMetric(METRIC.apiTapeReads, () => new Counter({ name: METRIC.apiTapeReads, help: '/v2/tape pages by where they were read: tail (memory) or store', labelNames: ['source'] as const, registers })),
-  rows: registeredMetric(METRIC.apiTapeTailRows, () => new Gauge({ name: METRIC.apiTapeTailRows, help: 'Option trades held in the tape tail, by symbol', labelNames: ['symbol'] as const, registers })),
+  rows: registeredMetric(METRIC.apiTapeTailRows, () => new Gauge({ name: METRIC.apiTapeTailRows, help: 'Option trades held in the tape tail, by symbol (as of the last load or reconciliation)', labelNames: ['symbol'] as const, registers })),
   repaired: registeredMetric(METRIC.apiTapeTailRepaired, () => new Counter({ name: METRIC.apiTapeTailRepaired, help: 'Stored trades the tape tail lacked at a reconciliation (added then), by symbol', labelNames: ['symbol'] as const, registers })),
 };
 
@@ -112,7 +112,6 @@ export class TapeTail {
     const tail = this.tails.get(trade.symbol as MarketSymbol);
     if (tail === undefined) return;
     tail.add(tailEntryOf(trade));
-    metrics.rows.set({ symbol: trade.symbol }, tail.size);
   }
 
   private async syncAll(): Promise<void> {

@@ -4,16 +4,16 @@ import type { Grid } from '../../market/grid.ts';
 import { timestampsJson, type ServedSeries } from '../../market/serving.ts';
 import type { AppContext } from '../../types.ts';
 
-/**
- * Sends a market answer whose `data` is already JSON (serving.ts renders the columns' text): spliced into the
- * envelope as is; under RESPONSE_VALIDATION parsed back and sent as an object so the schema checks it.
- */
 /** The axis of an answer: the served series' (cut from the serving structure), else computed. */
 export function servedTimestamps(grid: Grid, series: Iterable<ServedSeries | null>): string {
   for (const s of series) if (s !== null) return s.timestamps;
   return timestampsJson(grid);
 }
 
+/**
+ * Sends a market answer whose `data` is already JSON (serving.ts renders the columns' text): spliced into the
+ * envelope as is; under RESPONSE_VALIDATION parsed back and sent as an object so the schema checks it.
+ */
 export function sendMarket<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, dataJson: string, meta: MetaFields): SuccessEnvelope<T> {
   if (ctx.config.responseValidation) return ctx.respond.ok(request, JSON.parse(dataJson) as T, meta);
   // A body that is not an object bypasses the serializer; the typed handler expects the envelope object (as in
