@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'ops/roof/kafka/lib/**', 'ops/roof/kafka/target/**', '.tmp/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'ops/kafka/lib/**', 'ops/kafka/target/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

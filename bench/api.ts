@@ -35,10 +35,10 @@ import { createStore } from '../clickhouse/store.ts';
 import { AccountsRepository } from '../query-api/accounts/repository.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
-import { syntheticChain } from '../processors/analytics/synthetic-chain.ts';
+import { syntheticChain } from '../processors/analytics/testing/synthetic-chain.ts';
 import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { levelsOf } from '../processors/snapshots/levels-step.ts';
-import { SnapshotCache } from '../query-api/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../query-api/gex/snapshot-cache.ts';
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
 import { steadyLoad, type SteadyResult } from './steady-load.ts';
 

@@ -4,7 +4,7 @@
  * deribit and bybit, published greeks (Black-76 values ×1.05, so the units guard keeps them). For the benchmarks.
  */
 import { greeks, price, pricingT } from '../processors/analytics/black76.ts';
-import { prng } from '../processors/analytics/synthetic-chain.ts';
+import { prng } from '../processors/analytics/testing/synthetic-chain.ts';
 import type { ChainSnapshot } from '../processors/analytics/types.ts';
 import type { NamedInstrument } from '../processors/snapshots/chain.ts';
 import { chainRows } from '../processors/snapshots/option-chain.ts';

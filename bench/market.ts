@@ -23,7 +23,7 @@ import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
 import { AccountsRepository } from '../query-api/accounts/repository.ts';
-import { trade } from '../query-api/market/fixtures.ts';
+import { trade } from '../query-api/market/testing/fixtures.ts';
 import { gridFor, type MarketInterval } from '../query-api/market/grid.ts';
 import type { TierChoice } from '../query-api/market/series.ts';
 import { MarketServing } from '../query-api/market/serving.ts';

@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { migrate } from '../clickhouse/migrate.ts';
 import { createStore, type Store } from '../clickhouse/store.ts';
 import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
-import { syntheticChain } from '../processors/analytics/synthetic-chain.ts';
+import { syntheticChain } from '../processors/analytics/testing/synthetic-chain.ts';
 import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
 import { levelsOf } from '../processors/snapshots/levels-step.ts';
 import { chainRows } from '../processors/snapshots/option-chain.ts';
@@ -24,7 +24,7 @@ import { CHAIN_TIERS, storeChainRows } from '../processors/snapshots/option-chai
 import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
-import { SnapshotCache } from '../query-api/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../query-api/gex/snapshot-cache.ts';
 import { quotedInstruments } from './chain-quotes-fixture.ts';
 import { benchClient, benchKey, ms as f, quantile as q, timesMs as times, verdict } from './http-bench.ts';
 

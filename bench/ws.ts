@@ -15,14 +15,14 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MemoryBus } from '../ops/floor/bus/memory-bus.ts';
-import { ensureProductTopics } from '../ops/floor/bus/topics.ts';
-import { metricsRegistry } from '../ops/floor/metrics/registry.ts';
+import { MemoryBus } from '../bus/memory-bus.ts';
+import { ensureProductTopics } from '../bus/topics.ts';
+import { metricsRegistry } from '../platform/metrics/registry.ts';
 import { decodeMarketEvent, encodeMarketEvent } from '../schemas/event-codec.ts';
 import { TOPICS, type OptionTrade } from '../schemas/events.ts';
 import { buildApp } from '../query-api/app.ts';
 import { apiConfig } from '../query-api/config.ts';
-import { SnapshotCache } from '../query-api/snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../query-api/gex/snapshot-cache.ts';
 import { migratedStore, userWithKey } from '../query-api/testing/harness.ts';
 import { tapeRow } from '../query-api/tape/tape-row.ts';
 

@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import(new URL('../ops/roof/cli/main.ts', import.meta.url).href);
+await import(new URL('../app/cli/main.ts', import.meta.url).href);

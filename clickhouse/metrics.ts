@@ -1,6 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
-import { metricsRegistry } from '../ops/floor/metrics/registry.ts';
-import { METRIC } from '../ops/floor/metrics/names.ts';
+import { metricsRegistry } from '../platform/metrics/registry.ts';
+import { METRIC } from '../platform/metrics/names.ts';
 
 /** Store metrics, registered once per process on the shared registry. */
 export const storeMetrics = {

@@ -1,8 +1,8 @@
-import { loadConfig, type Config } from '../ops/floor/config/settings.ts';
+import { loadConfig, type Config } from '../platform/settings.ts';
 
 /**
  * The settings of the query API (the `api` role): a slice of the product's settings table
- * (ops/floor/config/settings.ts, where each row has its variable, flag, default and description; `gex --help` lists
+ * (platform/settings.ts, where each row has its variable, flag, default and description; `gex --help` lists
  * them). Precedence: flag > environment > default.
  */
 export const API_SETTING_KEYS = [

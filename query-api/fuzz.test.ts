@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SnapshotCache } from './snapshots/snapshot-cache.ts';
+import { SnapshotCache } from './gex/snapshot-cache.ts';
 import { fuzzApp, injectionSweep, INJECTIONS, registeredPaths, routeParams } from './testing/fuzz.ts';
 import { C, seedGex } from './testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from './testing/harness.ts';

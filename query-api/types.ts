@@ -2,15 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '../clickhouse/store.ts';
-import type { SnapshotCache } from './snapshots/snapshot-cache.ts';
+import type { SnapshotCache } from './gex/snapshot-cache.ts';
 import type { TapeTail } from './tape/tail-feed.ts';
 import type { LiveFlow } from './tape/live-flow-feed.ts';
 import type { Account, AccountCache } from './accounts/cache.ts';
 import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
 import type { ApiConfig } from './config.ts';
-import type { Responder } from './envelope.ts';
-import type { HistoryPolicy } from './history/clamp.ts';
+import type { Responder } from './envelope/envelope.ts';
+import type { HistoryPolicy } from './limits/history-clamp.ts';
 import type { LimitDecision, RateLimiter } from './limits/limiter.ts';
 import type { UsageRecorder } from './limits/usage.ts';
 

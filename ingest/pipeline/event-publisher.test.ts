@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
-import type { BusMessage } from '../../ops/floor/bus/types.ts';
+import { MemoryBus } from '../../bus/memory-bus.ts';
+import type { BusMessage } from '../../bus/types.ts';
 import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
 import type { MarketEvent } from '../../schemas/events.ts';
 import { TOPICS } from '../../schemas/events.ts';

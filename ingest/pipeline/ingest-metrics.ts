@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
-import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
-import { METRIC } from '../../ops/floor/metrics/names.ts';
+import { metricsRegistry } from '../../platform/metrics/registry.ts';
+import { METRIC } from '../../platform/metrics/names.ts';
 
 export const ingestMetrics = {
   events: new Counter({

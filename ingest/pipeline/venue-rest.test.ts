@@ -4,9 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { childLogger } from '../../ops/floor/log.ts';
-import { RestPoller } from '../ws/rest-poller.ts';
-import type { GapFillSpec, VenueConnectorSpec } from '../types.ts';
+import { childLogger } from '../../platform/log.ts';
+import { RestPoller } from '../transport/rest-poller.ts';
+import type { GapFillSpec, VenueConnectorSpec } from '../connector/types.ts';
 import { CapturingPublisher } from './testing/capturing-publisher.ts';
 import { VenueRest } from './venue-rest.ts';
 import { VenueSink } from './venue-sink.ts';

@@ -1,13 +1,13 @@
 import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
-import type { VenueConnectorSpec } from '../types.ts';
-import type { ReconnectPolicy, SocketEvent } from '../ws/resilient-socket.ts';
-import { RestPoller } from '../ws/rest-poller.ts';
+import type { VenueConnectorSpec } from '../connector/types.ts';
+import type { ReconnectPolicy, SocketEvent } from '../transport/resilient-socket.ts';
+import { RestPoller } from '../transport/rest-poller.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { VenueSink } from './venue-sink.ts';
 import { VenueRest } from './venue-rest.ts';
 import { VenueSockets } from './venue-sockets.ts';
 import { scheduleStartFill } from './start-fill.ts';
-import { childLogger } from '../../ops/floor/log.ts';
+import { childLogger } from '../../platform/log.ts';
 
 export { socketHeartbeat } from './venue-sockets.ts';
 

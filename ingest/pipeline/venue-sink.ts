@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MarketEvent } from '../../schemas/events.ts';
-import { duplicateTradesTotal, observeVenueLag } from '../ws/metrics.ts';
+import { duplicateTradesTotal, observeVenueLag } from '../transport/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { RecentIds } from './recent-ids.ts';
 

@@ -110,6 +110,6 @@ test('started role: every source once at start (13F: primary document then table
   assert.equal(done[0]?.status, 'loaded');
   assert.equal(await count("SELECT count() AS n FROM filings_13f FINAL WHERE filer_cik = '0000000103'"), '1');
   assert.throws(() => sourcesSchema.parse([{ name: 'x', kind: 'etf', urls: ['not a url'], every: 'day', hour_utc: 1 }]));
-  const example = sourcesSchema.parse(JSON.parse(readFileSync(new URL('../../ops/roof/reference-sources.example.json', import.meta.url), 'utf8')));
+  const example = sourcesSchema.parse(JSON.parse(readFileSync(new URL('../../ops/reference-sources.example.json', import.meta.url), 'utf8')));
   assert.deepEqual(example.filter((s) => s.kind === 'cot').map((s) => new URL(s.urls[0] ?? '').pathname.split('/').pop()), ['FinFutWk.txt', 'FinComWk.txt', 'deafut.txt', 'f_disagg.txt', 'fut_fin_txt_2026.zip', 'deacot2026.zip']);
 });

@@ -7,7 +7,7 @@ import { ETF_ASSETS, ETF_REGIONS } from './targets.ts';
 
 /**
  * The scheduled fetcher role: pulls each configured source (URLs in a JSON file, see
- * ops/roof/reference-sources.example.json) on its publication schedule over HTTP and loads it through the
+ * ops/reference-sources.example.json) on its publication schedule over HTTP and loads it through the
  * same loader as `gex load`. A source whose bytes did not change since its last load (HTTP 304 on
  * If-None-Match / If-Modified-Since, or the same SHA-256) is not reloaded. Failures (network, HTTP status,
  * invalid rows) are logged and retried at the next scheduled run; they never stop the role.

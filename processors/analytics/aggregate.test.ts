@@ -6,7 +6,7 @@ import { buildVenueRows, levelsFromRows, selectRows } from './aggregate.ts';
 import type { SnapshotMeta } from './aggregate.ts';
 import { computeLevelsFromChain } from './chain-file.ts';
 import { ALL_INCLUDES } from './levels.ts';
-import { prng, shuffled, syntheticChain } from './synthetic-chain.ts';
+import { prng, shuffled, syntheticChain } from './testing/synthetic-chain.ts';
 import type { ChainSnapshot, DealerModel } from './types.ts';
 
 const VENUE_SET: readonly Venue[] = ['deribit', 'okx', 'bybit', 'binance'];

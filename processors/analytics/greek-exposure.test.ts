@@ -5,7 +5,7 @@ import { prepareChain } from './gex.ts';
 import { GREEKS, GREEK_UNITS, dollarExposure, isGreek, unitGreek } from './greek-exposure.ts';
 import { greekExposures } from './greeks-data.ts';
 import type { GreekQuery } from './greeks-data.ts';
-import { DAY_MS, chain115, chainOf, inst } from './test-chains.ts';
+import { DAY_MS, chain115, chainOf, inst } from './testing/test-chains.ts';
 import type { ChainSnapshot } from './types.ts';
 
 function near(got: number, want: number, tol: number, what: string): void {

@@ -4,7 +4,7 @@ import { prepareChain } from './gex.ts';
 import { dollarExposure, unitGreek } from './greek-exposure.ts';
 import { greekExposures } from './greeks-data.ts';
 import { greekSurfaces, surface3d } from './greek-surfaces.ts';
-import { DAY_MS, chainOf, inst } from './test-chains.ts';
+import { DAY_MS, chainOf, inst } from './testing/test-chains.ts';
 
 function near(got: number | null | undefined, want: number, tol: number, what: string): void {
   assert.ok(typeof got === 'number' && Math.abs(got - want) <= tol, `${what}: got ${got}, want ${want} ± ${tol}`);

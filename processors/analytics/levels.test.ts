@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { computeLevelsFromChain } from './chain-file.ts';
 import { rankCandidates } from './levels.ts';
 import { gamma } from './black76.ts';
-import { DAY_MS, chain115, chainOf, inst } from './test-chains.ts';
+import { DAY_MS, chain115, chainOf, inst } from './testing/test-chains.ts';
 
 function near(got: number | null | undefined, want: number, tol: number, what: string): void {
   assert.ok(typeof got === 'number' && Math.abs(got - want) <= tol, `${what}: got ${got}, want ${want} ± ${tol}`);

@@ -4,7 +4,7 @@ import { contractGex } from './gex.ts';
 import { gamma } from './black76.ts';
 import { buildVenueRows } from './snapshot-row.ts';
 import { STRESS_SHOCKS_PCT, modelProfile, shockValues, sumArrays, zeroGammaOf } from './stress.ts';
-import { chain115, chainOf, inst } from './test-chains.ts';
+import { chain115, chainOf, inst } from './testing/test-chains.ts';
 
 test('§11.5 chain: shock 0 = net GEX +$2,230,237, zero gamma 98,988.13', () => {
   const [row] = buildVenueRows(chain115());

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { migrate } from '../../clickhouse/migrate.ts';
 import { optionTradeRow } from '../../clickhouse/rows.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { prng } from '../analytics/synthetic-chain.ts';
+import { prng } from '../analytics/testing/synthetic-chain.ts';
 import { inventoryAsOf } from '../snapshots/inventory.ts';
 import { compareEntries, inventoryMap } from './book.ts';
 import type { BookEntry } from './book.ts';

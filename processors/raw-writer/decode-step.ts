@@ -3,7 +3,7 @@ import { TOPICS, type DeadLetter } from '../../schemas/events.ts';
 import { decodeMarketEvent } from '../../schemas/event-codec.ts';
 import { avroCodec } from '../../schemas/avro/codec.ts';
 import { toRawRow, deadLetterRow, RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
-import type { ConsumedMessage } from '../../ops/floor/bus/types.ts';
+import type { ConsumedMessage } from '../../bus/types.ts';
 
 /**
  * One bus message -> one raw-table row. Tagged result: `row` for a decoded event (dead letters published by the

@@ -2,12 +2,12 @@ import { Counter } from 'prom-client';
 import { TOPICS } from '../../schemas/events.ts';
 import { RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
-import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
-import { METRIC } from '../../ops/floor/metrics/names.ts';
-import { childLogger } from '../../ops/floor/log.ts';
-import { ok, runStep, type PipelineStep } from '../../ops/floor/steps/step-runner.ts';
-import type { RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '../../bus/types.ts';
+import { metricsRegistry } from '../../platform/metrics/registry.ts';
+import { METRIC } from '../../platform/metrics/names.ts';
+import { childLogger } from '../../platform/log.ts';
+import { ok, runStep, type PipelineStep } from '../../platform/steps/step-runner.ts';
+import type { RetryPolicy } from '../../platform/steps/retry-policy.ts';
 import { decodeStep } from './decode-step.ts';
 import { CoalescingSink, type BatchRows } from './coalescing-sink.ts';
 

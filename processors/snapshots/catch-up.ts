@@ -1,10 +1,10 @@
 import type { Store } from '../../clickhouse/store.ts';
-import type { Logger } from '../../ops/floor/log.ts';
+import type { Logger } from '../../platform/log.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { ticksBetween } from './clock.ts';
 import type { SnapshotConfig } from './config.ts';
 import { snapshotMetrics } from './metrics.ts';
-import { lastCompletedTick } from './snapshot-reads.ts';
+import { lastCompletedTick } from './processor-reads.ts';
 
 export interface PlannedTick {
   readonly symbol: MarketSymbol;

@@ -1,6 +1,6 @@
-import type { Logger } from '../../ops/floor/log.ts';
-import type { RetryPolicy } from '../../ops/floor/steps/retry-policy.ts';
-import { ok, runStep, type PipelineStep } from '../../ops/floor/steps/step-runner.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { RetryPolicy } from '../../platform/steps/retry-policy.ts';
+import { ok, runStep, type PipelineStep } from '../../platform/steps/step-runner.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { runCycle, type CycleContext, type CycleResult } from './cycle.ts';
 import { AbortedError } from './durability.ts';

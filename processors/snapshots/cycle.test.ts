@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { migrate } from '../../clickhouse/migrate.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
 import type { Store } from '../../clickhouse/store.ts';
-import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
-import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
+import { MemoryBus } from '../../bus/memory-bus.ts';
+import { ensureProductTopics } from '../../bus/topics.ts';
 import { avroCodec } from '../../schemas/avro/codec.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import type { AnalyticsSnapshot } from '../../schemas/events.ts';
@@ -72,7 +72,7 @@ describe('snapshot cycle on a hand-built market', () => {
     assert.deepEqual([o?.inv_contracts, o?.inv_net, o?.oi_total, o?.has_inventory, o?.skipped_no_iv], [0, 0, 150, false, 1]);
     assert.equal(r.snapshot.coverage, 825 / 2670);
 
-    // gex_levels payloads give exactly the pure numbers (query-api/snapshots/as-of.test.ts reads them back)
+    // gex_levels payloads give exactly the pure numbers (query-api/gex/as-of.test.ts reads them back)
     const stored = await store.query<{ model: string; positioning: string; payload: string; hvl: number | null; spot: number; perp_price: number }>(
       'SELECT model, positioning, payload, hvl, spot, perp_price FROM gex_levels ORDER BY model',
     );

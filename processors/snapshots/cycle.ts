@@ -7,7 +7,7 @@
  * gex_levels and gamma_flow always describe the stored rows.
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/floor/bus/types.ts';
+import type { Bus } from '../../bus/types.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import type { DealerModel } from '../analytics/types.ts';
@@ -20,7 +20,7 @@ import type { SnapshotLevels } from './levels-step.ts';
 import { snapshotMetrics } from './metrics.ts';
 import { loadStateAsOf } from './rebuild.ts';
 import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
-import { lastGammaFlowPoint, rowsAt } from './snapshot-reads.ts';
+import { lastGammaFlowPoint, rowsAt } from './processor-reads.ts';
 import type { MarketState } from './state.ts';
 import { publishSnapshot, storeLevelsAndFlow, storeSnapshotRows } from './write-step.ts';
 import { storeStressRows } from './stress-record.ts';

@@ -22,8 +22,8 @@
  *   crash is completed from those rows. Ticks that start more than one interval late are computed the same way.
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/floor/bus/types.ts';
-import { childLogger } from '../../ops/floor/log.ts';
+import type { Bus } from '../../bus/types.ts';
+import { childLogger } from '../../platform/log.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { DealerFlow } from '../dealer-flow/dealer-flow.ts';

@@ -1,5 +1,5 @@
-import type { Bus, BusConsumer, ConsumedBatch } from '../../ops/floor/bus/types.ts';
-import type { Logger } from '../../ops/floor/log.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '../../bus/types.ts';
+import type { Logger } from '../../platform/log.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import { decodeMarketEvent } from '../../schemas/event-codec.ts';
 import type { SnapshotConfig } from './config.ts';

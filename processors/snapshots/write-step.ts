@@ -5,7 +5,7 @@
  * numbers (the first stored version wins).
  */
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/floor/bus/types.ts';
+import type { Bus } from '../../bus/types.ts';
 import { TOPICS } from '../../schemas/events.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { encodeSnapshot } from '../../schemas/event-codec.ts';

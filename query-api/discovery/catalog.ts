@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { endpointEntry, endpointParam } from '../schemas/discovery.ts';
+import type { endpointEntry, endpointParam } from './schemas.ts';
 
 export type EndpointEntry = z.output<typeof endpointEntry>;
 type EndpointParam = z.output<typeof endpointParam>;

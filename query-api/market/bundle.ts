@@ -1,63 +1,55 @@
-import type { Store } from '../../clickhouse/store.ts';
-import { isStoreUnavailable } from '../store-errors.ts';
-import type { Grid } from './grid.ts';
-import { readSeries, SERIES, type SeriesData, type SeriesName, type TierChoice } from './series.ts';
+import type { z } from 'zod';
+import { bundleUnits, parseSeries } from './bundle-series.ts';
+import type { MarketReadCache } from './read-cache.ts';
+import { marketMeta } from './meta.ts';
+import { SERIES } from './series.ts';
+import { responses } from '../envelope/envelope-schemas.ts';
+import type { ApiInstance, AppContext } from '../types.ts';
+import { TAG } from './candles.ts';
+import { bundleData, bundleQuery } from './schemas.ts';
+import { sendMarket, servedTimestamps } from './send.ts';
+import { servedWindow } from './window.ts';
 
-/** Parses the `series` CSV: the distinct names in request order, or null when one is not a series. */
-export function parseSeries(csv: string | undefined): SeriesName[] | null {
-  if (csv === undefined) return [...SERIES];
-  const names = csv.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-  if (names.length === 0) return null;
-  const out: SeriesName[] = [];
-  for (const n of names) {
-    if (!(SERIES as readonly string[]).includes(n)) return null;
-    if (!out.includes(n as SeriesName)) out.push(n as SeriesName);
-  }
-  return out;
-}
-
-/** Quota units of a bundle request, from the raw query (before validation): one per distinct valid series. */
-export function bundleUnits(query: unknown): number {
-  const raw = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)['series'] : undefined;
-  if (raw === undefined) return SERIES.length;
-  const csv = Array.isArray(raw) ? raw.join(',') : String(raw);
-  const valid = new Set(csv.split(',').map((s) => s.trim()).filter((s) => (SERIES as readonly string[]).includes(s)));
-  return Math.max(1, valid.size);
-}
-
-export interface BundleResult {
-  /** Per requested series: its data, or null when it could not be served. */
-  readonly series: ReadonlyMap<SeriesName, SeriesData | null>;
-  /** Why a series is null. */
-  readonly errors: Readonly<Partial<Record<SeriesName, string>>>;
-}
-
-/** Why a series could not be served (meta.extra.errors). */
-export function reasonOf(err: unknown): string {
-  if (isStoreUnavailable(err)) return 'store temporarily unreachable';
-  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
-  return typeof type === 'string' && type !== '' ? `query failed (${type})` : 'query failed';
-}
-
-/**
- * Reads every requested series; a series whose query fails is null with its reason, the others are served.
- * When every series failed because the store is unreachable, that error is thrown (503 for the whole request).
- */
-export async function readBundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[], tier: TierChoice = 'auto'): Promise<BundleResult> {
-  const reads = readSeries(store, grid, symbol, names, tier);
-  const settled = await Promise.allSettled(names.map((n) => reads[n]()));
-  const series = new Map<SeriesName, SeriesData | null>();
-  const errors: Partial<Record<SeriesName, string>> = {};
-  const failures: unknown[] = [];
-  settled.forEach((r, i) => {
-    const name = names[i] as SeriesName;
-    if (r.status === 'fulfilled') series.set(name, r.value);
-    else {
-      series.set(name, null);
-      errors[name] = reasonOf(r.reason);
-      failures.push(r.reason);
-    }
+/** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
+export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: MarketReadCache): Promise<void> {
+  app.get('/v2/market/bundle', {
+    schema: {
+      tags: [TAG],
+      summary: 'Market series bundle',
+      description: `Any of ${SERIES.join(', ')} (default all six) on one \`timestamps\` axis (epoch ms), each as column arrays aligned with it; a bucket a series lacks is null (never carried forward); a series that cannot be served is null with the reason in meta.extra.errors. One quota unit per series.`,
+      querystring: bundleQuery,
+      response: responses(bundleData, { auth: true }),
+    },
+    config: { quotaUnits: bundleUnits },
+    handler: async (request, reply) => {
+      const q = request.query;
+      const w = servedWindow(ctx, request, q);
+      const names = parseSeries(q.series) ?? [...SERIES];
+      const { series, errors } = await cache.bundle(ctx.store, w.grid, q.symbol, names);
+      // JSON.stringify of {symbol, interval, timestamps, <series>: columns | null, …} with the columns' text as served.
+      let data = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${servedTimestamps(w.grid, series.values())}`;
+      for (const [name, s] of series) data += `,${JSON.stringify(name)}:${s === null ? 'null' : s.json}`;
+      return sendMarket<z.output<typeof bundleData>>(
+        ctx,
+        request,
+        reply,
+        `${data}}`,
+        marketMeta({
+          now: w.now,
+          symbol: q.symbol,
+          grid: w.grid,
+          hours: w.hours,
+          series,
+          extra: {
+            series: names,
+            aligned: true,
+            quota_units_charged: names.length,
+            ...(Object.keys(errors).length > 0 ? { errors } : {}),
+            ...w.history.extra,
+          },
+          historyDepthEnforced: w.history.history_depth_enforced,
+        }),
+      );
+    },
   });
-  if (failures.length === names.length && failures.some(isStoreUnavailable)) throw failures.find(isStoreUnavailable);
-  return { series, errors };
 }

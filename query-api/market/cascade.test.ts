@@ -8,7 +8,7 @@ import { ROLLUP_FAMILIES, ROLLUP_TIERS, rollupSelect } from '../../clickhouse/ma
 import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '../../clickhouse/rows.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { readBundle } from './bundle.ts';
+import { readBundle } from './bundle-series.ts';
 import { gridFor, INTERVALS, INTERVAL_MINUTES } from './grid.ts';
 import { SERIES } from './series.ts';
 import { tierFor } from './tiers.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rebuildMarketMinutes } from '../../clickhouse/market-rebuild.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import { migratedStore } from '../testing/harness.ts';
-import { LIQS, MIN, seedMarket, STATS, T0, trade } from './fixtures.ts';
+import { LIQS, MIN, seedMarket, STATS, T0, trade } from './testing/fixtures.ts';
 
 /** At-least-once delivery vs the 1-minute states (clickhouse/README.md "Market series"). */
 

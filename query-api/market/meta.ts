@@ -1,4 +1,4 @@
-import { snapshotMeta, type MetaFields } from '../envelope.ts';
+import { snapshotMeta, type MetaFields } from '../envelope/envelope.ts';
 import { hoursBetween, type Grid } from './grid.ts';
 import type { SeriesData } from './series.ts';
 

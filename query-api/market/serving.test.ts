@@ -6,7 +6,7 @@ import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '../../clickho
 import type { Store } from '../../clickhouse/store.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
-import { readBundle } from './bundle.ts';
+import { readBundle } from './bundle-series.ts';
 import { gridFor, INTERVALS, timestamps, type Grid } from './grid.ts';
 import { MarketServing } from './serving.ts';
 import { readCandles, readOpenInterest, SERIES, type SeriesData } from './series.ts';

@@ -1,6 +1,6 @@
 import type { ColumnsResult, ResultColumn, Store } from '../../clickhouse/store.ts';
-import { isStoreUnavailable } from '../store-errors.ts';
-import { readBundle, reasonOf } from './bundle.ts';
+import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import { readBundle, reasonOf } from './bundle-series.ts';
 import { INTERVAL_MINUTES, maxHoursFor, pointsFor, type Grid, type MarketInterval } from './grid.ts';
 import { venuesOfMask, type SeriesData } from './layout.ts';
 import type { SeriesSummary } from './meta.ts';

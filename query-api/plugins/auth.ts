@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccountCache, AuthResult } from '../accounts/cache.ts';
 import { entitlementOf, type Entitlement } from '../accounts/plans.ts';
 import type { ApiConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../envelope/errors.ts';
 
 /** One step of the request gate: done at once (undefined) or a promise when it has to wait. */
 export type GateStep<A extends unknown[]> = (request: FastifyRequest, ...args: A) => Promise<void> | undefined;

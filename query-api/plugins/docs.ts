@@ -6,7 +6,7 @@ import fp from 'fastify-plugin';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CURRENT_RELEASE } from '../discovery/changelog-data.ts';
-import { ERROR_CODES } from '../errors.ts';
+import { ERROR_CODES } from '../envelope/errors.ts';
 
 export const OPENAPI_VERSION = '2.0.0';
 export const DOCS_PREFIX = '/v2/docs';

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isStoreUnavailable } from '../store-errors.ts';
-import type { Responder } from '../envelope.ts';
-import { ApiError, validationError, type ParamError } from '../errors.ts';
+import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import type { Responder } from '../envelope/envelope.ts';
+import { ApiError, validationError, type ParamError } from '../envelope/errors.ts';
 
 const LOCATION = { querystring: 'query', params: 'path', headers: 'header', body: 'query' } as const;
 

@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyReply } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../envelope/errors.ts';
 import type { IpLimiter, LimitDecision, RateLimiter } from '../limits/limiter.ts';
 import type { GateStep } from './auth.ts';
 

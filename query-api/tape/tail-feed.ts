@@ -11,10 +11,10 @@
  */
 import { Counter, Gauge } from 'prom-client';
 import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../ops/floor/bus/types.ts';
-import { childLogger } from '../../ops/floor/log.ts';
-import { METRIC } from '../../ops/floor/metrics/names.ts';
-import { metricsRegistry, registeredMetric } from '../../ops/floor/metrics/registry.ts';
+import type { Bus } from '../../bus/types.ts';
+import { childLogger } from '../../platform/log.ts';
+import { METRIC } from '../../platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
 import type { MarketSymbol, OptionTrade } from '../../schemas/events.ts';
 import { BusMirror } from './bus-mirror.ts';
 import type { TapeCursor, TapeOrder } from './cursor.ts';

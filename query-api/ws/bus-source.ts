@@ -5,19 +5,19 @@
  * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
  * rendered once per active venue filter. Nothing is read per client.
  */
-import type { Bus, BusConsumer, ConsumedMessage } from '../../ops/floor/bus/types.ts';
-import { childLogger } from '../../ops/floor/log.ts';
+import type { Bus, BusConsumer, ConsumedMessage } from '../../bus/types.ts';
+import { childLogger } from '../../platform/log.ts';
 import { avroCodec } from '../../schemas/avro/codec.ts';
 import { decodeMarketEvent } from '../../schemas/event-codec.ts';
 import { SYMBOLS, TOPICS } from '../../schemas/events.ts';
 import type { AnalyticsSnapshot, MarketSymbol } from '../../schemas/events.ts';
 import { STORED_INCLUDES } from '../../processors/analytics/levels.ts';
 import { SNAPSHOT_KIND } from '../../processors/snapshots/write-step.ts';
-import { levelsOfSnapshot } from '../snapshots/as-of.ts';
-import type { StoredSnapshot } from '../snapshots/as-of.ts';
-import type { SnapshotCache } from '../snapshots/snapshot-cache.ts';
-import { positioningMeta } from '../routes/gex/positioning.ts';
-import { levelsPayload } from '../routes/gex/render.ts';
+import { levelsOfSnapshot } from '../gex/as-of.ts';
+import type { StoredSnapshot } from '../gex/as-of.ts';
+import type { SnapshotCache } from '../gex/snapshot-cache.ts';
+import { positioningMeta } from '../gex/positioning.ts';
+import { levelsPayload } from '../gex/render.ts';
 import { tapeRow } from '../tape/tape-row.ts';
 import type { ChainFeed } from './chain-feed.ts';
 import type { FeedHub } from './hub.ts';

@@ -1,12 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
-import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
+import { MemoryBus } from '../../bus/memory-bus.ts';
+import { ensureProductTopics } from '../../bus/topics.ts';
 import { AccountsRepository } from '../accounts/repository.ts';
 import { buildApp } from '../app.ts';
 import { apiConfig } from '../config.ts';
-import { SnapshotCache } from '../snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../gex/snapshot-cache.ts';
 import { migratedStore, startRedis, userWithKey, type TestRedis } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import { connectClient, type TestClient } from './testing/client.ts';

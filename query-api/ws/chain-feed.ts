@@ -8,11 +8,11 @@
  * and tick, whatever the number of subscribers.
  */
 import { consolidateChain, contractKey } from '../../processors/analytics/chain-quotes.ts';
-import { childLogger } from '../../ops/floor/log.ts';
+import { childLogger } from '../../platform/log.ts';
 import type { MarketSymbol } from '../../schemas/events.ts';
 import { chainInstantAtOrBefore, chainRowsAt } from '../options/chain-reads.ts';
 import type { ChainInstant } from '../options/chain-reads.ts';
-import { contractJson } from '../routes/options/chain-render.ts';
+import { contractJson } from '../options/chain-render.ts';
 import type { Store } from '../../clickhouse/store.ts';
 import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
 import type { FeedHub, Subscriber } from './hub.ts';

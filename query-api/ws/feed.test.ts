@@ -1,14 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { MemoryBus } from '../../ops/floor/bus/memory-bus.ts';
-import { ensureProductTopics } from '../../ops/floor/bus/topics.ts';
-import { metricsRegistry } from '../../ops/floor/metrics/registry.ts';
+import { MemoryBus } from '../../bus/memory-bus.ts';
+import { ensureProductTopics } from '../../bus/topics.ts';
+import { metricsRegistry } from '../../platform/metrics/registry.ts';
 import { encodeMarketEvent } from '../../schemas/event-codec.ts';
 import type { OptionTrade } from '../../schemas/events.ts';
 import { buildApp } from '../app.ts';
 import { apiConfig } from '../config.ts';
-import { SnapshotCache } from '../snapshots/snapshot-cache.ts';
+import { SnapshotCache } from '../gex/snapshot-cache.ts';
 import { migratedStore, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import { tapeRow } from '../tape/tape-row.ts';

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { loadConfig } from '../../ops/floor/config/settings.ts';
-import { createRuntimeContext, type RuntimeContext } from '../../ops/roof/runtime/context.ts';
-import { startRoles } from '../../ops/roof/cli/commands/roles.ts';
+import { loadConfig } from '../../platform/settings.ts';
+import { createRuntimeContext, type RuntimeContext } from '../../app/runtime/context.ts';
+import { startRoles } from '../../app/cli/commands/roles.ts';
 
 const INTERVAL_MS = 3_000;
 const STEP_MS = 30_000;
@@ -92,7 +92,7 @@ describe('web explorer in headless Chromium', () => {
     await server.app.gex.accounts.refresh();
     base = server.url;
     const executablePath = process.env['CHROMIUM_PATH'];
-    assert.ok(executablePath, 'CHROMIUM_PATH (set by scripts/run-tests.mjs)');
+    assert.ok(executablePath, 'CHROMIUM_PATH (set by tools/run-tests.mjs)');
     browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     await mkdir(SHOTS, { recursive: true });
     // Every panel's route has data (the first ticks are in) and a snapshot 60 s before the newest grid instant exists.

@@ -1,8 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../clickhouse/store.ts';
-import { runBackfill } from '../../ops/roof/runtime/backfill.ts';
-import { readBundle } from '../../query-api/market/bundle.ts';
+import { runBackfill } from '../../app/runtime/backfill.ts';
+import { readBundle } from '../../query-api/market/bundle-series.ts';
 import { gridFor } from '../../query-api/market/grid.ts';
 import { SERIES } from '../../query-api/market/series.ts';
 import { assertOk } from '../../query-api/testing/assertions.ts';

@@ -11,12 +11,12 @@ const SUITES = [
   'clickhouse/rows.test.ts',
   'clickhouse/query-columns.test.ts',
   'clickhouse/migrate.test.ts',
-  'query-api/routes/gex/routes.test.ts',
-  'query-api/routes/gex/levels.test.ts',
-  'query-api/routes/market/market.test.ts',
-  'query-api/routes/reference/reference.test.ts',
-  'query-api/discovery.test.ts',
-  'query-api/snapshots/as-of.test.ts',
+  'query-api/gex/routes.test.ts',
+  'query-api/gex/levels.test.ts',
+  'query-api/market/market.test.ts',
+  'query-api/reference/reference.test.ts',
+  'query-api/discovery/discovery.test.ts',
+  'query-api/gex/as-of.test.ts',
 ];
 
 /** Our environment for a child test run: not as a subprocess of this test runner (NODE_TEST_CONTEXT), stores over HTTP. */

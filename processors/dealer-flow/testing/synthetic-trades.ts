@@ -4,7 +4,7 @@
  * decimals (not exact in binary), and a share of redelivered duplicates (same id and ts).
  */
 import type { OptionTrade, Venue } from '../../../schemas/events.ts';
-import { prng } from '../../analytics/synthetic-chain.ts';
+import { prng } from '../../analytics/testing/synthetic-chain.ts';
 
 export interface SyntheticTradeOptions {
   readonly seed: number;

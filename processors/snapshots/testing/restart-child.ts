@@ -9,8 +9,8 @@
  */
 import { migrate } from '../../../clickhouse/migrate.ts';
 import { createStore } from '../../../clickhouse/store.ts';
-import { MemoryBus } from '../../../ops/floor/bus/memory-bus.ts';
-import { ensureProductTopics } from '../../../ops/floor/bus/topics.ts';
+import { MemoryBus } from '../../../bus/memory-bus.ts';
+import { ensureProductTopics } from '../../../bus/topics.ts';
 import { encodeMarketEvent } from '../../../schemas/event-codec.ts';
 import { startRawWriter } from '../../raw-writer/raw-writer.ts';
 import { startSnapshotProcessor } from '../processor.ts';

@@ -1,0 +1,118 @@
+import { Counter, Gauge } from 'prom-client';
+import { metricsRegistry } from '../platform/metrics/registry.ts';
+import { METRIC } from '../platform/metrics/names.ts';
+import { childLogger } from '../platform/log.ts';
+import type { Bus } from './types.ts';
+
+/**
+ * Bus metrics on the process registry. Counters are incremented by the bus implementations; the lag gauge is
+ * computed on scrape (collect) from `bus.lag()` for every live subscription registered with `trackLag`.
+ */
+
+const log = childLogger('bus-metrics');
+
+type BusKind = Bus['kind'];
+
+const published = new Counter({
+  name: METRIC.busPublishedMessages,
+  help: 'Messages published to the bus',
+  labelNames: ['topic', 'bus'] as const,
+  registers: [metricsRegistry],
+});
+
+const consumed = new Counter({
+  name: METRIC.busConsumedMessages,
+  help: 'Messages handed to a consumer group handler that returned successfully (committed)',
+  labelNames: ['topic', 'group', 'bus'] as const,
+  registers: [metricsRegistry],
+});
+
+const publishErrors = new Counter({
+  name: METRIC.busPublishErrors,
+  help: 'Publish calls that failed',
+  labelNames: ['topic', 'bus'] as const,
+  registers: [metricsRegistry],
+});
+
+const handlerErrors = new Counter({
+  name: METRIC.busHandlerErrors,
+  help: 'Batch handlers that threw (the batch is redelivered)',
+  labelNames: ['topic', 'group', 'bus'] as const,
+  registers: [metricsRegistry],
+});
+
+interface LagSource {
+  readonly bus: Bus;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+}
+
+const lagSources = new Set<LagSource>();
+const LAG_TIMEOUT_MS = 2000;
+
+new Gauge({
+  name: METRIC.busConsumerLag,
+  help: 'Log end offset minus committed offset per partition (the log end when nothing is committed yet)',
+  labelNames: ['topic', 'group', 'partition'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const source of lagSources) {
+      for (const topic of source.topics) {
+        try {
+          const rows = await withTimeout(source.bus.lag(source.groupId, topic), LAG_TIMEOUT_MS);
+          for (const row of rows) {
+            const end = Number(row.end);
+            const committed = Number(row.committed);
+            const lag = committed < 0 ? end : Math.max(0, end - committed);
+            this.set({ topic, group: source.groupId, partition: String(row.partition) }, lag);
+          }
+        } catch (err) {
+          log.warn({ err, topic, group: source.groupId }, 'lag collection failed');
+        }
+      }
+    }
+  },
+});
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/** Counter handles for one bus implementation. */
+export interface BusMetrics {
+  published(topic: string, count: number): void;
+  publishError(topic: string): void;
+  consumed(topic: string, groupId: string, count: number): void;
+  handlerError(topic: string, groupId: string): void;
+}
+
+export function busMetrics(bus: BusKind): BusMetrics {
+  return {
+    published: (topic, count) => published.inc({ topic, bus }, count),
+    publishError: (topic) => publishErrors.inc({ topic, bus }),
+    consumed: (topic, group, count) => consumed.inc({ topic, group, bus }, count),
+    handlerError: (topic, group) => handlerErrors.inc({ topic, group, bus }),
+  };
+}
+
+/** Report the lag of a subscription on scrape until the returned function is called. */
+export function trackLag(bus: Bus, groupId: string, topics: readonly string[]): () => void {
+  const source: LagSource = { bus, groupId, topics: [...topics] };
+  lagSources.add(source);
+  return () => {
+    lagSources.delete(source);
+  };
+}

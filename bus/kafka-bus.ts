@@ -1,0 +1,195 @@
+import './kafkajs-grouping-fix.ts'; // before kafkajs: see the module
+import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkajs';
+import type { Bus, BusConsumer, BusMessage, SubscribeOptions, TopicSpec } from './types.ts';
+import { KafkaBusConsumer } from './kafka-consumer.ts';
+import { pinoLogCreator } from './kafka-logging.ts';
+import { busMetrics, trackLag } from './bus-metrics.ts';
+import { commonConsumerOptions } from './consumer-options.ts';
+import { childLogger } from '../platform/log.ts';
+
+export interface KafkaBusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  /** Consumer group session timeout. Default 30 000 ms (tests use a few seconds). */
+  readonly sessionTimeout?: number;
+  /** Default 3000 ms. */
+  readonly heartbeatInterval?: number;
+  /** How long the coordinator waits for members to rejoin in a rebalance. Default 60 000 ms. */
+  readonly rebalanceTimeout?: number;
+  /** Longest a fetch waits for data (latency vs idle requests). Default 100 ms. */
+  readonly maxWaitTimeInMs?: number;
+  /** First redelivery delay ceiling after a handler threw (shared jittered backoff, doubling up to 30x). Default 500 ms. */
+  readonly retryBackoffMs?: number;
+  /** maxBatchSize when a subscription gives none. Default 1000. */
+  readonly defaultMaxBatchSize?: number;
+  /** Client retries (connect, metadata, produce): attempts and first backoff. Default 8 and 100 ms. */
+  readonly retries?: number;
+  readonly initialRetryTime?: number;
+}
+
+/**
+ * The Kafka bus (kafkajs 2.2.4). Producer: idempotent (acks=all, one request in flight per broker), bounded
+ * retries with exponential backoff (kafkajs warns that bounded retries weaken exactly-once; the bus promises
+ * at-least-once, and a publish to a missing topic must fail rather than hang), Kafka's murmur2 partitioner
+ * (kafkajs DefaultPartitioner, chosen explicitly). Consumers: see kafka-consumer.ts.
+ */
+export class KafkaBus implements Bus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly consumers = new Set<KafkaBusConsumer>();
+  private readonly metrics = busMetrics('kafka');
+  private readonly log = childLogger('kafka-bus');
+  private admin: Promise<Admin> | null = null;
+  private producer: Promise<Producer> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    if (options.brokers.length === 0) throw new Error('kafka bus: no brokers');
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      logLevel: logLevel.WARN,
+      logCreator: pinoLogCreator(this.log),
+      connectionTimeout: 3000,
+      requestTimeout: 30_000,
+      retry: { retries: options.retries ?? 8, initialRetryTime: options.initialRetryTime ?? 100, maxRetryTime: 5000 },
+    });
+  }
+
+  async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    this.assertOpen();
+    if (topics.length === 0) return;
+    const admin = await this.getAdmin();
+    await admin.createTopics({
+      topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions })),
+      waitForLeaders: true,
+    });
+    // Existing topics are kept as they are; wait until metadata shows every partition with a leader.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { topics: meta } = await admin.fetchTopicMetadata({ topics: topics.map((t) => t.name) });
+      const ready = topics.every((t) => {
+        const m = meta.find((x) => x.name === t.name);
+        return m !== undefined && m.partitions.length > 0 && m.partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) {
+        for (const t of topics) {
+          const have = meta.find((x) => x.name === t.name)?.partitions.length;
+          if (have !== t.partitions) this.log.warn({ topic: t.name, have, wanted: t.partitions }, 'topic exists with another partition count');
+        }
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`kafka bus: topics not ready: ${topics.map((t) => t.name).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async publish(topic: string, messages: readonly BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    try {
+      this.assertOpen();
+      const producer = await this.getProducer();
+      const now = String(Date.now());
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: messages.map((m) => ({
+          key: m.key,
+          value: m.value,
+          timestamp: m.timestamp === undefined ? now : String(m.timestamp),
+          ...(m.headers ? { headers: { ...m.headers } } : {}),
+        })),
+      });
+      this.metrics.published(topic, messages.length);
+    } catch (err) {
+      this.metrics.publishError(topic);
+      throw err;
+    }
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<BusConsumer> {
+    this.assertOpen();
+    if (options.topics.length === 0) throw new Error('kafka bus: subscribe needs at least one topic');
+    const o = this.options;
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: o.sessionTimeout ?? 30_000,
+      heartbeatInterval: o.heartbeatInterval ?? 3000,
+      rebalanceTimeout: o.rebalanceTimeout ?? 60_000,
+      maxWaitTimeInMs: o.maxWaitTimeInMs ?? 100,
+      retry: { retries: o.retries ?? 8, initialRetryTime: o.initialRetryTime ?? 100, maxRetryTime: 5000 },
+    });
+    const untrack = trackLag(this, options.groupId, options.topics);
+    const member: KafkaBusConsumer = new KafkaBusConsumer({
+      consumer,
+      groupId: options.groupId,
+      ...commonConsumerOptions<KafkaBusConsumer>(
+        options,
+        { maxBatchSize: options.maxBatchSize ?? o.defaultMaxBatchSize ?? 1000, retryBackoffMs: o.retryBackoffMs ?? 500 },
+        { metrics: this.metrics, log: this.log, consumers: this.consumers },
+        untrack,
+      ),
+    });
+    this.consumers.add(member);
+    try {
+      await member.start(options.fromBeginning ?? true);
+    } catch (err) {
+      await member.crash().catch(() => undefined);
+      throw err;
+    }
+    return member;
+  }
+
+  async lag(groupId: string, topic: string): Promise<readonly { partition: number; committed: string; end: string }[]> {
+    const admin = await this.getAdmin();
+    const [committed, ends] = await Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]);
+    const byPartition = new Map<number, string>();
+    for (const p of committed.find((t) => t.topic === topic)?.partitions ?? []) byPartition.set(p.partition, p.offset);
+    return ends
+      .map((e) => ({ partition: e.partition, committed: byPartition.get(e.partition) ?? '-1', end: e.high }))
+      .sort((a, b) => a.partition - b.partition);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.consumers].map((c) => c.stop()));
+    const [producer, admin] = await Promise.allSettled([this.producer, this.admin]);
+    if (producer.status === 'fulfilled' && producer.value) await producer.value.disconnect();
+    if (admin.status === 'fulfilled' && admin.value) await admin.value.disconnect();
+  }
+
+  private getAdmin(): Promise<Admin> {
+    this.admin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((err: unknown) => {
+      this.admin = null;
+      throw err;
+    });
+    return this.admin;
+  }
+
+  private getProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+        retry: { retries: this.options.retries ?? 8, initialRetryTime: this.options.initialRetryTime ?? 100, maxRetryTime: 5000 },
+      });
+      await producer.connect();
+      return producer;
+    })().catch((err: unknown) => {
+      this.producer = null;
+      throw err;
+    });
+    return this.producer;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('kafka bus is closed');
+  }
+}

@@ -1,0 +1,180 @@
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
+import type { CrashableConsumer } from './crashable.ts';
+import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { Backoff } from '../platform/steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '../platform/steps/step-runner.ts';
+
+export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
+  readonly consumer: Consumer;
+  readonly groupId: string;
+}
+
+const ABORTED = Symbol('aborted');
+const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * One kafkajs consumer-group member behind the BusConsumer interface. kafkajs runs with autoCommit off and
+ * eachBatchAutoResolve off; this wrapper splits each fetched batch into chunks of at most maxBatchSize, and after
+ * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. The handler runs as
+ * the pipeline step 'bus.consume'; a throw seeks the partition back to the chunk's first offset (redelivery) after
+ * the shared jittered backoff; pause() makes the wrapper seek back and return, and kafkajs stops fetching.
+ */
+export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
+  readonly groupId: string;
+  private owned: { topic: string; partition: number }[] = [];
+  private paused = false;
+  private state: 'running' | 'stopping' | 'stopped' = 'running';
+  private abort: (v: typeof ABORTED) => void = () => undefined;
+  private readonly aborted: Promise<typeof ABORTED>;
+  private closing: Promise<void> | null = null;
+  /** Aborted by stop() and crash(): cuts a redelivery backoff short. */
+  private readonly leaving = new AbortController();
+  private readonly backoff: Backoff;
+  private readonly step: PipelineStep<ConsumedBatch, void>;
+
+  constructor(private readonly options: KafkaConsumerOptions) {
+    this.groupId = options.groupId;
+    this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
+    this.step = handlerStep(options.eachBatch, this.groupId, options.log);
+    this.aborted = new Promise((resolve) => {
+      this.abort = resolve;
+    });
+    options.consumer.on(options.consumer.events.GROUP_JOIN, (event) => {
+      const owned: { topic: string; partition: number }[] = [];
+      for (const [topic, partitions] of Object.entries(event.payload.memberAssignment)) {
+        for (const partition of partitions) owned.push({ topic, partition });
+      }
+      owned.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+      this.owned = owned;
+      if (this.state === 'running') options.onAssignment?.(owned.map((tp) => ({ ...tp })));
+    });
+    options.consumer.on(options.consumer.events.CRASH, (event) => {
+      options.log.warn({ err: event.payload.error, group: this.groupId, restart: event.payload.restart }, 'kafka consumer crashed');
+    });
+  }
+
+  /** Subscribe and run; resolves once the member joined its group. */
+  async start(fromBeginning: boolean): Promise<void> {
+    const { consumer, topics } = this.options;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.options.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.options.consumer.resume(this.options.topics.map((topic) => ({ topic })));
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  assignments(): readonly { topic: string; partition: number }[] {
+    return this.owned.map((tp) => ({ ...tp }));
+  }
+
+  /** Finish the in-flight chunk, commit it, leave the group. */
+  stop(): Promise<void> {
+    if (this.state === 'running') this.state = 'stopping';
+    return this.close();
+  }
+
+  /** Leave at once: the in-flight chunk's result is ignored and nothing more is committed. */
+  crash(): Promise<void> {
+    this.state = 'stopped';
+    this.abort(ABORTED);
+    return this.close();
+  }
+
+  private close(): Promise<void> {
+    this.leaving.abort();
+    this.closing ??= (async () => {
+      try {
+        await this.options.consumer.disconnect();
+      } finally {
+        this.state = 'stopped';
+        this.owned = [];
+        this.options.onClosed(this);
+      }
+    })();
+    return this.closing;
+  }
+
+  private isStopped(): boolean {
+    return this.state === 'stopped';
+  }
+
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
+    const { topic, partition } = batch;
+    const { maxBatchSize } = this.options;
+    const groupId = this.groupId;
+    const all = batch.messages;
+    for (let start = 0; start < all.length; start += maxBatchSize) {
+      if (this.isStopped() || isStale()) return;
+      const chunk = all.slice(start, start + maxBatchSize);
+      const first = chunk[0];
+      const last = chunk[chunk.length - 1];
+      if (!first || !last) return;
+      if (this.paused) {
+        this.options.consumer.seek({ topic, partition, offset: first.offset });
+        return;
+      }
+      const messages = chunk.map((m) => toConsumed(topic, partition, m));
+      let outcome: typeof ABORTED | void;
+      try {
+        outcome = await Promise.race([runStep(this.step, { topic, partition, messages }).then(() => undefined), this.aborted]);
+      } catch {
+        // Logged by the step runner; the chunk is redelivered after the backoff.
+        if (this.isStopped()) return;
+        this.options.metrics.handlerError(topic, groupId);
+        this.options.consumer.seek({ topic, partition, offset: first.offset });
+        await this.backoff.wait(this.leaving.signal);
+        return;
+      }
+      this.backoff.reset();
+      if (outcome === ABORTED || this.isStopped()) return;
+      resolveOffset(last.offset);
+      await commitOffsetsIfNecessary({
+        topics: [{ topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
+      });
+      this.options.metrics.consumed(topic, groupId, messages.length);
+      if (!isRunning() || this.state !== 'running') return;
+      await heartbeat();
+    }
+  }
+}
+
+function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedMessage {
+  return {
+    topic,
+    partition,
+    offset: m.offset,
+    key: m.key ? m.key.toString('utf8') : '',
+    value: m.value ?? Buffer.alloc(0),
+    headers: m.headers ? decodeHeaders(m.headers) : EMPTY_HEADERS,
+    timestamp: Number(m.timestamp),
+  };
+}
+
+function decodeHeaders(headers: NonNullable<KafkaMessage['headers']>): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const one = Array.isArray(value) ? value[value.length - 1] : value;
+    if (one !== undefined) out[name] = one.toString();
+  }
+  return out;
+}

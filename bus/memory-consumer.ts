@@ -1,0 +1,147 @@
+import type { BusConsumer, ConsumedBatch } from './types.ts';
+import type { CrashableConsumer } from './crashable.ts';
+import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { Backoff } from '../platform/steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '../platform/steps/step-runner.ts';
+import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
+import type { TopicPartition } from './assignment.ts';
+
+export interface MemoryConsumerOptions extends ConsumerCommonOptions<MemoryConsumer> {
+  readonly memberId: string;
+  readonly group: MemoryGroup;
+}
+
+type State = 'running' | 'stopping' | 'stopped';
+
+/**
+ * One member of an in-process consumer group. A single loop hands one batch at a time to the handler (no
+ * per-message promises), round robin over the owned partitions, and sleeps on a wake-up when there is nothing
+ * to do (no data, paused, or its partitions are in flight elsewhere).
+ */
+export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMember {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly topics: readonly string[];
+  private owned: readonly TopicPartition[] = [];
+  private paused = false;
+  private state: State = 'running';
+  private cursor = 0;
+  private waiter: (() => void) | null = null;
+  /** Aborted by stop() and crash(): cuts a redelivery backoff short. */
+  private readonly leaving = new AbortController();
+  private readonly backoff: Backoff;
+  private readonly step: PipelineStep<ConsumedBatch, void>;
+  private loop: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: MemoryConsumerOptions) {
+    this.groupId = options.group.id;
+    this.memberId = options.memberId;
+    this.topics = options.topics;
+    this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
+    this.step = handlerStep(options.eachBatch, this.groupId, options.log);
+  }
+
+  /** Join the group and start the delivery loop. */
+  start(): void {
+    this.options.group.join(this);
+    this.loop = this.run();
+  }
+
+  assign(partitions: readonly TopicPartition[]): void {
+    this.owned = partitions;
+    this.cursor = 0;
+    if (this.state === 'running') this.options.onAssignment?.(partitions.map((tp) => ({ ...tp })));
+  }
+
+  wake(): void {
+    const w = this.waiter;
+    if (w) {
+      this.waiter = null;
+      w();
+    }
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.wake();
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  assignments(): readonly { topic: string; partition: number }[] {
+    return this.owned.map((tp) => ({ ...tp }));
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    if (this.state === 'stopping') return this.loop;
+    this.state = 'stopping';
+    this.wake();
+    this.leaving.abort();
+    await this.loop;
+    this.leave();
+  }
+
+  /** Leave at once; the in-flight batch (if any) is abandoned uncommitted and goes to the remaining members. */
+  async crash(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.leave();
+    this.wake();
+    this.leaving.abort();
+  }
+
+  private leave(): void {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    this.owned = [];
+    this.options.group.leave(this);
+    this.options.onClosed(this);
+  }
+
+  /** Read through a method: the state changes while the loop awaits, which narrowing cannot see. */
+  private isStopped(): boolean {
+    return this.state === 'stopped';
+  }
+
+  private idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { group, maxBatchSize } = this.options;
+    while (this.state === 'running') {
+      const claim = this.paused ? null : group.claim(this, this.owned, this.cursor, maxBatchSize);
+      if (!claim) {
+        await this.idle();
+        continue;
+      }
+      this.cursor = (this.cursor + 1) % Math.max(1, this.owned.length);
+      const ok = await this.handle(claim);
+      if (this.isStopped()) return; // crashed: the group already abandoned the claim
+      group.complete(claim, ok);
+      if (ok) this.backoff.reset();
+      else if (this.state === 'running') await this.backoff.wait(this.leaving.signal);
+    }
+  }
+
+  private async handle(claim: Claim): Promise<boolean> {
+    const { batch } = claim;
+    try {
+      await runStep(this.step, batch);
+      if (!this.isStopped()) this.options.metrics.consumed(batch.topic, this.groupId, batch.messages.length);
+      return true;
+    } catch {
+      // Logged by the step runner; the batch is redelivered after the backoff.
+      this.options.metrics.handlerError(batch.topic, this.groupId);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * Bybit V5 public frames -> normalized events. Topics: publicTrade.<baseCoin> (options), publicTrade.<symbol>
+ * (linear perps / spot, told apart by the connection id), tickers.<option> (option tickers), tickers.<perp>
+ * (perp stats; snapshot + delta merged in ctx.tickerState), allLiquidation.<symbol> (S=Buy: a long was liquidated).
+ */
+import { lookupInstrument } from '../../connector/context.ts';
+import {
+  deadLetter, events, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, parseJson, positive, rowId, str,
+} from '../../connector/parse-helpers.ts';
+import type { Obj } from '../../connector/parse-helpers.ts';
+import type { Instrument, MarketEvent, TakerSide } from '../../../schemas/events.ts';
+import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
+import type { ParseResult, ParserContext } from '../../connector/types.ts';
+import { bybitInstrumentFromName } from './instruments.ts';
+import { bybitLinearBase } from './names.ts';
+
+const VENUE = 'bybit';
+
+export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult {
+  const msg = parseJson(frame);
+  if (msg === undefined) return deadLetter('malformed json');
+  if (!isObj(msg)) return deadLetter('frame is not a JSON object');
+  const topic = str(msg, 'topic');
+  if (topic === null) return control(msg);
+  const dot = topic.indexOf('.');
+  const family = dot === -1 ? topic : topic.slice(0, dot);
+  const data = msg['data'];
+  switch (family) {
+    case 'publicTrade':
+      return Array.isArray(data) ? trades(data, topic, ctx) : deadLetter('publicTrade data is not an array', topic);
+    case 'tickers':
+      return isObj(data) ? ticker(msg, data, topic, ctx) : deadLetter('tickers data is not an object', topic);
+    case 'allLiquidation':
+      return Array.isArray(data) ? liquidations(data, topic, ctx) : deadLetter('allLiquidation data is not an array', topic);
+    default:
+      return deadLetter(`unknown topic: ${topic}`, topic);
+  }
+}
+
+function control(msg: Obj): ParseResult {
+  const op = str(msg, 'op');
+  // Option connections answer subscribe without `op`: {success, ret_msg, conn_id, req_id, data:{successTopics, failTopics}, type:"COMMAND_RESP"}
+  if (op === null && str(msg, 'type') === 'COMMAND_RESP') {
+    const data = isObj(msg['data']) ? msg['data'] : null;
+    const failed = data !== null && Array.isArray(data['failTopics']) ? data['failTopics'].length : 0;
+    return msg['success'] === false || failed > 0 ? ignored('venue_error', `${str(msg, 'ret_msg') ?? ''} failTopics: ${JSON.stringify(data?.['failTopics'] ?? [])}`) : ignored('ack', 'subscribe');
+  }
+  if (op === 'pong' || (op === 'ping' && str(msg, 'ret_msg') === 'pong')) return ignored('pong');
+  if (op === 'subscribe' || op === 'unsubscribe') {
+    return msg['success'] === false ? ignored('venue_error', str(msg, 'ret_msg') ?? op) : ignored('ack', op);
+  }
+  return deadLetter(`unknown message${op === null ? '' : `: ${op}`}`);
+}
+
+function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
+  return lookupInstrument(ctx, name, bybitInstrumentFromName);
+}
+
+function takerSide(o: Obj): TakerSide | null {
+  const s = str(o, 'S');
+  return s === 'Buy' ? 'buy' : s === 'Sell' ? 'sell' : null;
+}
+
+function isOptionName(name: string): boolean {
+  return name.includes('-');
+}
+
+/**
+ * /v5/market/recent-trade rows (category option; gap fill): mapped to the publicTrade fields and read by the same
+ * trade mapper. The events, or the reason the rows could not be read.
+ */
+export function parseBybitRecentTrades(rows: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+  const wsRows = rows.map((r) =>
+    isObj(r) ? { i: r['execId'], T: Number(r['time']), p: r['price'], v: r['size'], S: r['side'], s: r['symbol'], BT: r['isBlockTrade'] === true, mP: r['mP'], iP: r['iP'], mIv: r['mIv'], iv: r['iv'] } : r,
+  );
+  const parsed = trades(wsRows, 'recent-trade', ctx);
+  if (parsed.outcome === 'dead_letter') return { ok: false, reason: parsed.reason };
+  return { ok: true, events: parsed.events };
+}
+
+function trades(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
+  const out: MarketEvent[] = [];
+  const spot = ctx.connection.startsWith('spot');
+  for (const t of data) {
+    if (!isObj(t)) return deadLetter('trade is not an object', topic);
+    const name = str(t, 's');
+    const id = idOf(t, 'i');
+    const ts = num(t, 'T');
+    const price = num(t, 'p');
+    const size = num(t, 'v');
+    const side = takerSide(t);
+    if (name === null || id === null || ts === null || price === null || size === null || side === null) {
+      return deadLetter('trade missing s/i/T/p/v/S', topic);
+    }
+    const inst = instrumentOf(ctx, name);
+    if (inst === null) {
+      if (isOptionName(name) || bybitLinearBase(name) !== null || /USD$|USD[A-Z]\d\d$/.test(name)) continue; // untracked
+      return deadLetter(`unparseable symbol: ${name}`, topic);
+    }
+    const symbol = inst.symbol;
+    const receivedAt = ctx.receivedAt;
+    const tid = `${VENUE}:${name}:${id}`;
+    if (inst.kind === 'option') {
+      if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
+      if (!isUsd(inst.quoteCurrency)) return deadLetter(`unexpected option quote currency ${inst.quoteCurrency}`, topic);
+      const coins = mul(size, inst.contractSize);
+      const indexPrice = num(t, 'iP');
+      if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+      out.push({
+        type: 'option_trade',
+        event: {
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          id: tid,
+          instrument: name,
+          tradeId: id,
+          strike: inst.strike,
+          expiry: inst.expiry,
+          optionType: inst.optionType,
+          price,
+          priceCurrency: inst.quoteCurrency,
+          priceUsd: price,
+          size: coins,
+          premiumUsd: mul(price, coins),
+          side,
+          iv: num(t, 'iv'),
+          indexPrice,
+          underlyingPrice: null,
+          block: t['BT'] === true,
+        },
+      });
+    } else if (inst.kind === 'perp' || inst.kind === 'spot') {
+      const market = spot ? 'spot' : 'perp';
+      out.push({
+        type: spot ? 'spot_trade' : 'perp_trade',
+        event: { venue: VENUE, symbol, ts, receivedAt, id: tid, instrument: name, tradeId: id, market, price, size: mul(size, inst.contractSize), side },
+      });
+    }
+  }
+  return eventsOrUntracked(out, topic);
+}
+
+function ticker(msg: Obj, d: Obj, topic: string, ctx: ParserContext): ParseResult {
+  const name = str(d, 'symbol') ?? topic.slice('tickers.'.length);
+  const ts = num(msg, 'ts');
+  if (ts === null) return deadLetter('tickers missing ts', topic);
+  const inst = instrumentOf(ctx, name);
+  if (inst === null) return ignored('untracked', name);
+  if (inst.kind === 'option') return optionTicker(d, name, inst, ts, ctx);
+  if (inst.kind !== 'perp') return ignored('untracked', name);
+  const type = str(msg, 'type');
+  const prev = ctx.tickerState.get(name);
+  let state: Record<string, unknown>;
+  if (type === 'snapshot') state = perpTickerState(undefined, d);
+  else if (type === 'delta') state = perpTickerState(prev, d);
+  else return deadLetter(`tickers type ${String(type)}`, topic);
+  ctx.tickerState.set(name, state);
+  const next = num(state, 'nextFundingTime');
+  return events([
+    {
+      type: 'perp_stats',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(VENUE, 'perp_stats', name, ts),
+        instrument: name,
+        openInterest: num(state, 'openInterest'),
+        openInterestUsd: num(state, 'openInterestValue'),
+        fundingRate: num(state, 'fundingRate'),
+        nextFundingTime: next !== null && next > 0 ? next : null,
+        markPrice: num(state, 'markPrice'),
+        indexPrice: num(state, 'indexPrice'),
+      },
+    },
+  ]);
+}
+
+/** A field of a tickers delta, else its value in the previous state (a delta only carries the fields that changed). */
+function latest(prev: Obj | undefined, d: Obj, key: string): unknown {
+  const v = d[key];
+  return v !== undefined ? v : prev?.[key];
+}
+
+/**
+ * The merged raw state of a perp tickers stream: the fields perp_stats reads, in one literal (no object spread
+ * on the per-frame path). `prev` undefined = a snapshot (or a delta before any snapshot).
+ */
+function perpTickerState(prev: Obj | undefined, d: Obj): Record<string, unknown> {
+  return {
+    openInterest: latest(prev, d, 'openInterest'),
+    openInterestValue: latest(prev, d, 'openInterestValue'),
+    fundingRate: latest(prev, d, 'fundingRate'),
+    nextFundingTime: latest(prev, d, 'nextFundingTime'),
+    markPrice: latest(prev, d, 'markPrice'),
+    indexPrice: latest(prev, d, 'indexPrice'),
+  };
+}
+
+function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: ParserContext): ParseResult {
+  if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, `tickers.${name}`);
+  const indexPrice = num(d, 'indexPrice');
+  if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+  const oi = num(d, 'openInterest');
+  const coins = (k: string): number | null => {
+    const v = num(d, k);
+    return v === null ? null : mul(v, inst.contractSize);
+  };
+  const book = tickerBook(
+    { priceCurrency: inst.quoteCurrency, bid: num(d, 'bidPrice'), ask: num(d, 'askPrice'), bidSize: coins('bidSize'), askSize: coins('askSize'), last: num(d, 'lastPrice'), volume24h: coins('volume24h') },
+    usdPerUnit(inst.quoteCurrency, indexPrice),
+  );
+  return events([
+    {
+      type: 'option_ticker',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(VENUE, 'option_ticker', name, ts),
+        instrument: name,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        markPrice: num(d, 'markPrice'),
+        markIv: num(d, 'markPriceIv'),
+        // an IV of 0 with a price of 0 means "no quote"
+        bidIv: positive(d, 'bidPrice') === null ? null : positive(d, 'bidIv'),
+        askIv: positive(d, 'askPrice') === null ? null : positive(d, 'askIv'),
+        delta: num(d, 'delta'),
+        gamma: num(d, 'gamma'),
+        vega: num(d, 'vega'),
+        theta: num(d, 'theta'),
+        openInterest: oi === null ? null : mul(oi, inst.contractSize),
+        underlyingPrice: num(d, 'underlyingPrice'),
+        indexPrice,
+        ...book,
+      },
+    },
+  ]);
+}
+
+function liquidations(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
+  const out: MarketEvent[] = [];
+  for (const l of data) {
+    if (!isObj(l)) return deadLetter('liquidation is not an object', topic);
+    const name = str(l, 's');
+    const ts = num(l, 'T');
+    const price = num(l, 'p');
+    const size = num(l, 'v');
+    const s = str(l, 'S');
+    if (name === null || ts === null || price === null || size === null || (s !== 'Buy' && s !== 'Sell')) {
+      return deadLetter('liquidation missing s/T/p/v/S', topic);
+    }
+    const inst = instrumentOf(ctx, name);
+    if (inst === null || inst.kind !== 'perp') continue;
+    // Bybit: "S=Buy means a long position was liquidated"
+    const side = s === 'Buy' ? 'long' : 'short';
+    out.push({
+      type: 'liquidation',
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: `${VENUE}:liq:${name}:${ts}:${side}:${price}:${size}`,
+        instrument: name,
+        side,
+        price,
+        size: mul(size, inst.contractSize),
+      },
+    });
+  }
+  return eventsOrUntracked(out, topic);
+}
+

@@ -1,0 +1,55 @@
+/**
+ * The snapshot processor's own reads of the tables it writes: one instant's venue rows (state carried across
+ * ticks), the last gamma-flow point (the cumulative sum goes on) and the last completed tick (restart point).
+ * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
+ */
+import type { Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol } from '../../schemas/events.ts';
+import type { DealerModel } from '../analytics/types.ts';
+import type { GammaFlowPoint } from './gamma-flow.ts';
+import { fromSnapshotRecord, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
+import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
+import { msParam, msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
+
+const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
+WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}
+ORDER BY venue LIMIT 1 BY venue`;
+
+/** Every venue row of the snapshot at exactly `computedAt` (empty when there is none). */
+export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: number): Promise<StoredSnapshotRow[]> {
+  const rows = await store.query<SnapshotRecord>(ROWS_AT, { symbol, t: Math.trunc(computedAt) });
+  return rows.map((r) => fromSnapshotRecord(symbol, r));
+}
+
+export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,
+  ${msNullableColumn('prev_computed_at', 'prev_computed_at_ms')},
+  prev_spot, pct_change, net_gex, increment, cumulative`;
+
+export type GammaFlowRecord = Omit<GammaFlowPoint, 'computed_at' | 'prev_computed_at'> & { computed_at_ms: number; prev_computed_at_ms: number | null };
+
+export function fromFlowRecord({ computed_at_ms, prev_computed_at_ms, ...r }: GammaFlowRecord): GammaFlowPoint {
+  return { ...r, computed_at: computed_at_ms, prev_computed_at: prev_computed_at_ms };
+}
+
+const LAST_FLOW = `SELECT ${GAMMA_FLOW_COLUMNS} FROM gamma_flow
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at < ${msParam('before')}
+ORDER BY computed_at DESC LIMIT 1`;
+
+/** The newest gamma-flow point of a series strictly before `beforeMs`. */
+export async function lastGammaFlowPoint(store: Store, symbol: MarketSymbol, model: DealerModel, beforeMs: number): Promise<GammaFlowPoint | null> {
+  const r = await store.query<GammaFlowRecord>(LAST_FLOW, { symbol, model, before: Math.trunc(beforeMs) });
+  return r[0] === undefined ? null : fromFlowRecord(r[0]);
+}
+
+const LAST_COMPLETE = `SELECT ${msColumn('computed_at', 't')} FROM gamma_flow
+WHERE symbol = {symbol:String}
+ORDER BY computed_at DESC LIMIT 1`;
+
+/**
+ * The last tick whose cycle completed: gamma_flow is the last table a cycle writes, so a tick with a
+ * gamma-flow row has all its rows stored.
+ */
+export async function lastCompletedTick(store: Store, symbol: MarketSymbol): Promise<number | null> {
+  const r = await store.query<{ t: number }>(LAST_COMPLETE, { symbol });
+  return r[0]?.t ?? null;
+}

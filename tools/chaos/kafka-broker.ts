@@ -1,0 +1,64 @@
+/**
+ * The harness's own Kafka broker (ops/kafka/start.sh on other ports and run directory, so a broker the
+ * developer runs on 9092 is never touched), and the broker stop/start fault: SIGTERM to the broker process (a
+ * clean shutdown, data kept), then the same java command line again on the same data directory.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import net from 'node:net';
+
+export interface BrokerControl {
+  readonly brokers: readonly string[];
+  /** Stops the broker (SIGTERM, waits for exit), waits `downMs`, starts it again; resolves when it accepts connections. */
+  bounce(downMs: number, onDown?: () => void): Promise<{ downAt: number; upAt: number }>;
+  stop(): void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function startPrivateBroker(root: string, runDir: string, port: number, controllerPort: number): BrokerControl {
+  const env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_RUN_DIR: runDir };
+  const r = spawnSync('bash', [join(root, 'ops/kafka/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error('could not start the chaos Kafka broker');
+  const pidFile = join(runDir, 'kafka.pid');
+  return {
+    brokers: [`127.0.0.1:${port}`],
+    bounce: async (downMs, onDown) => {
+      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((s) => s.length > 0);
+      process.kill(pid, 'SIGTERM');
+      while (alive(pid)) await sleep(100);
+      const downAt = Date.now();
+      onDown?.();
+      await sleep(downMs);
+      const out = openSync(join(runDir, 'kafka.out'), 'a');
+      const child = spawn(cmdline[0] as string, cmdline.slice(1), { env, stdio: ['ignore', out, out], detached: true });
+      closeSync(out);
+      child.unref();
+      spawnSync('bash', ['-c', `echo ${child.pid ?? ''} > '${pidFile}'`]);
+      while (!(await portOpen(port))) await sleep(200);
+      return { downAt, upAt: Date.now() };
+    },
+    stop: () => void spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] }),
+  };
+}

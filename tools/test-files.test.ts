@@ -1,0 +1,17 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { findTestFiles } from './test-files.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+test('npm test searches every tracked *.test.ts: no test file sits outside the runner', () => {
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.endsWith('.test.ts'));
+  assert.ok(tracked.length > 100, `only ${tracked.length} test files tracked`);
+  const found = new Set(findTestFiles(ROOT));
+  assert.deepEqual(tracked.filter((f) => !found.has(f)), []);
+  assert.ok(found.has('bench/steady-load.test.ts'));
+});
