@@ -3,7 +3,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../../.." && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
 RUN_DIR="${KAFKA_RUN_DIR:-$ROOT/.tmp/kafka}"
 PID_FILE="$RUN_DIR/kafka.pid"
 

@@ -1,7 +1,7 @@
 /** Levels payloads of the API (`data` of /v2/gex/levels): engine levels without diagnostics, plus candles. */
 import type { LevelsData, LevelsInclude, LevelsIncludeKey } from '../../processors/analytics/levels.ts';
 import type { Candle } from './candles.ts';
-import type { LevelsIncludeName } from '../params/query-params.ts';
+import type { LevelsIncludeName } from './includes.ts';
 
 export type LevelsPayload = Omit<LevelsData, 'diagnostics'> & { readonly candles?: readonly Candle[] };
 

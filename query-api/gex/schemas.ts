@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SYMBOLS, VENUES } from '../../schemas/events.ts';
 import { symbolParam } from '../params/param-schemas.ts';
-import { isIsoInstant, LEVELS_INCLUDES, MULTI_INCLUDES, MULTI_MAX_SYMBOLS, parseCsv, parseExpiry } from '../params/query-params.ts';
+import { isIsoInstant, parseCsv, parseExpiry } from '../params/query-params.ts';
+import { LEVELS_INCLUDES, MULTI_INCLUDES, MULTI_MAX_SYMBOLS } from './includes.ts';
 
 /**
  * Query and response schemas of the GEX family. Responses carry no transforms and are strict objects: the

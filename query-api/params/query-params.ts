@@ -1,11 +1,6 @@
-/** Parsing of the GEX query parameters (pure): CSV lists, ISO instants, expiry dates, the venue filter. */
+/** Parsing of query parameters shared by the route families (pure): CSV lists, ISO instants, expiry dates, the venue filter, symbol lists. */
 import { SYMBOLS, VENUES } from '../../schemas/events.ts';
 import type { MarketSymbol, Venue } from '../../schemas/events.ts';
-
-export const LEVELS_INCLUDES = ['by_strike', 'candles', 'expected_move', 'max_pain', 'profile', 'ranked', 'spot', 'zones'] as const;
-export type LevelsIncludeName = (typeof LEVELS_INCLUDES)[number];
-export const MULTI_INCLUDES = ['expected_move', 'max_pain', 'ranked', 'zones'] as const;
-export const MULTI_MAX_SYMBOLS = 8;
 
 /** Comma-separated list: trimmed, empty items dropped, optionally lower-cased. */
 export function parseCsv(s: string, lower = true): string[] {
