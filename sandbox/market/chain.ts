@@ -1,5 +1,5 @@
 import type { Instrument, OptionTicker, OptionTrade, OptionType, TakerSide } from '../../schemas/events.ts';
-import { YEAR_MS, black76, type Greeks } from './black76.ts';
+import { MS_PER_YEAR as YEAR_MS, greeks as black76Greeks, price as black76Price, type Greeks as Black76Greeks } from '../../processors/analytics/black76.ts';
 import { listExpiries } from './calendar.ts';
 import type { Rng } from './prng.ts';
 import { smileVol, strikeGrid } from './smile.ts';
@@ -29,7 +29,12 @@ export interface OptionQuote {
   readonly markVenue: number;
   /** USD per coin (= markVenue × index for inverse series). */
   readonly markUsd: number;
-  readonly greeks: Greeks;
+  readonly greeks: QuoteGreeks;
+}
+
+/** The analytics library's Black-76 (r = 0) at the quote: price in USD per coin, then the four greeks. */
+export interface QuoteGreeks extends Black76Greeks {
+  readonly price: number;
 }
 
 const IV_HALF_SPREAD = 0.015;
@@ -144,7 +149,7 @@ export class OptionChain {
     const forward = this.#forward(t);
     const index = indexPrice(this.#u);
     const markIv = roundTo(smileVol(this.#u.params, this.#u.level, forward, c.strike, t), 4);
-    const greeks = black76(c.type, forward, c.strike, t, markIv);
+    const greeks: QuoteGreeks = { price: Math.max(black76Price(c.type, forward, c.strike, markIv, t), 0), ...black76Greeks(c.type, forward, c.strike, markIv, t) };
     const markVenue = this.spec.inverse ? roundTo(greeks.price / index, 8) : roundTo(greeks.price, 4);
     const markUsd = this.spec.inverse ? markVenue * index : markVenue;
     return { contract: c, spec: this.spec, tYears: t, forward: roundTo(forward, 4), index, markIv, markVenue, markUsd, greeks };

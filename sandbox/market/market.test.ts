@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createSandboxMarket } from './market.ts';
 import { SYMBOL_PARAMS } from './symbols.ts';
 import { smileVol, atmVol } from './smile.ts';
-import { black76 } from './black76.ts';
+import { greeks, price } from '../../processors/analytics/black76.ts';
 import type { MarketEvent, OptionTrade } from '../../schemas/events.ts';
 
 const START = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -54,8 +54,8 @@ describe('sandbox market model', () => {
     assert.ok(call150 > call120, "call wing curves up");
     assert.ok(put80 > smileVol(p, 0.52, F, F / 0.8, T), 'puts richer than equidistant calls');
     assert.ok(atmVol(0.52, 1 / 365) < atmVol(0.52, 0.5));
-    const c = black76('call', F, 100_000, T, atm);
-    const q = black76('put', F, 100_000, T, atm);
+    const c = { price: price('call', F, 100_000, atm, T), ...greeks('call', F, 100_000, atm, T) };
+    const q = { price: price('put', F, 100_000, atm, T), ...greeks('put', F, 100_000, atm, T) };
     assert.ok(Math.abs(c.price - q.price - (F - 100_000)) < 1e-6);
     assert.ok(c.delta > 0 && c.delta < 0.5 && q.delta < 0 && c.gamma > 0 && c.vega > 0 && c.theta < 0);
   });
