@@ -1,5 +1,5 @@
 /**
- * Parser throughput on one core for the second venue batch (Derive, Thalex, Delta, Bullish, Paradex): trade
+ * Parser throughput on one core for the five smaller venues (Derive, Thalex, Delta, Bullish, Paradex): trade
  * frames (fixtures, ids / times varied per copy) parsed by the venue parser vs a bare JSON.parse of the same
  * frames; Paradex SBE binary trade frames vs a baseline that reads every byte of the same frames once.
  * Target >= 200k frames/s. Run: node --import tsx bench/ingest-parsers-smaller-venues.ts
@@ -54,7 +54,7 @@ function cases(): Case[] {
 const kfps = (x: number): string => `${(x / 1000).toFixed(0)}k/s`;
 const verdict = (x: number): string => (x >= 200_000 ? 'OK' : 'BELOW 200k target');
 
-export async function runMoreParserBench(): Promise<void> {
+export async function runSmallerVenueParserBench(): Promise<void> {
   console.log('ingest parsers (Derive, Thalex, Delta, Bullish, Paradex): trade frames/s on one core');
   for (const c of cases()) {
     const ctx = createParserContext({ venue: c.spec.venue, connection: 'public', receivedAt: Date.now() });
@@ -91,4 +91,4 @@ export async function runMoreParserBench(): Promise<void> {
   await Promise.resolve();
 }
 
-if (import.meta.url === `file://${process.argv[1] ?? ''}`) await runMoreParserBench();
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await runSmallerVenueParserBench();

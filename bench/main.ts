@@ -15,7 +15,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   gex: [async () => (await import('./gex.ts')).runGexBench, async () => (await import('./gex-asof.ts')).runGexAsOfBench],
   ingest: [
     async () => (await import('./ingest-parsers.ts')).runParserBench,
-    async () => (await import('./ingest-parsers-smaller-venues.ts')).runMoreParserBench,
+    async () => (await import('./ingest-parsers-smaller-venues.ts')).runSmallerVenueParserBench,
     async () => (await import('./ingest-e2e.ts')).runIngestE2eBench,
   ],
   api: [async () => (await import('./api.ts')).runApiBench],

@@ -20,6 +20,14 @@ test('gex --help lists the commands and every setting with its default', () => {
   assert.match(r.stdout, /--port\s+PORT\s+8080/);
 });
 
+test('the roles are named after their folders (ingest, processors, query-api); the earlier names process and api still answer', () => {
+  const r = gex(['--help']);
+  assert.match(r.stdout, /^  processors \(or process\)\s+Processors:/m);
+  assert.match(r.stdout, /^  query-api \(or api\)\s+The \/v2 API\./m);
+  for (const name of ['processors', 'process', 'query-api', 'api']) assert.equal(gex([name, '--help']).code, 0, name);
+  assert.equal(gex(['processes', '--help']).code, 2);
+});
+
 test('an unknown command or an invalid setting exits 2 with the reason', () => {
   const u = gex(['frobnicate']);
   assert.equal(u.code, 2);

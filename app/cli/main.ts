@@ -2,12 +2,16 @@ import { loadConfig, settingsHelp, splitArgs, ConfigError } from '../../platform
 import type { CliCommand } from './command.ts';
 
 /**
- * `gex <command>`: one entry for every role (ingest | process | api | all), the offline demo and the
+ * `gex <command>`: one entry for every role (ingest | processors | query-api | all), the offline demo and the
  * maintenance commands. Settings come from flags, then environment variables, then defaults (see --help).
  */
 function help(COMMANDS: readonly CliCommand[]): string {
   const cmds = COMMANDS.map((c) => `  ${c.usage.padEnd(44)} ${c.summary}`).join('\n');
   return `Usage: gex <command> [options]\n\nCommands:\n${cmds}\n\nSettings (flag, environment variable, default):\n${settingsHelp()}\n`;
+}
+
+function answersTo(c: CliCommand, name: string): boolean {
+  return c.name === name || (c.aliases ?? []).includes(name);
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -19,9 +23,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const name = positionals[0];
   if (!name || name === 'help' || flags.has('help') || flags.has('h')) {
     process.stdout.write(help(COMMANDS));
-    return name && name !== 'help' && !COMMANDS.some((c) => c.name === name) ? 2 : 0;
+    return name && name !== 'help' && !COMMANDS.some((c) => answersTo(c, name)) ? 2 : 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = COMMANDS.find((c) => answersTo(c, name));
   if (!command) {
     process.stderr.write(`gex: unknown command '${name}'\n\n${help(COMMANDS)}`);
     return 2;

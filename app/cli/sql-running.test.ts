@@ -47,7 +47,7 @@ function checkReadOnlySql(env: Record<string, string>, how: string): void {
 test('gex sql while a process holds the store: through its endpoint as the read-only user; with CLICKHOUSE_URL as admin plus readonly = 1', { timeout: 600_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gex-sql-running-'));
   const env = { DATA_DIR: dir };
-  const api = spawn(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'api'], {
+  const api = spawn(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'query-api'], {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: 'warn', PORT: '0', METRICS_PORT: '0', CLICKHOUSE_HTTP_PORT: '0', CLICKHOUSE_HTTP_ADMIN_TOKEN: ADMIN_TOKEN },
     stdio: 'ignore',

@@ -45,7 +45,7 @@ async function startHttp(reply: (r: SeenRequest) => string): Promise<{ url: stri
   };
 }
 
-describe('venue runner: framework hooks of the second venue batch', () => {
+describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish and Paradex', () => {
   test('binary frames go to parseBinary (Paradex SBE); a malformed binary frame is one base64 dead letter', async () => {
     const http = await startHttp(() => fixtureText('paradex/markets.json'));
     const good = encodeTrade({

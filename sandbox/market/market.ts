@@ -123,7 +123,7 @@ function indexNameOf(b: VenueBooks, u: UnderlyingState): string | null {
   if (b.venue === 'okx') name = `${base}-USD`;
   // Binance `!index@arr`: the options' underlying index per underlying that has options.
   if (b.venue === 'binance' && hasOptions) name = u.symbol;
-  // Second batch: venues with an index channel of their own, for every coin they list something on.
+  // Derive, Thalex, Delta, Bullish, Paradex: venues with an index channel of their own, for every coin they list something on.
   const named = VENUE_SPECS[b.venue].indexName;
   if (named && (hasOptions || b.perps.some((p) => p.spec.symbol === u.symbol))) name = named(base);
   return name;

@@ -3,12 +3,12 @@ import { ddmmyy, dmmmyy, yyyymmdd, type CalendarPolicy } from './calendar.ts';
 import type { LinearSpec, OptionSeriesSpec, VenueSpec } from './venue-spec.ts';
 
 /**
- * Sandbox listings of the second venue batch. Sandbox choices shaped like the venues' products (not their actual
+ * Sandbox listings of the five smaller venues (Derive, Thalex, Delta India / Delta, Bullish, Paradex). Sandbox choices shaped like the venues' products (not their actual
  * lists): BTC and ETH options everywhere; Derive / Bullish / Paradex options USDC-priced per coin, Thalex USD, Delta
  * USD-quoted contracts of 0.001 BTC / 0.01 ETH expiring at 12:00 UTC; perps per venue with the venues' names and
  * contract sizes. Only Paradex publishes liquidations (as LIQUIDATION trades); the others have no public feed.
  */
-export type SecondBatchVenue = 'derive' | 'thalex' | 'delta_india' | 'delta' | 'bullish' | 'paradex';
+export type SmallerVenue = 'derive' | 'thalex' | 'delta_india' | 'delta' | 'bullish' | 'paradex';
 
 const DAILY: CalendarPolicy = { dailies: 2, weeklies: 2, monthlies: 2, quarterlies: 1 };
 const DELTA: CalendarPolicy = { dailies: 3, weeklies: 2, monthlies: 2, quarterlies: 0 };
@@ -64,7 +64,7 @@ const deltaPerps = (ccy: string): LinearSpec[] => [
   perp('BTCUSDT', 'BTCUSD', 0.001, 1, ccy), perp('ETHUSDT', 'ETHUSD', 0.01, 1, ccy), perp('SOLUSDT', 'SOLUSD', 1, 1, ccy),
 ];
 
-export const SECOND_BATCH_SPECS: Readonly<Record<SecondBatchVenue, VenueSpec>> = {
+export const SMALLER_VENUE_SPECS: Readonly<Record<SmallerVenue, VenueSpec>> = {
   derive: {
     venue: 'derive',
     share: 0.12,

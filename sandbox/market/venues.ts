@@ -1,6 +1,6 @@
 import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
 import { dmmmyy, yymmdd, type CalendarPolicy } from './calendar.ts';
-import { SECOND_BATCH_SPECS } from './smaller-venues.ts';
+import { SMALLER_VENUE_SPECS } from './smaller-venues.ts';
 
 export { SANDBOX_VENUES } from './venue-spec.ts';
 export type { LinearSpec, LiquidationFeed, OptionSeriesSpec, SandboxVenue, VenueSpec } from './venue-spec.ts';
@@ -60,8 +60,8 @@ function lin(symbol: MarketSymbol, instrument: string, contractSize: number, lot
 
 /**
  * Default listings. Sandbox choices, not an exchange's actual product list: HYPE options are listed on Bybit so the
- * fourth symbol has an option market; OKX lists BTC-USD and ETH-USD coin-margined options. The second batch
- * (Derive, Thalex, Delta India / Delta, Bullish, Paradex) is in venues-second.ts.
+ * fourth symbol has an option market; OKX lists BTC-USD and ETH-USD coin-margined options. The five smaller venues
+ * (Derive, Thalex, Delta India / Delta, Bullish, Paradex) are listed in smaller-venues.ts.
  */
 export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
   deribit: {
@@ -118,5 +118,5 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
     perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.001), lin('SOLUSDT', 'SOLUSDT', 1, 0.01), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
     spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
   },
-  ...SECOND_BATCH_SPECS,
+  ...SMALLER_VENUE_SPECS,
 };

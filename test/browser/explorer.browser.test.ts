@@ -85,7 +85,7 @@ describe('web explorer in headless Chromium', () => {
     dir = await mkdtemp(join(tmpdir(), 'gex-explorer-e2e-'));
     const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit,okx', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
     ctx = await createRuntimeContext(config, { metrics: false });
-    const { api: server } = await startRoles(ctx, new Set(['ingest', 'process', 'api']), true);
+    const { api: server } = await startRoles(ctx, new Set(['ingest', 'processors', 'query-api']), true);
     assert.ok(server !== null);
     await server.app.gex.repository.upsertUser({ userId: 'explorer', plan: 'enterprise', status: 'active', evaluation: false });
     key = (await server.app.gex.repository.createKey('explorer', 'gex')).key;

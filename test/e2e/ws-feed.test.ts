@@ -25,7 +25,7 @@ describe('sandbox -> bus -> /v2/ws', () => {
     dir = await mkdtemp(join(tmpdir(), 'gex-ws-e2e-'));
     const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
     ctx = await createRuntimeContext(config, { metrics: false });
-    const { api } = await startRoles(ctx, new Set(['ingest', 'process', 'api']), true);
+    const { api } = await startRoles(ctx, new Set(['ingest', 'processors', 'query-api']), true);
     assert.ok(api !== null);
     await api.app.gex.repository.upsertUser({ userId: 'e2e', plan: 'bundle_monthly', status: 'active', evaluation: false });
     const { key } = await api.app.gex.repository.createKey('e2e', 'gex');

@@ -1,7 +1,7 @@
 /**
  * The product as separate processes, the way the chaos harness runs it: a store holder serving the embedded store
  * over the ClickHouse-compatible endpoint, `gex ingest` fed by the sandbox process (SANDBOX_URLS), two
- * `gex process` in one consumer group, two `gex api`; each with its own environment and log file.
+ * `gex processors` in one consumer group, two `gex query-api`; each with its own environment and log file.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -68,7 +68,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const apiPorts: number[] = [];
   const specs: ProcessSpec[] = [];
   specs.push({ name: PROCS.store, args: ['--import', 'tsx', 'tools/chaos/store-holder.ts'], env: await base(PROCS.store), ready: () => answers200(`${chUrl}/ping`) });
-  for (const name of [PROCS.procA, PROCS.procB]) specs.push({ name, args: [...CLI, 'process'], env: await base(name), ready: metricsReady(name) });
+  for (const name of [PROCS.procA, PROCS.procB]) specs.push({ name, args: [...CLI, 'processors'], env: await base(name), ready: metricsReady(name) });
   const adminPorts: number[] = [];
   for (const name of [PROCS.api1, PROCS.api2]) {
     const port = await freePort();
@@ -76,7 +76,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     apiPorts.push(port);
     adminPorts.push(adminPort);
     const env = { ...(await base(name)), PORT: String(port), ADMIN_PORT: String(adminPort), HEALTH_RATE_LIMIT: '1000000', ACCOUNTS_REFRESH_MS: '1000' };
-    specs.push({ name, args: [...CLI, 'api'], env, ready: () => answers200(`http://127.0.0.1:${port}/v2/health`) });
+    specs.push({ name, args: [...CLI, 'query-api'], env, ready: () => answers200(`http://127.0.0.1:${port}/v2/health`) });
   }
   const ingestEnv = { ...(await base(PROCS.ingest)), SANDBOX: 'true', SANDBOX_URLS: o.sandboxUrlsFile, INGEST_START_FILL_MS: String(o.startFillMs) };
   specs.push({ name: PROCS.ingest, args: [...CLI, 'ingest'], env: ingestEnv, ready: metricsReady(PROCS.ingest) });

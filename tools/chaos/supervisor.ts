@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 export interface ProcessSpec {
   readonly name: string;
-  /** Arguments after `node` (e.g. ['--import', 'tsx', 'app/cli/main.ts', 'process']). */
+  /** Arguments after `node` (e.g. ['--import', 'tsx', 'app/cli/main.ts', 'processors']). */
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   /** Resolves true once the process serves (polled every 200 ms). */

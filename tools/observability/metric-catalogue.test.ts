@@ -17,7 +17,7 @@ test('every role started: the registry, README metric table and platform/metrics
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', ADMIN_PORT: '0', SYMBOLS: 'BTCUSDT', VENUES: 'deribit' });
   const ctx = await createRuntimeContext(config, { metrics: false });
   try {
-    await startRoles(ctx, new Set(['ingest', 'process', 'api'] as const), true);
+    await startRoles(ctx, new Set(['ingest', 'processors', 'query-api'] as const), true);
     const registered = registryCatalogue();
     const readme = readmeCatalogue();
     assert.ok(readme.length >= 30, `README lists ${readme.length} metrics`);

@@ -12,7 +12,8 @@ import { SnapshotCache } from '../../../query-api/gex/snapshot-cache.ts';
 import { pickApiConfig } from '../../../query-api/config.ts';
 import { loadBundledReferenceData } from '../../../ingest/reference/bundled.ts';
 
-export type Role = 'ingest' | 'process' | 'api';
+/** The roles, named after the folders they run: ingest/, processors/, query-api/. */
+export type Role = 'ingest' | 'processors' | 'query-api';
 
 /** Starts the given roles in this process on one runtime context and runs until SIGINT/SIGTERM. */
 export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean; demoKey?: boolean; referenceSamples?: boolean } = {}): Promise<number> {
@@ -38,7 +39,7 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
     ctx.onShutdown(() => feed.stop());
     urls = feed.urls;
   }
-  if (roles.has('process')) {
+  if (roles.has('processors')) {
     const writer = await startRawWriter(ctx.bus, ctx.store);
     ctx.onShutdown(() => writer.stop());
     const snapshots = await startSnapshotProcessor(ctx.bus, ctx.store, {
@@ -53,14 +54,14 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
     ctx.onShutdown(() => ingest.stop());
   }
   let api: RunningApi | null = null;
-  if (roles.has('api')) {
+  if (roles.has('query-api')) {
     // Latest GEX snapshots in memory: polled from ClickHouse every 5 s, and announced on
     // analytics.snapshots.v1 when the snapshot processor runs in this process (loaded at once).
     const snapshots = new SnapshotCache(ctx.store, {
       symbols: config.symbols,
       pollMs: 5_000,
       intervalMs: config.snapshotIntervalMs,
-      ...(roles.has('process') ? { bus: ctx.bus } : {}),
+      ...(roles.has('processors') ? { bus: ctx.bus } : {}),
     });
     await snapshots.start();
     ctx.onShutdown(() => snapshots.stop());
@@ -104,19 +105,20 @@ async function printDemoKey(api: RunningApi): Promise<void> {
   );
 }
 
-function roleCommand(name: string, roles: readonly Role[], summary: string, demo = false): CliCommand {
+function roleCommand(name: string, roles: readonly Role[], summary: string, demo = false, aliases: readonly string[] = []): CliCommand {
   return {
     name,
-    usage: name,
+    aliases,
+    usage: aliases.length > 0 ? `${name} (or ${aliases.join(', ')})` : name,
     summary,
     run: (args) => runRoles(args, new Set(roles), demo ? { sandbox: true, demoKey: true, referenceSamples: true } : {}),
   };
 }
 
 export const ROLE_COMMANDS: readonly CliCommand[] = [
-  roleCommand('all', ['ingest', 'process', 'api'], 'Every role in one process (live venues unless --sandbox).'),
+  roleCommand('all', ['ingest', 'processors', 'query-api'], 'Every role in one process (live venues unless --sandbox).'),
   roleCommand('ingest', ['ingest'], 'Venue connectors -> bus.'),
-  roleCommand('process', ['process'], 'Processors: raw writer, GEX snapshots -> ClickHouse.'),
-  roleCommand('api', ['api'], 'The /v2 API.'),
-  roleCommand('demo', ['ingest', 'process', 'api'], 'Offline demo: every role fed by the local sandbox market.', true),
+  roleCommand('processors', ['processors'], 'Processors: raw writer, GEX snapshots -> ClickHouse.', false, ['process']),
+  roleCommand('query-api', ['query-api'], 'The /v2 API.', false, ['api']),
+  roleCommand('demo', ['ingest', 'processors', 'query-api'], 'Offline demo: every role fed by the local sandbox market.', true),
 ];
