@@ -44,16 +44,23 @@ export class VenueRest {
    * out publisher backpressure. Returns the number of trade-like events published (duplicates excluded).
    */
   async run(req: RestRequest, keep?: (e: MarketEvent) => boolean): Promise<number> {
+    return (await this.#runPages(req, keep)).published;
+  }
+
+  /** `run`, also saying when its first page was sent (null when nothing was answered). */
+  async #runPages(req: RestRequest, keep?: (e: MarketEvent) => boolean): Promise<{ published: number; sentAt: number | null }> {
+    let sentAt: number | null = null;
     let url: string | null = req.url;
     let body = req.body;
     let published = 0;
     for (let page = 0; url !== null && page < 1000; page++) {
       const res = await this.rest.request(url, requestInit(req.method, req.headers, body));
+      sentAt ??= res.sentAt;
       this.ctx.receivedAt = res.receivedAt;
       const parsed = req.parse(res.body, this.ctx);
       if (!parsed.ok) {
         await this.sink.deadLetter('rest', req.id, parsed.reason, res.body.slice(0, 65_536), 'utf8', res.receivedAt);
-        return published;
+        return { published, sentAt };
       }
       registerInstruments(this.ctx, parsed.events);
       const r = this.sink.publishFresh(keep ? parsed.events.filter(keep) : parsed.events, res.receivedAt, keep === undefined);
@@ -62,7 +69,7 @@ export class VenueRest {
       url = parsed.nextUrl;
       if (parsed.nextBody !== undefined) body = parsed.nextBody;
     }
-    return published;
+    return { published, sentAt };
   }
 
   /**
@@ -93,15 +100,18 @@ export class VenueRest {
     const scope = { connections, instruments: [...this.ctx.instruments.values()] };
     for (const req of gap.requests(symbols, from, untilMs, scope)) {
       if (this.#stopped) break;
-      const started = Date.now();
+      // The pace counts from when the request was sent (it may wait in the REST queue first).
+      let sentAt = Date.now();
       try {
-        recovered += await this.run(req, trade);
+        const r = await this.#runPages(req, trade);
+        recovered += r.published;
+        sentAt = r.sentAt ?? sentAt;
         gapFillsTotal.inc({ venue, outcome: 'ok' });
       } catch (err) {
         gapFillsTotal.inc({ venue, outcome: 'failed' });
         this.log.warn({ err: (err as Error).message, request: req.id }, 'gap fill request failed');
       }
-      const wait = (req.paceMs ?? 0) - (Date.now() - started);
+      const wait = (req.paceMs ?? 0) - (Date.now() - sentAt);
       if (wait > 0 && !this.#stopped) await sleep(wait);
     }
     if (recovered > 0) gapFillTradesTotal.inc({ venue }, recovered);

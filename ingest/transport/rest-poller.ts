@@ -28,6 +28,8 @@ export interface RestRequest {
 export interface RestResponse {
   readonly status: number;
   readonly body: string;
+  /** When the successful attempt was sent (ms): what a paced caller counts its pace from. */
+  readonly sentAt: number;
   readonly receivedAt: number;
 }
 
@@ -146,6 +148,7 @@ export class RestPoller {
     const timer = setTimeout(() => ctl.abort(new Error('timeout')), this.#o.timeoutMs ?? 10_000);
     const end = restRequestSeconds.startTimer({ venue });
     try {
+      const sentAt = Date.now();
       const res = await this.#fetch(url, {
         method: init.method ?? 'GET',
         ...(init.headers ? { headers: init.headers } : {}),
@@ -155,7 +158,7 @@ export class RestPoller {
       const body = await res.text();
       if (res.ok) {
         restRequestsTotal.inc({ venue, outcome: 'ok' });
-        return { status: res.status, body, receivedAt: Date.now() };
+        return { status: res.status, body, sentAt, receivedAt: Date.now() };
       }
       if (res.status === 429 || res.status >= 500) {
         restRequestsTotal.inc({ venue, outcome: `http_${res.status}` });
