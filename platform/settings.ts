@@ -3,7 +3,8 @@ import { SYMBOLS, VENUES } from '../schemas/events.ts';
 
 /**
  * Every setting of the product: one row each, with its environment variable, its command-line flag, its
- * default and what it does. `gex --help` prints this table; README's configuration table mirrors it.
+ * default and what it does. `gex --help` prints this table; the README's configuration table is generated from it
+ * (settingsMarkdown, written by `npm run docs`, checked by tools/docs/generated-sections.test.ts).
  * Precedence: flag > environment > default. Values are validated with zod; an invalid value stops the process
  * with the setting's name and the reason.
  */
@@ -151,4 +152,13 @@ export function settingsHelp(): string {
   return rows
     .map((r) => `  ${(r[0] as string).padEnd(w[0] as number)}  ${(r[1] as string).padEnd(w[1] as number)}  ${(r[2] as string).padEnd(w[2] as number)}  ${r[3]}`)
     .join('\n');
+}
+
+/** The settings as a Markdown table (flag, variable, default, meaning): the README's configuration table. */
+export function settingsMarkdown(): string {
+  const cell = (s: string): string => s.replaceAll('|', '\\|');
+  const rows = Object.values(SETTINGS as Record<string, SettingSpec>).map(
+    (s) => `| \`--${s.flag}\` | \`${s.env}\` | ${s.default === undefined ? 'unset' : s.default === '' ? 'empty' : `\`${cell(s.default)}\``} | ${cell(s.description)} |`,
+  );
+  return ['| flag | variable | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

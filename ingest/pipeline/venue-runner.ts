@@ -22,7 +22,7 @@ export interface VenueRunnerOptions {
    * timeout (Deribit test_request) the shorter of the two applies.
    */
   readonly staleMs?: number;
-  /** Reconnect backoff of every socket (default DEFAULT_RECONNECT of ws/resilient-socket.ts). */
+  /** Reconnect backoff of every socket (default DEFAULT_RECONNECT of transport/resilient-socket.ts). */
   readonly reconnectBackoff?: ReconnectPolicy;
   /** Observer of every socket's lifecycle events (connecting, open, close, stale, read_paused, ...), e.g. for tests. */
   readonly onSocketEvent?: (connection: string, event: SocketEvent) => void;
