@@ -6,8 +6,8 @@
  *   <- { published: n, ms }                    after the last batch was acknowledged
  *   -> { cmd: 'stop' }                         disconnects and exits
  */
-import { KafkaBus } from '../bus/kafka-bus.ts';
-import type { BusMessage } from '../bus/types.ts';
+import { KafkaBus } from '#bus/kafka-bus.ts';
+import type { BusMessage } from '#bus/types.ts';
 import { encoded, keys, POOL, trades, tradeType } from './bus-events.ts';
 
 type Command = { cmd: 'go'; topic: string; events: number; batchSize: number; withCodec: boolean } | { cmd: 'stop' };

@@ -1,9 +1,9 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import type { Bus, BusMessage } from '../bus/types.ts';
-import { MemoryBus } from '../bus/memory-bus.ts';
-import { KafkaBus } from '../bus/kafka-bus.ts';
+import type { Bus, BusMessage } from '#bus/types.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { KafkaBus } from '#bus/kafka-bus.ts';
 
 /**
  * Bus throughput: publish -> consume events/s through the in-process bus and (when KAFKA_BROKERS or

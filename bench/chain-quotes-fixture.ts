@@ -3,12 +3,12 @@
  * carrying a book (bid/ask ±2 % around the Black-76 price, sizes 1-10 coins), a last price, a 24 h volume and, on
  * deribit and bybit, published greeks (Black-76 values ×1.05, so the units guard keeps them). For the benchmarks.
  */
-import { greeks, price, pricingT } from '../processors/analytics/black76.ts';
-import { prng } from '../processors/analytics/testing/synthetic-chain.ts';
-import type { ChainSnapshot } from '../processors/analytics/types.ts';
-import type { NamedInstrument } from '../processors/snapshots/chain.ts';
-import { chainRows } from '../processors/snapshots/option-chain.ts';
-import type { OptionChainRow } from '../processors/snapshots/option-chain.ts';
+import { greeks, price, pricingT } from '#processors/analytics/black76.ts';
+import { prng } from '#processors/analytics/testing/synthetic-chain.ts';
+import type { ChainSnapshot } from '#processors/analytics/types.ts';
+import type { NamedInstrument } from '#processors/snapshots/chain.ts';
+import { chainRows } from '#processors/snapshots/option-chain.ts';
+import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 
 export function quotedInstruments(chain: ChainSnapshot, seed = 11): NamedInstrument[] {
   const rand = prng(seed);

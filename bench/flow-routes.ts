@@ -12,15 +12,15 @@
  * against a bare Fastify route sending the same bytes and `SELECT 1` on the store, in the same run.
  */
 import { cpus, loadavg } from 'node:os';
-import { migrate } from '../clickhouse/migrate.ts';
-import { openTempStore } from '../clickhouse/testing/temp-store.ts';
-import type { Store } from '../clickhouse/store.ts';
-import { buildApp } from '../query-api/app.ts';
-import { apiConfig } from '../query-api/config.ts';
-import { MemoryBus } from '../bus/memory-bus.ts';
-import { ensureProductTopics } from '../bus/topics.ts';
-import { encodeMarketEvent } from '../schemas/event-codec.ts';
-import type { OptionTrade } from '../schemas/events.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { buildApp } from '#query-api/app.ts';
+import { apiConfig } from '#query-api/config.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { encodeMarketEvent } from '#schemas/event-codec.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 import { benchClient, benchKey, ms as f, quantile, timesMs, verdict } from './http-bench.ts';
 
 const DAY = 86_400_000;

@@ -6,10 +6,10 @@
  * checkpoint + trades after it) and, as the same-run baseline, the p50 of the full scan it replaces, at the same
  * instants.
  */
-import { migrate } from '../clickhouse/migrate.ts';
-import { openTempStore } from '../clickhouse/testing/temp-store.ts';
-import { entriesAsOf, fullScanEntries } from '../processors/dealer-flow/checkpoint-store.ts';
-import { DealerFlow } from '../processors/dealer-flow/dealer-flow.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { entriesAsOf, fullScanEntries } from '#processors/dealer-flow/checkpoint-store.ts';
+import { DealerFlow } from '#processors/dealer-flow/dealer-flow.ts';
 import { fillTrades } from './flow-routes.ts';
 
 const DAY = 86_400_000;

@@ -17,17 +17,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { migrate } from '../clickhouse/migrate.ts';
-import { openTempStore } from '../clickhouse/testing/temp-store.ts';
-import type { Store } from '../clickhouse/store.ts';
-import { ALL_INCLUDES } from '../processors/analytics/levels.ts';
-import { prng, syntheticChain } from '../processors/analytics/testing/synthetic-chain.ts';
-import { levelsAsOf } from '../query-api/gex/as-of.ts';
-import { snapshotTimesOf } from '../query-api/gex/snapshot-times.ts';
-import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
-import { gammaFlowPoints, levelsOf } from '../processors/snapshots/levels-step.ts';
-import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
-import { msParam, msInstant } from '../clickhouse/epoch-ms.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { ALL_INCLUDES } from '#processors/analytics/levels.ts';
+import { prng, syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
+import { levelsAsOf } from '#query-api/gex/as-of.ts';
+import { snapshotTimesOf } from '#query-api/gex/snapshot-times.ts';
+import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
+import { gammaFlowPoints, levelsOf } from '#processors/snapshots/levels-step.ts';
+import { storeLevelsAndFlow, storeSnapshotRows } from '#processors/snapshots/write-step.ts';
+import { msParam, msInstant } from '#clickhouse/epoch-ms.ts';
 
 const INTERVAL = 30_000;
 const DAY = 86_400_000;

@@ -9,12 +9,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { MarketSymbol, Venue } from '../schemas/events.ts';
-import { buildVenueRows, levelsFromRows } from '../processors/analytics/aggregate.ts';
-import { gamma, pricingT } from '../processors/analytics/black76.ts';
-import { ALL_INCLUDES } from '../processors/analytics/levels.ts';
-import { syntheticChain } from '../processors/analytics/testing/synthetic-chain.ts';
-import type { ChainSnapshot } from '../processors/analytics/types.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
+import { buildVenueRows, levelsFromRows } from '#processors/analytics/aggregate.ts';
+import { gamma, pricingT } from '#processors/analytics/black76.ts';
+import { ALL_INCLUDES } from '#processors/analytics/levels.ts';
+import { syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
+import type { ChainSnapshot } from '#processors/analytics/types.ts';
 
 const NOW = Date.UTC(2026, 9, 12, 13, 0, 0);
 

@@ -5,8 +5,8 @@
 import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import type { Store } from '../clickhouse/store.ts';
-import { AccountsRepository } from '../query-api/accounts/repository.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { AccountsRepository } from '#query-api/accounts/repository.ts';
 import { httpGet } from './http-get.ts';
 
 /** An enterprise (unlimited) user and one of its keys. */

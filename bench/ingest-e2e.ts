@@ -7,23 +7,23 @@
  * sockets, no parsers) and stored by the same raw writer.
  */
 import { pathToFileURL } from 'node:url';
-import type { Bus } from '../bus/types.ts';
-import type { MarketEvent, Venue } from '../schemas/events.ts';
-import type { VenueUrls } from '../ingest/connector/types.ts';
-import { MemoryBus } from '../bus/memory-bus.ts';
-import { KafkaBus } from '../bus/kafka-bus.ts';
-import { ensureProductTopics } from '../bus/topics.ts';
-import { migrate } from '../clickhouse/migrate.ts';
-import { openTempStore } from '../clickhouse/testing/temp-store.ts';
-import { RAW_TABLES } from '../clickhouse/rows.ts';
-import { startRawWriter, type StoredHook } from '../processors/raw-writer/raw-writer.ts';
-import { startIngest } from '../ingest/pipeline/run-ingest.ts';
-import { EventPublisher } from '../ingest/pipeline/event-publisher.ts';
-import { createSandboxMarket } from '../sandbox/market/market.ts';
-import { connectorUrlsFor } from '../sandbox/connector-urls.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '../sandbox/market/venues.ts';
-import { forkSandboxProcess } from '../sandbox/harness/sandbox-process.ts';
-import type { VenueUrls as SandboxUrls } from '../sandbox/servers/types.ts';
+import type { Bus } from '#bus/types.ts';
+import type { MarketEvent, Venue } from '#schemas/events.ts';
+import type { VenueUrls } from '#ingest/connector/types.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { KafkaBus } from '#bus/kafka-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { RAW_TABLES } from '#clickhouse/rows.ts';
+import { startRawWriter, type StoredHook } from '#processors/raw-writer/raw-writer.ts';
+import { startIngest } from '#ingest/pipeline/run-ingest.ts';
+import { EventPublisher } from '#ingest/pipeline/event-publisher.ts';
+import { createSandboxMarket } from '#sandbox/market/market.ts';
+import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
+import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
+import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);

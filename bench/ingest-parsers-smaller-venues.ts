@@ -4,15 +4,15 @@
  * frames; Paradex SBE binary trade frames vs a baseline that reads every byte of the same frames once.
  * Target >= 200k frames/s. Run: node --import tsx bench/ingest-parsers-smaller-venues.ts
  */
-import { registerInstruments, createParserContext } from '../ingest/connector/context.ts';
-import { fixtureLine, fixtureText } from '../ingest/venues/fixtures/load.ts';
-import { createBullishConnector } from '../ingest/venues/bullish/index.ts';
-import { createDeltaConnector } from '../ingest/venues/delta/index.ts';
-import { createDeriveConnector } from '../ingest/venues/derive/index.ts';
-import { createParadexConnector } from '../ingest/venues/paradex/index.ts';
-import { encodeTrade } from '../ingest/venues/paradex/sbe-encode.ts';
-import { createThalexConnector } from '../ingest/venues/thalex/index.ts';
-import type { ParserContext, RestParseResult, VenueConnectorSpec } from '../ingest/connector/types.ts';
+import { registerInstruments, createParserContext } from '#ingest/connector/context.ts';
+import { fixtureLine, fixtureText } from '#ingest/venues/fixtures/load.ts';
+import { createBullishConnector } from '#ingest/venues/bullish/index.ts';
+import { createDeltaConnector } from '#ingest/venues/delta/index.ts';
+import { createDeriveConnector } from '#ingest/venues/derive/index.ts';
+import { createParadexConnector } from '#ingest/venues/paradex/index.ts';
+import { encodeTrade } from '#ingest/venues/paradex/sbe-encode.ts';
+import { createThalexConnector } from '#ingest/venues/thalex/index.ts';
+import type { ParserContext, RestParseResult, VenueConnectorSpec } from '#ingest/connector/types.ts';
 import { corpus, rate, COPIES } from './parser-rate.ts';
 
 

@@ -2,10 +2,10 @@
  * Parser throughput on one core: trade frames per venue (recorded fixtures, trade ids varied per copy) parsed
  * by the venue parser vs a bare JSON.parse of the same frames in the same run. Target >= 200k frames/s.
  */
-import { registerInstruments, createParserContext } from '../ingest/connector/context.ts';
-import { fixtureLine, fixtureText } from '../ingest/venues/fixtures/load.ts';
-import { createConnector } from '../ingest/venues/registry.ts';
-import type { ParserContext, VenueConnectorSpec } from '../ingest/connector/types.ts';
+import { registerInstruments, createParserContext } from '#ingest/connector/context.ts';
+import { fixtureLine, fixtureText } from '#ingest/venues/fixtures/load.ts';
+import { createConnector } from '#ingest/venues/registry.ts';
+import type { ParserContext, VenueConnectorSpec } from '#ingest/connector/types.ts';
 import { corpus, rate } from './parser-rate.ts';
 
 interface Case {

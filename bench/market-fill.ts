@@ -6,9 +6,9 @@
  * views, so the hourly and daily tables fill as they do in production; then OPTIMIZE … FINAL on all of them (one
  * row per key, as after background merges).
  */
-import { ROLLUP_FAMILIES } from '../clickhouse/market-rollups.ts';
-import type { Store } from '../clickhouse/store.ts';
-import { VENUES } from '../schemas/events.ts';
+import { ROLLUP_FAMILIES } from '#clickhouse/market-rollups.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { VENUES } from '#schemas/events.ts';
 
 export const MIN_S = 60;
 export const YEAR_MINUTES = 525_600;

@@ -12,12 +12,12 @@
  * HTTP minus these three is routing, auth, meta, the envelope and the socket. On a loaded machine wall times stretch;
  * `readCpu` (this process's CPU during the read) does not, much.
  */
-import type { Store } from '../clickhouse/store.ts';
-import { readBundle } from '../query-api/market/bundle-series.ts';
-import type { MarketServing } from '../query-api/market/serving.ts';
-import { servedTimestamps } from '../query-api/market/send.ts';
-import { timestamps, type Grid } from '../query-api/market/grid.ts';
-import { readCandles, SERIES, type TierChoice } from '../query-api/market/series.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { readBundle } from '#query-api/market/bundle-series.ts';
+import type { MarketServing } from '#query-api/market/serving.ts';
+import { servedTimestamps } from '#query-api/market/send.ts';
+import { timestamps, type Grid } from '#query-api/market/grid.ts';
+import { readCandles, SERIES, type TierChoice } from '#query-api/market/series.ts';
 
 export interface Phases {
   readonly engine: number;

@@ -13,18 +13,18 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
-import { migrate } from '../clickhouse/migrate.ts';
-import { createStore, type Store } from '../clickhouse/store.ts';
-import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
-import { syntheticChain } from '../processors/analytics/testing/synthetic-chain.ts';
-import { rowsFromChain } from '../processors/snapshots/compute-step.ts';
-import { levelsOf } from '../processors/snapshots/levels-step.ts';
-import { chainRows } from '../processors/snapshots/option-chain.ts';
-import { CHAIN_TIERS, storeChainRows } from '../processors/snapshots/option-chain-record.ts';
-import { storeLevelsAndFlow, storeSnapshotRows } from '../processors/snapshots/write-step.ts';
-import { buildApp } from '../query-api/app.ts';
-import { apiConfig } from '../query-api/config.ts';
-import { SnapshotCache } from '../query-api/gex/snapshot-cache.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { createStore, type Store } from '#clickhouse/store.ts';
+import { tempDataPath } from '#clickhouse/testing/temp-store.ts';
+import { syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
+import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
+import { levelsOf } from '#processors/snapshots/levels-step.ts';
+import { chainRows } from '#processors/snapshots/option-chain.ts';
+import { CHAIN_TIERS, storeChainRows } from '#processors/snapshots/option-chain-record.ts';
+import { storeLevelsAndFlow, storeSnapshotRows } from '#processors/snapshots/write-step.ts';
+import { buildApp } from '#query-api/app.ts';
+import { apiConfig } from '#query-api/config.ts';
+import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { quotedInstruments } from './chain-quotes-fixture.ts';
 import { benchClient, benchKey, ms as f, quantile as q, timesMs as times, verdict } from './http-bench.ts';
 

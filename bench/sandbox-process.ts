@@ -10,8 +10,8 @@
  * Every reply also carries `cpu`: the CPU seconds this process has used so far.
  * On start it sends { urls } (the sandbox servers' URLs per venue).
  */
-import { startSandbox } from '../sandbox/sandbox.ts';
-import { SANDBOX_VENUES } from '../sandbox/market/venues.ts';
+import { startSandbox } from '#sandbox/sandbox.ts';
+import { SANDBOX_VENUES } from '#sandbox/market/venues.ts';
 
 type Command =
   | { cmd: 'emit'; perVenue: number }

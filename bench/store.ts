@@ -8,13 +8,13 @@
 import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { toJsonCompactEachRow } from '../clickhouse/compact-rows.ts';
-import { migrate } from '../clickhouse/migrate.ts';
-import { optionTradeRow, type OptionTradeRow } from '../clickhouse/rows.ts';
-import { createStore, type Store } from '../clickhouse/store.ts';
-import { optionTrade } from '../clickhouse/testing/fixtures.ts';
-import { tempDataPath } from '../clickhouse/testing/temp-store.ts';
-import { msInstant, msColumn } from '../clickhouse/epoch-ms.ts';
+import { toJsonCompactEachRow } from '#clickhouse/compact-rows.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { optionTradeRow, type OptionTradeRow } from '#clickhouse/rows.ts';
+import { createStore, type Store } from '#clickhouse/store.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import { tempDataPath } from '#clickhouse/testing/temp-store.ts';
+import { msInstant, msColumn } from '#clickhouse/epoch-ms.ts';
 
 const TOTAL_ROWS = 200_000;
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry } from '../platform/metrics/registry.ts';
-import { METRIC } from '../platform/metrics/names.ts';
-import { childLogger } from '../platform/log.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { childLogger } from '#platform/log.ts';
 import type { Bus } from './types.ts';
 
 /**

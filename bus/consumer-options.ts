@@ -1,8 +1,8 @@
 import type { ConsumedBatch, SubscribeOptions } from './types.ts';
 import type { BusMetrics } from './bus-metrics.ts';
-import type { Logger } from '../platform/log.ts';
-import { ok, type PipelineStep } from '../platform/steps/step-runner.ts';
-import type { RetryPolicy } from '../platform/steps/retry-policy.ts';
+import type { Logger } from '#platform/log.ts';
+import { ok, type PipelineStep } from '#platform/steps/step-runner.ts';
+import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
 
 /** What both consumer implementations (memory and Kafka) are built with. */
 export interface ConsumerCommonOptions<Self> {

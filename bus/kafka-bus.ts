@@ -5,7 +5,7 @@ import { KafkaBusConsumer } from './kafka-consumer.ts';
 import { pinoLogCreator } from './kafka-logging.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
 import { commonConsumerOptions } from './consumer-options.ts';
-import { childLogger } from '../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];

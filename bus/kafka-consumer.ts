@@ -2,8 +2,8 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
-import { Backoff } from '../platform/steps/retry-policy.ts';
-import { runStep, type PipelineStep } from '../platform/steps/step-runner.ts';
+import { Backoff } from '#platform/steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 
 export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
   readonly consumer: Consumer;

@@ -1,6 +1,6 @@
 import './kafkajs-grouping-fix.ts'; // before kafkajs: see the module
 import { logLevel, type logCreator } from 'kafkajs';
-import type { Logger } from '../platform/log.ts';
+import type { Logger } from '#platform/log.ts';
 
 /**
  * kafkajs log lines through pino. kafkajs is created with logLevel WARN, so only WARN and ERROR arrive here.

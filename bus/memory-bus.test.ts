@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { runBusContract } from './testing/bus-contract.ts';
 import { MemoryBus } from './memory-bus.ts';
-import { metricsRegistry } from '../platform/metrics/registry.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
 import type { BusMessage, ConsumedBatch } from './types.ts';
 
 runBusContract('memory', () => new MemoryBus({ clientId: 'contract', retryBackoffMs: 20 }));

@@ -5,7 +5,7 @@ import { MemoryGroup } from './memory-group.ts';
 import { MemoryConsumer } from './memory-consumer.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
 import { commonConsumerOptions } from './consumer-options.ts';
-import { childLogger } from '../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 
 export interface MemoryBusOptions {
   readonly clientId?: string;

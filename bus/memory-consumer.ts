@@ -1,8 +1,8 @@
 import type { BusConsumer, ConsumedBatch } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
-import { Backoff } from '../platform/steps/retry-policy.ts';
-import { runStep, type PipelineStep } from '../platform/steps/step-runner.ts';
+import { Backoff } from '#platform/steps/retry-policy.ts';
+import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
 import type { TopicPartition } from './assignment.ts';
 

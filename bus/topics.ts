@@ -1,4 +1,4 @@
-import { TOPICS } from '../schemas/events.ts';
+import { TOPICS } from '#schemas/events.ts';
 import type { Bus } from './types.ts';
 
 /** Creates every topic of the product (idempotent). Market data is keyed by venue:symbol. */

@@ -4,7 +4,7 @@ import { loadMigrations } from './migrate.ts';
 import { RAW_TABLE_FAMILIES, type RawTable } from './rows.ts';
 import { columnType, declaredColumns } from './columns.ts';
 import { tableColumns } from './testing/ddl-columns.ts';
-import { double, enumOf, optional, string, timestampMs, arrayOf, long, boolean } from '../schemas/family-dsl.ts';
+import { double, enumOf, optional, string, timestampMs, arrayOf, long, boolean } from '#schemas/family-dsl.ts';
 
 const migrated = tableColumns(loadMigrations().flatMap((m) => m.statements));
 

@@ -1,4 +1,4 @@
-import { snakeCase, type FamilyDecl, type FieldDecl, type LogicalType } from '../schemas/family-dsl.ts';
+import { snakeCase, type FamilyDecl, type FieldDecl, type LogicalType } from '#schemas/family-dsl.ts';
 
 /**
  * The raw-table columns a family declaration (schemas/families.ts) implies: name = snake_case of the field, type

@@ -1,5 +1,5 @@
 import type { Store } from './store.ts';
-import { VENUES } from '../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
 import { rederiveRollups } from './market-rollups.ts';
 
 /**

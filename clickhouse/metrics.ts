@@ -1,6 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
-import { metricsRegistry } from '../platform/metrics/registry.ts';
-import { METRIC } from '../platform/metrics/names.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 
 /** Store metrics, registered once per process on the shared registry. */
 export const storeMetrics = {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MarketEvent, Venue } from '../schemas/events.ts';
+import type { MarketEvent, Venue } from '#schemas/events.ts';
 import { migrate } from './migrate.ts';
 import { toRawRow } from './rows.ts';
 import type { Store } from './store.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childLogger } from '../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 import { clusterMigrationsTable, toClusterDdl } from './cluster-ddl.ts';
 import { LOCAL_SUFFIX } from './cluster-tables.ts';
 import { stageViewSwaps, viewTarget, writerSafetyProblems } from './migration-rules.ts';

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MarketEvent } from '../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import { migrate } from './migrate.ts';
 import { deadLetterRow, RAW_TABLES, toRawRow, type RawRow } from './rows.ts';
 import type { Store } from './store.ts';

@@ -4,9 +4,9 @@
  * integer epoch milliseconds: JSONEachRow reads a number into a DateTime64(3, 'UTC') column as ms since the
  * epoch (verified on chDB / ClickHouse 26.7), so no string formatting and no time-zone ambiguity.
  */
-import type { FamilyDecl, RowOf, EventOf } from '../schemas/family-dsl.ts';
-import { EVENT_FAMILIES as F } from '../schemas/families.ts';
-import type { MarketEvent, MarketEventType } from '../schemas/events.ts';
+import type { FamilyDecl, RowOf, EventOf } from '#schemas/family-dsl.ts';
+import { EVENT_FAMILIES as F } from '#schemas/families.ts';
+import type { MarketEvent, MarketEventType } from '#schemas/events.ts';
 import { declaredColumns } from './columns.ts';
 
 export type InstrumentRow = RowOf<typeof F.instrument>;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exact, type Equal, type Flat } from '../schemas/testing/type-equality.ts';
+import { exact, type Equal, type Flat } from '#schemas/testing/type-equality.ts';
 import type * as R from './rows.ts';
 
 

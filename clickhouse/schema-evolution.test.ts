@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AvroCodec } from '../schemas/avro/codec.ts';
-import { V1_EVENT_SCHEMAS } from '../schemas/avro/writer-history-v1.ts';
-import type { OptionTicker } from '../schemas/events.ts';
+import { AvroCodec } from '#schemas/avro/codec.ts';
+import { V1_EVENT_SCHEMAS } from '#schemas/avro/writer-history-v1.ts';
+import type { OptionTicker } from '#schemas/events.ts';
 import { migrate } from './migrate.ts';
 import { optionTickerRow } from './rows.ts';
 import type { Store } from './store.ts';

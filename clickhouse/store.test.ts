@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { metricsRegistry } from '../platform/metrics/registry.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { StoreQueryError, StoreUnavailableError } from './errors.ts';
 import { migrate } from './migrate.ts';
 import { optionTradeRow } from './rows.ts';

@@ -7,7 +7,7 @@ import {
   type ClickHouseSettings,
 } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
-import { childLogger } from '../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
 import { decodeRowBinary, type ColumnsResult } from './row-binary.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';

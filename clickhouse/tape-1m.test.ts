@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { OptionTrade } from '../schemas/events.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 import { migrate } from './migrate.ts';
 import { optionTradeRow } from './rows.ts';
 import { optionTrade } from './testing/fixtures.ts';

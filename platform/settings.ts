@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SYMBOLS, VENUES } from '../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
 
 /**
  * Every setting of the product: one row each, with its environment variable, its command-line flag, its

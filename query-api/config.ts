@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../platform/settings.ts';
+import { loadConfig, type Config } from '#platform/settings.ts';
 
 /**
  * The settings of the query API (the `api` role): a slice of the product's settings table

@@ -4,7 +4,7 @@ import { SnapshotCache } from './gex/snapshot-cache.ts';
 import { fuzzApp, injectionSweep, INJECTIONS, registeredPaths, routeParams } from './testing/fuzz.ts';
 import { C, seedGex } from './testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from './testing/harness.ts';
-import { loadBundledReferenceData } from '../ingest/reference/bundled.ts';
+import { loadBundledReferenceData } from '#ingest/reference/bundled.ts';
 
 test('fuzz: every parameter of every route with injection payloads, then >= 50,000 random/malformed requests: no 5xx, no internals, error envelope on every 4xx', async () => {
   const t = await migratedStore();

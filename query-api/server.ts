@@ -1,5 +1,5 @@
-import type { Store } from '../clickhouse/store.ts';
-import type { Logger } from '../platform/log.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Logger } from '#platform/log.ts';
 import { startAdminServer, type AdminServer } from './admin/server.ts';
 import { tokenFile } from './admin/token.ts';
 import { buildApp, type AppDeps } from './app.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { createStore } from '../clickhouse/store.ts';
+import { createStore } from '#clickhouse/store.ts';
 import { assertError, assertOk } from './testing/assertions.ts';
 import { LEAK } from './testing/fuzz.ts';
 import { migratedStore, testApp, userWithKey } from './testing/harness.ts';

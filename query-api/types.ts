@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Store } from '../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import type { SnapshotCache } from './gex/snapshot-cache.ts';
 import type { TapeTail } from './tape/tail-feed.ts';
 import type { LiveFlow } from './tape/live-flow-feed.ts';

@@ -1,4 +1,4 @@
-import type { VenueUrls as ConnectorUrls } from '../ingest/connector/types.ts';
+import type { VenueUrls as ConnectorUrls } from '#ingest/connector/types.ts';
 import type { VenueUrls as SandboxUrls } from './servers/types.ts';
 import type { SandboxVenue } from './market/venues.ts';
 

@@ -1,5 +1,5 @@
-import type { MarketEvent, MarketSymbol } from '../schemas/events.ts';
-import { childLogger } from '../platform/log.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
+import { childLogger } from '#platform/log.ts';
 import { TradeLedger } from './market/ledger.ts';
 import { createSandboxMarket, type SandboxMarket, type SandboxMarketOptions } from './market/market.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from './market/venues.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseChainFile } from '../../processors/analytics/chain-file.ts';
-import type { ChainSnapshot } from '../../processors/analytics/types.ts';
+import { parseChainFile } from '#processors/analytics/chain-file.ts';
+import type { ChainSnapshot } from '#processors/analytics/types.ts';
 
 /**
  * The `--chain FILE` input of `gex levels` and `gex greeks`: the parsed chain, or null after writing the reason

@@ -6,9 +6,9 @@
  * belong to one (symbol, computed_at). Errors name the line and the field.
  */
 import { readFileSync } from 'node:fs';
-import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
-import { SYMBOLS } from '../../schemas/events.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
+import { SYMBOLS } from '#schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 const NUMBER_FIELDS = ['spot', 'strike', 't_years', 'forward', 'open_interest'] as const;
 const NULLABLE_FIELDS = [

@@ -22,8 +22,8 @@ test('gex --help lists the commands and every setting with its default', () => {
 
 test('the roles are named after their folders (ingest, processors, query-api); the earlier names process and api still answer', () => {
   const r = gex(['--help']);
-  assert.match(r.stdout, /^  processors \(or process\)\s+Processors:/m);
-  assert.match(r.stdout, /^  query-api \(or api\)\s+The \/v2 API\./m);
+  assert.match(r.stdout, /^ {2}processors \(or process\)\s+Processors:/m);
+  assert.match(r.stdout, /^ {2}query-api \(or api\)\s+The \/v2 API\./m);
   for (const name of ['processors', 'process', 'query-api', 'api']) assert.equal(gex([name, '--help']).code, 0, name);
   assert.equal(gex(['processes', '--help']).code, 2);
 });

@@ -1,4 +1,4 @@
-import type { Config } from '../../platform/settings.ts';
+import type { Config } from '#platform/settings.ts';
 
 /** One CLI command: `gex <name> [args] [--flags]`. */
 export interface CliCommand {

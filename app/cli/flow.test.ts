@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
-import type { OptionTrade } from '../../schemas/events.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const gex = (args: readonly string[], input?: string) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { computeGreeksFromChain, parseChainFile } from '../../processors/analytics/chain-file.ts';
+import { computeGreeksFromChain, parseChainFile } from '#processors/analytics/chain-file.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = 'test/fixtures/chain-synthetic-11-5.json';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { zip } from '../../ingest/reference/testing/zip-writer.ts';
+import { zip } from '#ingest/reference/testing/zip-writer.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,4 +1,4 @@
-import { loadConfig, settingsHelp, splitArgs, ConfigError } from '../../platform/settings.ts';
+import { loadConfig, settingsHelp, splitArgs, ConfigError } from '#platform/settings.ts';
 import type { CliCommand } from './command.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { loadMigrations } from '../../clickhouse/migrate.ts';
+import { loadMigrations } from '#clickhouse/migrate.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const gex = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { perpTrade } from '../../clickhouse/testing/fixtures.ts';
-import { computeRange, type RangeData } from '../../processors/analytics/range.ts';
+import { perpTrade } from '#clickhouse/testing/fixtures.ts';
+import { computeRange, type RangeData } from '#processors/analytics/range.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const gex = (args: readonly string[]) => {

@@ -1,10 +1,10 @@
-import { publishHistory, type BackfillOptions } from '../../sandbox/history/publish-history.ts';
-import { RAW_TOPICS, startRawWriter } from '../../processors/raw-writer/raw-writer.ts';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import type { Bus } from '../../bus/types.ts';
+import { publishHistory, type BackfillOptions } from '#sandbox/history/publish-history.ts';
+import { RAW_TOPICS, startRawWriter } from '#processors/raw-writer/raw-writer.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import type { Bus } from '#bus/types.ts';
 
-export type { BackfillOptions } from '../../sandbox/history/publish-history.ts';
+export type { BackfillOptions } from '#sandbox/history/publish-history.ts';
 
 export interface BackfillResult {
   readonly published: number;

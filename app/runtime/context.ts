@@ -1,15 +1,15 @@
-import type { Config } from '../../platform/settings.ts';
-import type { Bus } from '../../bus/types.ts';
-import { createBus } from '../../bus/create-bus.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Config } from '#platform/settings.ts';
+import type { Bus } from '#bus/types.ts';
+import { createBus } from '#bus/create-bus.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { openStore } from './open-store.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import { startMetricsServer } from '../../platform/metrics/server.ts';
-import { startClickHouseHttp } from '../../clickhouse/http-endpoint.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { startMetricsServer } from '#platform/metrics/server.ts';
+import { startClickHouseHttp } from '#clickhouse/http-endpoint.ts';
 import { resolve } from 'node:path';
 import { removeStoreEndpoint, writeStoreEndpoint } from './store-endpoint.ts';
-import { childLogger, type Logger } from '../../platform/log.ts';
+import { childLogger, type Logger } from '#platform/log.ts';
 
 /** What every role of one process shares: configuration, the bus, the store, metrics and a logger. */
 export interface RuntimeContext {

@@ -1,12 +1,12 @@
-import type { Config } from '../../platform/settings.ts';
-import type { Venue } from '../../schemas/events.ts';
-import type { VenueUrls } from '../../ingest/connector/types.ts';
-import { startSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '../../sandbox/market/venues.ts';
-import { connectorUrlsFor } from '../../sandbox/connector-urls.ts';
-import { childLogger } from '../../platform/log.ts';
+import type { Config } from '#platform/settings.ts';
+import type { Venue } from '#schemas/events.ts';
+import type { VenueUrls } from '#ingest/connector/types.ts';
+import { startSandbox, type Sandbox } from '#sandbox/sandbox.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
+import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
+import { childLogger } from '#platform/log.ts';
 import { readFileSync } from 'node:fs';
-import type { VenueUrls as SandboxUrls } from '../../sandbox/servers/types.ts';
+import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
 
 /** Ledger entries the demo's sandbox keeps per venue: none (nothing in the product reads them; counts stay exact). */
 export const DEMO_LEDGER_CAPACITY = 0;

@@ -7,7 +7,7 @@ import type {
   OptionTicker,
   OptionTrade,
   PerpStats,
-} from '../../schemas/events.ts';
+} from '#schemas/events.ts';
 
 /**
  * Hand-built events of every family, with awkward values (fractions, tiny/huge floats, nulls, quotes).

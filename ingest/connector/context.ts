@@ -1,5 +1,5 @@
 /** Creating and seeding the per-connection parser context (no I/O). */
-import type { Instrument, MarketEvent, MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, MarketSymbol, Venue } from '#schemas/events.ts';
 import type { ParserContext } from './types.ts';
 
 export interface ContextOptions {

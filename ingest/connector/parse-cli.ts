@@ -4,8 +4,8 @@
  * get_instruments, Bybit instruments-info, OKX public/instruments, Binance exchangeInfo) seed the instrument
  * registry and are echoed as `instrument` events; without them the venue's name-parsing fallback is used.
  */
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
-import type { Venue } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import { createParserContext, registerInstruments } from './context.ts';
 import { createConnector } from '../venues/registry.ts';
 import type { VenueUrls } from './types.ts';

@@ -2,8 +2,8 @@
  * Small typed readers and result constructors shared by the venue parsers. Frames are parsed to `unknown`
  * and narrowed field by field; numbers may arrive as JSON numbers or decimal strings.
  */
-import { SYMBOL_BASE, SYMBOLS } from '../../schemas/events.ts';
-import type { MarketEvent, MarketSymbol } from '../../schemas/events.ts';
+import { SYMBOL_BASE, SYMBOLS } from '#schemas/events.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import type { ControlFrame, ParseResult, RestParseResult } from './types.ts';
 
 export type Obj = Readonly<Record<string, unknown>>;

@@ -4,7 +4,7 @@
  * with `usdPerUnit` (1 for USD/stablecoin quotes, the index price for coin quotes; null when unknown). Sizes must
  * already be in coins. What the venue does not publish is null.
  */
-import type { OptionTicker } from '../../schemas/events.ts';
+import type { OptionTicker } from '#schemas/events.ts';
 import { isUsd, mul } from './parse-helpers.ts';
 
 export interface QuotedBook {

@@ -16,7 +16,7 @@
  * - `{ ok: false, outcome: 'dead_letter' }` truncated / malformed / unknown frames, with a reason; the caller
  *                                        publishes a DeadLetter (schemas/events.ts) with the raw frame.
  */
-import type { Instrument, MarketEvent, MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, MarketSymbol, Venue } from '#schemas/events.ts';
 
 /** What a control frame was, and what (if anything) must be sent back on the same socket. */
 export interface ControlFrame {

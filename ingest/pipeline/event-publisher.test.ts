@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import type { BusMessage } from '../../bus/types.ts';
-import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
-import type { MarketEvent } from '../../schemas/events.ts';
-import { TOPICS } from '../../schemas/events.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import type { BusMessage } from '#bus/types.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import type { MarketEvent } from '#schemas/events.ts';
+import { TOPICS } from '#schemas/events.ts';
 import { EventPublisher } from './event-publisher.ts';
 
 /** The in-process bus, each publish taking `delayMs` (a bus slower than the venues); batch sizes recorded. */

@@ -1,10 +1,10 @@
-import { TOPICS, type DeadLetter, type MarketEvent } from '../../schemas/events.ts';
-import { encodeMarketEvent, encodeDeadLetter } from '../../schemas/event-codec.ts';
-import type { Bus, BusMessage } from '../../bus/types.ts';
+import { TOPICS, type DeadLetter, type MarketEvent } from '#schemas/events.ts';
+import { encodeMarketEvent, encodeDeadLetter } from '#schemas/event-codec.ts';
+import type { Bus, BusMessage } from '#bus/types.ts';
 import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
-import { childLogger } from '../../platform/log.ts';
-import { ok, runStep, type PipelineStep } from '../../platform/steps/step-runner.ts';
-import type { RetryPolicy } from '../../platform/steps/retry-policy.ts';
+import { childLogger } from '#platform/log.ts';
+import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
+import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
 
 export interface PublisherOptions {
   /** Flush a topic as soon as it holds this many messages. */

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 
 export const ingestMetrics = {
   events: new Counter({

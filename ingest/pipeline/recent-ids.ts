@@ -7,7 +7,7 @@
  * are remembered per event type: a venue's perp and spot trades of one pair share the instrument name in the id
  * (Binance and Bybit `BTCUSDT`) and their trade-id counters may overlap.
  */
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 
 export const DEFAULT_RECENT_IDS = 5_000;
 

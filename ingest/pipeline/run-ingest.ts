@@ -1,12 +1,12 @@
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
-import type { Bus } from '../../bus/types.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
+import type { Bus } from '#bus/types.ts';
 import type { VenueUrls } from '../connector/types.ts';
 import { createConnector } from '../venues/registry.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { startVenue, type RunningVenue, type VenueRunnerOptions } from './venue-runner.ts';
 import type { SocketEvent } from '../transport/resilient-socket.ts';
 import type { PublisherOptions } from './event-publisher.ts';
-import { childLogger } from '../../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 
 export interface IngestOptions {
   readonly bus: Bus;

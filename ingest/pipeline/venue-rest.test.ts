@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { childLogger } from '../../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 import { RestPoller } from '../transport/rest-poller.ts';
 import type { GapFillSpec, VenueConnectorSpec } from '../connector/types.ts';
 import { CapturingPublisher } from './testing/capturing-publisher.ts';

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Instrument, MarketEvent, MarketSymbol } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import { gapFillsTotal, gapFillTradesTotal } from '../transport/metrics.ts';
 import { isTradeLike } from './recent-ids.ts';
 import type { ParserContext, RestRequest, VenueConnectorSpec } from '../connector/types.ts';
 import { createParserContext, registerInstruments } from '../connector/context.ts';
 import type { RestPoller, RestRequest as RestInit } from '../transport/rest-poller.ts';
-import type { Logger } from '../../platform/log.ts';
+import type { Logger } from '#platform/log.ts';
 import type { VenueSink } from './venue-sink.ts';
 
 /** The fetch options of a listing / poll request (GET without a body unless the spec says otherwise). */

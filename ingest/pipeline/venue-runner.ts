@@ -1,4 +1,4 @@
-import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
+import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import type { VenueConnectorSpec } from '../connector/types.ts';
 import type { ReconnectPolicy, SocketEvent } from '../transport/resilient-socket.ts';
 import { RestPoller } from '../transport/rest-poller.ts';
@@ -7,7 +7,7 @@ import { VenueSink } from './venue-sink.ts';
 import { VenueRest } from './venue-rest.ts';
 import { VenueSockets } from './venue-sockets.ts';
 import { scheduleStartFill } from './start-fill.ts';
-import { childLogger } from '../../platform/log.ts';
+import { childLogger } from '#platform/log.ts';
 
 export { socketHeartbeat } from './venue-sockets.ts';
 

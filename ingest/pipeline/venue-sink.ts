@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import { duplicateTradesTotal, observeVenueLag } from '../transport/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { RecentIds } from './recent-ids.ts';

@@ -1,8 +1,8 @@
-import type { Instrument, MarketSymbol } from '../../schemas/events.ts';
+import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, ParseResult, ParserContext, VenueConnectorSpec } from '../connector/types.ts';
 import { createParserContext } from '../connector/context.ts';
 import { ResilientSocket, type HeartbeatRule as SocketHeartbeat, type ReconnectPolicy, type SocketEvent } from '../transport/resilient-socket.ts';
-import type { Logger } from '../../platform/log.ts';
+import type { Logger } from '#platform/log.ts';
 import type { VenueSink } from './venue-sink.ts';
 
 /** The socket-level heartbeat of a connector rule (server-driven rules need none on the client side). */

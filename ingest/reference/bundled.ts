@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { loadReferenceFiles, type FileReport, type SourceFile } from './load.ts';
 
 /** The sample files shipped in ingest/reference/fixtures (sources in its README). */

@@ -1,4 +1,4 @@
-import type { CotReport } from '../../schemas/reference.ts';
+import type { CotReport } from '#schemas/reference.ts';
 
 /**
  * Column order of the CFTC COT text files, for the current-week files the CFTC publishes without a header row

@@ -1,7 +1,7 @@
 import { COT_COLUMNS } from './cot-columns.ts';
 import { splitCsvLine, textLines } from './csv.ts';
 import { decimal, isoDate, type ParseResult, type RowError } from './types.ts';
-import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts';
+import type { CotReport, CotVariant, CotWeek } from '#schemas/reference.ts';
 
 /**
  * CFTC Commitments of Traders files as the CFTC publishes them (comma-separated, quoted names, space-padded
@@ -11,7 +11,7 @@ import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts'
  * `Open_Interest_All` and the Disaggregated file's `Swap__Positions_Short_All` all match.
  */
 
-export type { CotReport, CotVariant } from '../../schemas/reference.ts';
+export type { CotReport, CotVariant } from '#schemas/reference.ts';
 
 /** Trader categories per report, in the CFTC's order. */
 export const COT_CATEGORIES: Readonly<Record<CotReport, readonly string[]>> = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { loadReferenceFiles, type FileReport, type LoadOptions } from './load.ts';
 import { nextRunAt } from './schedule.ts';
 import { ETF_ASSETS, ETF_REGIONS } from './targets.ts';

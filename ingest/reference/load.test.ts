@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { migrate } from '../../clickhouse/migrate.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { loadReferenceFiles, type SourceFile } from './load.ts';
 
 const fx = (name: string): SourceFile => ({ name, text: readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8') });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { parseCot, type CotRecord, type CotReport, type CotVariant } from './cot.ts';
 import { parseEtfFlows, type EtfFlowDay } from './etf.ts';
 import { etfTargetFromName, isServedTarget, type EtfTarget } from './targets.ts';

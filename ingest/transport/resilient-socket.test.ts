@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResilientSocket, type SocketEvent } from './resilient-socket.ts';
 import { startTestWsServer, waitFor } from './testing/ws-test-server.ts';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
 
 const fast = { baseMs: 20, maxMs: 100, resetAfterMs: 60_000 };
 

@@ -1,6 +1,6 @@
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
-import { childLogger, type Logger } from '../../platform/log.ts';
-import { retryDelay, type RetryPolicy } from '../../platform/steps/retry-policy.ts';
+import { childLogger, type Logger } from '#platform/log.ts';
+import { retryDelay, type RetryPolicy } from '#platform/steps/retry-policy.ts';
 import { connectionUp, framesTotal, readPausesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
 
 /** The shared retry policy (platform/steps/retry-policy.ts) plus when a healthy connection resets the attempts. */

@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
-import { childLogger, type Logger } from '../../platform/log.ts';
-import { retryDelay, waitDelay, type RetryPolicy } from '../../platform/steps/retry-policy.ts';
+import { childLogger, type Logger } from '#platform/log.ts';
+import { retryDelay, waitDelay, type RetryPolicy } from '#platform/steps/retry-policy.ts';
 import { restRequestSeconds, restRequestsTotal } from './metrics.ts';
 
 export interface RestPollerOptions {

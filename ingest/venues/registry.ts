@@ -1,4 +1,4 @@
-import type { Venue } from '../../schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import type { VenueConnectorSpec, VenueUrls } from '../connector/types.ts';
 import { createDeribitConnector } from './deribit/index.ts';
 import { createBybitConnector } from './bybit/index.ts';

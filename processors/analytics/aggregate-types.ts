@@ -1,5 +1,5 @@
 /** The shape of a venue re-aggregation (aggregate.ts builds it; levels.ts reads it). */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { NearExpiryBlock, ScopeBlock } from './snapshot-row.ts';
 
 /** Snapshot-wide values (identical in every venue row; passed separately so an empty selection still works). */

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VENUES } from '../../schemas/events.ts';
-import type { Venue } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import { buildVenueRows, levelsFromRows, selectRows } from './aggregate.ts';
 import type { SnapshotMeta } from './aggregate.ts';
 import { computeLevelsFromChain } from './chain-file.ts';

@@ -6,8 +6,8 @@
  * Filter rules (API `exchanges`): unknown names are ignored; a filter with no known name (or no filter)
  * selects every venue; a known venue without a row (no contracts) contributes zero.
  */
-import { VENUES } from '../../schemas/events.ts';
-import type { Venue } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import { venueOrder } from './gex.ts';
 import { extractLevels } from './levels.ts';
 import type { LevelsData, LevelsInclude } from './levels.ts';

@@ -2,7 +2,7 @@
  * Black-76 greeks with r = 0 on the expiry's forward (methodology §9). All greeks are USD per 1 coin of
  * underlying: gamma per $1 move of F, vega in $ per vol point, theta in $ per calendar day (/365).
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { normCdf, normPdf } from './normal.ts';
 
 export const SECONDS_PER_YEAR = 365 * 86_400;

@@ -5,8 +5,8 @@
  *   dealer_inventory? (coins) }] }
  * Pure validation without zod: returns the typed chain or every error found (path: message).
  */
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import { buildVenueRows, levelsFromRows } from './aggregate.ts';
 import { ALL_INCLUDES } from './levels.ts';
 import type { LevelsData, LevelsInclude } from './levels.ts';

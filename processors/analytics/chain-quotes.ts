@@ -9,7 +9,7 @@
  *   none does); `greeks_source` per greek: venue / computed when every contributing venue agrees, mixed, or none.
  * Pure: no I/O. Units as option_chain_snapshots (clickhouse/migrations/059).
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { yearFraction } from './black76.ts';
 import type { ChainSnapshot } from './types.ts';
 

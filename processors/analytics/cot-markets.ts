@@ -3,7 +3,7 @@
  * and which trader categories are compared as "smart" and "fast" money (processors/README.md). Pure.
  */
 
-import type { CotReport, CotVariant } from '../../schemas/reference.ts';
+import type { CotReport, CotVariant } from '#schemas/reference.ts';
 
 export const COT_ASSET_CLASSES = ['crypto', 'equity', 'rates', 'fx', 'commodity_energy', 'commodity_metal', 'commodity_ag'] as const;
 export type CotAssetClass = (typeof COT_ASSET_CLASSES)[number] | 'other';

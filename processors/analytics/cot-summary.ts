@@ -1,4 +1,4 @@
-import type { CotReport, CotVariant, CotWeek } from '../../schemas/reference.ts';
+import type { CotReport, CotVariant, CotWeek } from '#schemas/reference.ts';
 
 export type { CotWeek };
 import { assetClassOf, preferredSource, SMART_FAST, type CotAssetClass } from './cot-markets.ts';

@@ -5,7 +5,7 @@
  *   Only BTCUSDT/ETHUSDT; any other symbol, or a scope without any measured inventory, falls back to std and
  *   the model that actually ran is reported.
  */
-import type { MarketSymbol, OptionType, TakerSide } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType, TakerSide } from '#schemas/events.ts';
 import type { DealerModel } from './types.ts';
 
 export const FLOW_SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT'];

@@ -2,8 +2,8 @@
  * Per-contract preparation and GEX in USD per 1% move: GEX = Γ·Q·S²·0.01, Q signed dealer quantity in coins,
  * Γ Black-76 on the expiry's forward, S the common spot.
  */
-import { VENUES } from '../../schemas/events.ts';
-import type { OptionType, Venue } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
+import type { OptionType, Venue } from '#schemas/events.ts';
 import { MIN_T_YEARS, gamma, yearFraction } from './black76.ts';
 import { flowQuantity, stdQuantity } from './dealer.ts';
 import type { ChainInstrument, ChainSnapshot } from './types.ts';

@@ -10,7 +10,7 @@
  *   charm  q·(−∂Δ/∂T/365)·S     USD of dealer delta change per calendar day passing
  * Signs are the dealer's: a positive value is exposure the dealer holds (long delta, long gamma, ...).
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { charm, delta, gamma, theta, vanna, vega } from './black76.ts';
 import { contractGex } from './gex.ts';
 

@@ -5,7 +5,7 @@
  *   rows = expiries ascending, columns = the union of strikes ascending, null where no contract is listed.
  * Exposures are those of greeks-data.ts (same units, model and fallback).
  */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { OpenInstrument } from './gex.ts';
 import { venueOrder } from './gex.ts';
 import { GREEK_UNITS } from './greek-exposure.ts';

@@ -3,7 +3,7 @@
  * USD by strike and by expiry, under the positioning model that actually ran (same models and fallback as the
  * levels: dealer.ts `resolveModel`). Pure; sums run in the canonical instrument order of `prepareChain`.
  */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import { resolveModel } from './dealer.ts';
 import type { OpenInstrument } from './gex.ts';
 import { venueOrder } from './gex.ts';

@@ -4,7 +4,7 @@
  * (null when the call OI is 0), and the expiry's max pain (max-pain.ts on that expiry's OI by strike, all venues
  * of the selection); per venue the same OI figures. Totals over every expiry. Pure.
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { maxPain } from './max-pain.ts';
 import type { MaxPain } from './max-pain.ts';
 

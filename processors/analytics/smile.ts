@@ -16,7 +16,7 @@
  * interpolation of total variance σ²T between the bracketing expiries (the expected-move rule); shorter than the
  * front expiry: the front's σ (flat, methodology §6); longer than the last expiry: null (no extrapolation).
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { delta as bsDelta, pricingT, yearFraction } from './black76.ts';
 import { consolidateContract, groupByContract, weightedMean } from './chain-quotes.ts';
 import type { ChainQuoteRow, ConsolidatedQuote } from './chain-quotes.ts';

@@ -4,7 +4,7 @@
  * weight), so any subset of venues re-aggregates by summing rows (aggregate.ts) and levels are always
  * extracted from sums: the full computation IS the all-venue re-aggregation, so both are identical.
  */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import { prepareChain } from './gex.ts';
 import type { OpenInstrument } from './gex.ts';
 import { atmIv } from './expected-move.ts';

@@ -5,7 +5,7 @@
  *   strike-heat   trades in (now − hours, now] → strikeHeat
  *   premium-tide  deribit trades in the horizon's window on its contracts → premiumTide
  */
-import type { MarketSymbol, OptionTrade } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionTrade } from '#schemas/events.ts';
 import { flowByStrike, type FlowByStrike, type FlowCell } from './flow-by-strike.ts';
 import { premiumTide, tideWindow, type TideCell, type TidePoint } from './premium-tide.ts';
 import { strikeHeat, type SidePremium, type StrikeHeatRow } from './strike-heat.ts';

@@ -1,5 +1,5 @@
 /** Shared input types of the pure GEX engine. Units: prices USD per coin, sizes in coins, IV fractions, ms UTC. */
-import type { MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType, Venue } from '#schemas/events.ts';
 
 export type DealerModel = 'std' | 'flow';
 

@@ -6,7 +6,7 @@
  * spreads and sort last. Sorts: `spread_bps` (tightest first, the default), `spread_usd`, `strike` (expiry, strike,
  * call/put order). Pure.
  */
-import type { OptionType } from '../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 import { bestSide, weightedMean } from './chain-quotes.ts';
 import type { BookSide, ChainQuoteRow } from './chain-quotes.ts';
 

@@ -5,10 +5,10 @@
  * carries a hash of their content: a retry with the same rows is stored once.
  */
 import { createHash } from 'node:crypto';
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { coinsOf, entryKey, entryOf, type BookEntry, type NanoRow } from './book.ts';
-import { cellAt, type ColumnsResult, type ResultColumn } from '../../clickhouse/store.ts';
+import { cellAt, type ColumnsResult, type ResultColumn } from '#clickhouse/store.ts';
 import { CHANGES_SQL, CHECKPOINTS_SQL, FULL_CHECKPOINT_SQL, FULL_SCAN_SQL, TRADES_SINCE_SQL } from './sql.ts';
 
 export interface CheckpointRefs {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { optionTradeRow } from '../../clickhouse/rows.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { prng } from '../analytics/testing/synthetic-chain.ts';
 import { inventoryAsOf } from '../snapshots/inventory.ts';
 import { compareEntries, inventoryMap } from './book.ts';

@@ -12,8 +12,8 @@
  * the first checkpoint a process writes is full. Re-running a checkpoint writes the same rows (dedup token),
  * and nothing is read from a checkpoint without its marker, so a crash never double counts.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { DealerBook, inventoryMap } from './book.ts';
 import { checkpointRefs, entriesAsOf, fullScanEntries, tradesSince, writeCheckpoint } from './checkpoint-store.ts';
 import type { NanoRow } from './book.ts';

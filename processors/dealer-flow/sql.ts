@@ -4,7 +4,7 @@
  * full scan agree bit for bit. Dealer inventory = −Σ taker-signed n (buy +, anything else −). Trades are
  * deduplicated by FINAL (a redelivered trade has the same sort key (symbol, ts, venue, id) and collapses).
  */
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 
 /** Dealer-signed size of one trade row in 1e-9 coin. */
 const DEALER_NANO = `if(side = 'buy', -1, 1) * toInt64(round(size * 1000000000))`;

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { optionTradeRow, perpStatsRow, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
-import * as fx from '../../clickhouse/testing/fixtures.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { optionTradeRow, perpStatsRow, type RawRow, type RawTable } from '#clickhouse/rows.ts';
+import * as fx from '#clickhouse/testing/fixtures.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 
 /** The real store, with its INSERT calls counted (every other method passes straight through). */

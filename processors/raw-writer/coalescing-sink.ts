@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RawRow, RawTable } from '../../clickhouse/rows.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { RawRow, RawTable } from '#clickhouse/rows.ts';
+import type { Store } from '#clickhouse/store.ts';
 
 /** Rows of one consumed batch, grouped by raw table, with the batch's idempotency token. */
 export interface BatchRows {

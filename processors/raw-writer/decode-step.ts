@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { TOPICS, type DeadLetter } from '../../schemas/events.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
-import { avroCodec } from '../../schemas/avro/codec.ts';
-import { toRawRow, deadLetterRow, RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
-import type { ConsumedMessage } from '../../bus/types.ts';
+import { TOPICS, type DeadLetter } from '#schemas/events.ts';
+import { decodeMarketEvent } from '#schemas/event-codec.ts';
+import { avroCodec } from '#schemas/avro/codec.ts';
+import { toRawRow, deadLetterRow, RAW_TABLES, type RawRow, type RawTable } from '#clickhouse/rows.ts';
+import type { ConsumedMessage } from '#bus/types.ts';
 
 /**
  * One bus message -> one raw-table row. Tagged result: `row` for a decoded event (dead letters published by the

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import * as fx from '../../clickhouse/testing/fixtures.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { TOPICS, type MarketEvent } from '../../schemas/events.ts';
-import { encodeMarketEvent, encodeDeadLetter } from '../../schemas/event-codec.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import * as fx from '#clickhouse/testing/fixtures.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { TOPICS, type MarketEvent } from '#schemas/events.ts';
+import { encodeMarketEvent, encodeDeadLetter } from '#schemas/event-codec.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
 import { startRawWriter, writeRawBatch } from './raw-writer.ts';
-import type { ConsumedBatch } from '../../bus/types.ts';
+import type { ConsumedBatch } from '#bus/types.ts';
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;

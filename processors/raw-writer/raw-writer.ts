@@ -1,13 +1,13 @@
 import { Counter } from 'prom-client';
-import { TOPICS } from '../../schemas/events.ts';
-import { RAW_TABLES, type RawRow, type RawTable } from '../../clickhouse/rows.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../bus/types.ts';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
-import { childLogger } from '../../platform/log.ts';
-import { ok, runStep, type PipelineStep } from '../../platform/steps/step-runner.ts';
-import type { RetryPolicy } from '../../platform/steps/retry-policy.ts';
+import { TOPICS } from '#schemas/events.ts';
+import { RAW_TABLES, type RawRow, type RawTable } from '#clickhouse/rows.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '#bus/types.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { childLogger } from '#platform/log.ts';
+import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
+import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
 import { decodeStep } from './decode-step.ts';
 import { CoalescingSink, type BatchRows } from './coalescing-sink.ts';
 

@@ -1,6 +1,6 @@
-import type { Store } from '../../clickhouse/store.ts';
-import type { Logger } from '../../platform/log.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Logger } from '#platform/log.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { ticksBetween } from './clock.ts';
 import type { SnapshotConfig } from './config.ts';
 import { snapshotMetrics } from './metrics.ts';

@@ -8,7 +8,7 @@
  *   price, else its index price, else spot; OI null → 0.
  * - dealer inventory (flow model) is attached from `inventory` (key venue|instrument) when measured.
  */
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { ChainInstrument, ChainSnapshot } from '../analytics/types.ts';
 import type { PricePoint, SymbolState, TickerState } from './state.ts';
 import { instrumentKey } from './state.ts';

@@ -4,8 +4,8 @@
  * (processors/dealer-flow: nearest checkpoint at or before the tick + the stored trades after it);
  * the others run std only (their flow rows are zero and has_inventory false, so flow falls back to std).
  */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { buildVenueRows } from '../analytics/snapshot-row.ts';
 import { inventoryMap } from '../dealer-flow/book.ts';

@@ -1,6 +1,6 @@
 /** Settings of the snapshot processor (defaults tuned for 30 s snapshots of live venue feeds). */
-import { SYMBOLS } from '../../schemas/events.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { SYMBOLS } from '#schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export interface SnapshotConfig {
   readonly symbols: readonly MarketSymbol[];

@@ -1,7 +1,7 @@
-import type { Logger } from '../../platform/log.ts';
-import type { RetryPolicy } from '../../platform/steps/retry-policy.ts';
-import { ok, runStep, type PipelineStep } from '../../platform/steps/step-runner.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Logger } from '#platform/log.ts';
+import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
+import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { runCycle, type CycleContext, type CycleResult } from './cycle.ts';
 import { AbortedError } from './durability.ts';
 import { recordSnapshotAt } from './metrics.ts';

@@ -6,9 +6,9 @@
  * A tick whose venue rows are already stored (a crash between the inserts) is completed from those rows, so
  * gex_levels and gamma_flow always describe the stored rows.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { DealerFlow } from '../dealer-flow/dealer-flow.ts';

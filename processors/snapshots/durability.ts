@@ -2,8 +2,8 @@
  * Durability watermarks from another consumer group's commits (the raw writer's): an event is durable in
  * ClickHouse once that group committed past its offset, because the raw writer commits only after the insert.
  */
-import type { Bus } from '../../bus/types.ts';
-import { waitDelay } from '../../platform/steps/retry-policy.ts';
+import type { Bus } from '#bus/types.ts';
+import { waitDelay } from '#platform/steps/retry-policy.ts';
 
 export class AbortedError extends Error {
   constructor() {

@@ -3,7 +3,7 @@
  * engine uses (prepareChain: canonical order, expired rows dropped, T floored, inventories clipped). Cells are
  * plain sums over contracts, so venue subsets re-aggregate by adding cells with equal (expiry, strike).
  */
-import type { Venue } from '../../schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import { contractGex, prepareChain } from '../analytics/gex.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 

@@ -3,7 +3,7 @@
  * of the series, times the snapshot's net GEX (USD per 1 %), and the running sum of those increments.
  * The first point of a series has no previous snapshot: pct_change = 0, increment = 0.
  */
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 
 export const GAMMA_FLOW_TABLE = 'gamma_flow';

@@ -3,7 +3,7 @@
  * contracts with a measured inventory, Σ clipped inventory, Σ |clipped|, Σ unclipped, Σ OI.
  * Coverage = Σ|inv| / ΣOI (design §2.2), re-aggregable over venues by summing both.
  */
-import type { Venue } from '../../schemas/events.ts';
+import type { Venue } from '#schemas/events.ts';
 import { clipInventory } from '../analytics/dealer.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { clipInventory } from '../analytics/dealer.ts';
 import { inventoryAsOf, inventoryRows } from './inventory.ts';
 import { inventoryStatsByVenue } from './inventory-stats.ts';

@@ -7,9 +7,9 @@
  * One full-scan aggregate query (cost grows with history): the floating-point reference the dealer-flow
  * checkpoints (processors/dealer-flow, which the snapshot cycle reads) are cross-checked against in tests.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { msParam } from '../../clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
 import { instrumentKey } from './state.ts';
 
 export interface InventoryEntry {

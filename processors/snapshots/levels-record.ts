@@ -1,5 +1,5 @@
 /** gex_levels row (aggregate levels of all venues, one per requested model) from the engine's LevelsData. */
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { LevelsData } from '../analytics/levels.ts';
 import type { DealerModel } from '../analytics/types.ts';
 

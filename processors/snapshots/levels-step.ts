@@ -2,7 +2,7 @@
  * Step 2 of a cycle (pure): stored venue rows → aggregate levels of all venues for both models (every optional
  * block), the flow-inventory coverage, and the gamma-flow points that follow the previous ones.
  */
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { levelsFromRows } from '../analytics/aggregate.ts';
 import type { SnapshotMeta } from '../analytics/aggregate.ts';
 import { STORED_INCLUDES } from '../analytics/levels.ts';

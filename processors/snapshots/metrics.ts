@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 
 const lastComputedAt = new Map<string, number>();
 

@@ -5,9 +5,9 @@
  * twice (dedup token on the insert, a presence check before a copy). Written before gex_snapshots, so a tick resumed from its stored
  * venue rows already has its chain.
  */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { OptionChainRow } from './option-chain.ts';
 
 export interface ChainTier {

@@ -1,9 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketEvent } from '../../schemas/events.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 import type { NamedInstrument } from './chain.ts';
 import { runCycle } from './cycle.ts';

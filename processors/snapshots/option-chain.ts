@@ -10,7 +10,7 @@
  * a factor of 100, 365 or a price level, far outside that band; model differences (the venue's own IV, forward or
  * clock) stay well inside it. When no Black-76 value exists (no mark IV) the published value is kept unchecked.
  */
-import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 import { delta, gamma, pricingT, theta, vega, yearFraction } from '../analytics/black76.ts';
 import type { ChainSnapshot } from '../analytics/types.ts';
 import type { ChainQuoteRow } from '../analytics/chain-quotes.ts';

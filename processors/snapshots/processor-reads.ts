@@ -3,13 +3,13 @@
  * ticks), the last gamma-flow point (the cumulative sum goes on) and the last completed tick (restart point).
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
 import { fromSnapshotRecord, SNAPSHOT_COLUMNS } from './snapshot-record.ts';
 import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
-import { msParam, msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msColumn, msNullableColumn } from '#clickhouse/epoch-ms.ts';
 
 const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}

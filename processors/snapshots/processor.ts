@@ -21,10 +21,10 @@
  *   (gex_snapshot_ticks_skipped_total{reason="out_of_window"}). A tick whose rows were stored before the
  *   crash is completed from those rows. Ticks that start more than one interval late are computed the same way.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { TOPICS } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { TOPICS } from '#schemas/events.ts';
 import { FLOW_SYMBOLS } from '../analytics/dealer.ts';
 import { DealerFlow } from '../dealer-flow/dealer-flow.ts';
 import { alignedAtOrBefore, runAligned, systemClock } from './clock.ts';

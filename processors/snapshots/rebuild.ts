@@ -4,10 +4,10 @@
  * per (venue, name) and perp mark per (venue, instrument) within the price window, and the options delisted at
  * that instant. Used on start (asOf = now) and to compute a missed tick exactly as of the tick.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol, OptionType, Venue } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol, OptionType, Venue } from '#schemas/events.ts';
 import type { ChainOptions } from './chain.ts';
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
+import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 import { MarketState, quoteOf } from './state.ts';
 
 interface TickerRow {

@@ -13,13 +13,13 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createStore } from '../../clickhouse/store.ts';
-import { tempDataPath } from '../../clickhouse/testing/temp-store.ts';
-import type { TakerSide } from '../../schemas/events.ts';
+import { createStore } from '#clickhouse/store.ts';
+import { tempDataPath } from '#clickhouse/testing/temp-store.ts';
+import type { TakerSide } from '#schemas/events.ts';
 import { clipInventory, dealerInventoryAsOf } from '../analytics/dealer.ts';
 import type { OpenContract } from '../analytics/dealer.ts';
 import { GEN_EXPIRY, GEN_INSTRUMENTS } from './testing/generator.ts';
-import { msColumn, msNullableColumn } from '../../clickhouse/epoch-ms.ts';
+import { msColumn, msNullableColumn } from '#clickhouse/epoch-ms.ts';
 import { compareEntries, type BookEntry } from '../dealer-flow/book.ts';
 import { entriesAsOf, fullScanEntries } from '../dealer-flow/checkpoint-store.ts';
 

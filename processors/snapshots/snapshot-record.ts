@@ -4,13 +4,13 @@
  * Float64, bit exact), so levels re-extracted from stored rows equal the ones computed in memory; the scalar,
  * inventory, `expiries` (JSON) and heatmap-cell columns are also stored readable for data engineers.
  */
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import { GRID_MIN, GRID_POINTS, GRID_STEP } from '../analytics/profile.ts';
 import type { VenueSnapshotRow } from '../analytics/snapshot-row.ts';
 import type { ExpiryCells } from './expiry-cells.ts';
 import type { InventoryStats } from './inventory-stats.ts';
 import { decodeLevelsPack, encodeLevelsPack } from './level-pack.ts';
-import { msInt64, msValue, msColumn } from '../../clickhouse/epoch-ms.ts';
+import { msInt64, msValue, msColumn } from '#clickhouse/epoch-ms.ts';
 
 export type SnapshotSource = 'live' | 'store';
 

@@ -1,7 +1,7 @@
-import type { Bus, BusConsumer, ConsumedBatch } from '../../bus/types.ts';
-import type { Logger } from '../../platform/log.ts';
-import { TOPICS } from '../../schemas/events.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '#bus/types.ts';
+import type { Logger } from '#platform/log.ts';
+import { TOPICS } from '#schemas/events.ts';
+import { decodeMarketEvent } from '#schemas/event-codec.ts';
 import type { SnapshotConfig } from './config.ts';
 import { waitCommittedPast } from './durability.ts';
 import type { MarketState } from './state.ts';

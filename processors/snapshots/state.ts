@@ -5,7 +5,7 @@
  * or reordered events never move the state backwards. The same structure is filled from the bus (live) and
  * from the raw tables (rebuild on start, catch-up of missed ticks as of an instant).
  */
-import type { MarketEvent, MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { MarketEvent, MarketSymbol, Venue } from '#schemas/events.ts';
 import { mergeTicker } from './ticker-merge.ts';
 import type { TickerState } from './ticker-state.ts';
 

@@ -2,8 +2,8 @@
  * gex_stress rows (migration 057): per venue of a stored snapshot, the shocked totals of both models and the
  * profile arrays (analytics/stress.ts). Written by the cycle after gex_snapshots, before the completion marker.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { shockValues } from '../analytics/stress.ts';
 import type { StoredSnapshotRow } from './snapshot-record.ts';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import type { MarketEvent, OptionTicker } from '../../schemas/events.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import type { MarketEvent, OptionTicker } from '#schemas/events.ts';
 import { buildChain } from './chain.ts';
 import { loadStateAsOf } from './rebuild.ts';
 import { MarketState } from './state.ts';

@@ -1,5 +1,5 @@
 /** The snapshot processor's option ticker state (units as the OptionTicker family; null = not published). */
-import type { OptionType, Venue } from '../../schemas/events.ts';
+import type { OptionType, Venue } from '#schemas/events.ts';
 
 /** Field groups of a ticker merged independently (ticker-merge.ts). */
 export const TICKER_GROUPS = ['pricing', 'oi', 'book', 'index'] as const;

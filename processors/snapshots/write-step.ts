@@ -4,11 +4,11 @@
  * symbol, computed_at): a cycle re-run after a crash stores nothing twice, even if it computed different
  * numbers (the first stored version wins).
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import { TOPICS } from '../../schemas/events.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { encodeSnapshot } from '../../schemas/event-codec.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import { TOPICS } from '#schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import { encodeSnapshot } from '#schemas/event-codec.ts';
 import { GAMMA_FLOW_TABLE } from './gamma-flow.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
 import { LEVELS_TABLE, toLevelsRecord } from './levels-record.ts';

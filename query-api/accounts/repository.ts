@@ -1,6 +1,6 @@
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { generateKey, hashKey, type NewKey } from './keys.ts';
-import { msText, msNullable } from '../../clickhouse/epoch-ms.ts';
+import { msText, msNullable } from '#clickhouse/epoch-ms.ts';
 
 /** Rows of the account tables (clickhouse/migrations/010_accounts.sql), newest version of each. */
 export interface UserRecord {

@@ -2,7 +2,7 @@ import { loadApiConfig } from '../config.ts';
 import { AdminCallError, runAdmin, type AdminTarget } from './client.ts';
 import type { AdminCall } from './operations.ts';
 import { tokenFile } from './token.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { ZodError } from 'zod';
 import { AccountError } from '../accounts/repository.ts';
 

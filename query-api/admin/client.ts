@@ -1,5 +1,5 @@
-import type { Store } from '../../clickhouse/store.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
 import { AccountsRepository } from '../accounts/repository.ts';
 import { runAdminCall, type AdminCall } from './operations.ts';
 import { readToken } from './token.ts';

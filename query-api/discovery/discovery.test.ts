@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { expiryToken } from './expiry-token.ts';
 import { assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';

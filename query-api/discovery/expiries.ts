@@ -1,4 +1,4 @@
-import { SYMBOLS } from '../../schemas/events.ts';
+import { SYMBOLS } from '#schemas/events.ts';
 import { daysToExpiry, expiryToken, isoDate } from './expiry-token.ts';
 import { expiriesData, expiriesQuery } from './schemas.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

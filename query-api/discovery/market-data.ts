@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isStoreUnavailable } from '../envelope/store-errors.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { RAW_TABLES, type RawTable } from './categories.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
-import { msParam, msText } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msText } from '#clickhouse/epoch-ms.ts';
 
 export interface TableCoverage {
   readonly firstMs: number;

@@ -1,4 +1,4 @@
-import { SYMBOL_BASE, SYMBOLS, VENUES } from '../../schemas/events.ts';
+import { SYMBOL_BASE, SYMBOLS, VENUES } from '#schemas/events.ts';
 import { LEVELS, levelLimits, rateLimitLadder } from '../accounts/plans.ts';
 import { RAW_TABLES } from './categories.ts';
 import type { Coverage } from './market-data.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import { LEVELS } from '../accounts/plans.ts';
 import { ERROR_CODE_NAMES } from '../envelope/errors.ts';
 import { intParam, symbolParam } from '../params/param-schemas.ts';

@@ -1,4 +1,4 @@
-import { SYMBOLS } from '../../schemas/events.ts';
+import { SYMBOLS } from '#schemas/events.ts';
 import { categoryStates, overall } from './freshness.ts';
 import { statusData, symbolQuery } from './schemas.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

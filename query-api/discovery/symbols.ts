@@ -1,4 +1,4 @@
-import { SYMBOL_BASE, SYMBOLS } from '../../schemas/events.ts';
+import { SYMBOL_BASE, SYMBOLS } from '#schemas/events.ts';
 import { categoryStates } from './freshness.ts';
 import { symbolsData } from './schemas.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

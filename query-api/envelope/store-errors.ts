@@ -1,4 +1,4 @@
-import { StoreError, StoreUnavailableError } from '../../clickhouse/errors.ts';
+import { StoreError, StoreUnavailableError } from '#clickhouse/errors.ts';
 
 /**
  * True when a store failure means "the store cannot be reached" (-> 503 UPSTREAM_ERROR). A closed embedded

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { migratedStore, testApp } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 

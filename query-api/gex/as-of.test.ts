@@ -1,17 +1,17 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import { ALL_INCLUDES, STORED_INCLUDES } from '../../processors/analytics/levels.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
+import { ALL_INCLUDES, STORED_INCLUDES } from '#processors/analytics/levels.ts';
 import { latestSnapshot, levelsAsOf, restrictIncludes } from './as-of.ts';
-import { runCycle } from '../../processors/snapshots/cycle.ts';
+import { runCycle } from '#processors/snapshots/cycle.ts';
 import { gammaFlowSeries, maxPainPerExpiry, strikeExpiryHeatmap } from './readers.ts';
-import { MarketState } from '../../processors/snapshots/state.ts';
-import { E1, E2, expectedChain, marketEvents, TICK, tradeEvents } from '../../processors/snapshots/testing/chain-fixture.ts';
-import { indexPrice } from '../../processors/snapshots/testing/events.ts';
-import { storeEvents } from '../../processors/snapshots/testing/store-events.ts';
+import { MarketState } from '#processors/snapshots/state.ts';
+import { E1, E2, expectedChain, marketEvents, TICK, tradeEvents } from '#processors/snapshots/testing/chain-fixture.ts';
+import { indexPrice } from '#processors/snapshots/testing/events.ts';
+import { storeEvents } from '#processors/snapshots/testing/store-events.ts';
 
 const CHAIN_OPTS = { tickerFreshnessMs: 300_000, priceFreshnessMs: 60_000 };
 const A = TICK;

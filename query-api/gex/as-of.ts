@@ -7,17 +7,17 @@
  *   numbers.
  * - latestSnapshot: the newest rows of a symbol.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import { VENUES } from '../../schemas/events.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
-import { levelsFromRows, selectRows } from '../../processors/analytics/aggregate.ts';
-import type { SnapshotMeta } from '../../processors/analytics/aggregate.ts';
-import { STORED_INCLUDES, type LevelsData, type LevelsInclude } from '../../processors/analytics/levels.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import { coverageOf } from '../../processors/snapshots/inventory-stats.ts';
-import { metaOf } from '../../processors/snapshots/levels-step.ts';
-import type { LevelRow, StoredSnapshotRow } from '../../processors/snapshots/snapshot-record.ts';
-import { rowsAt } from '../../processors/snapshots/processor-reads.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { VENUES } from '#schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
+import { levelsFromRows, selectRows } from '#processors/analytics/aggregate.ts';
+import type { SnapshotMeta } from '#processors/analytics/aggregate.ts';
+import { STORED_INCLUDES, type LevelsData, type LevelsInclude } from '#processors/analytics/levels.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import { coverageOf } from '#processors/snapshots/inventory-stats.ts';
+import { metaOf } from '#processors/snapshots/levels-step.ts';
+import type { LevelRow, StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
+import { rowsAt } from '#processors/snapshots/processor-reads.ts';
 import { latestSnapshotTime, levelRowsAt, levelRowsAtOrBefore, levelsRowAtOrBefore, snapshotTimeAtOrBefore } from './snapshot-point-reads.ts';
 import type { LevelRowsAt } from './snapshot-point-reads.ts';
 import { snapshotTimesOf } from './snapshot-times.ts';

@@ -4,8 +4,8 @@
  * into one series (open = first trade, close = last, volume in coins). Only minutes closed at the snapshot
  * instant are served (a minute after computed_at is never included), minutes without trades are left out.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export const CANDLE_HOURS = 4;
 const MINUTE_MS = 60_000;

@@ -1,6 +1,6 @@
 import { GAMMA_FLOW_DEFAULT_WINDOW_MS, gammaFlowSeries, type GammaFlowSeries } from './readers.ts';
 import { snapshotTimeAtOrBefore } from './snapshot-point-reads.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { notFound } from '../envelope/errors.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
-import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import type { LevelsData } from '../../processors/analytics/levels.ts';
-import type { ChainSnapshot, DealerModel } from '../../processors/analytics/types.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
+import type { LevelsData } from '#processors/analytics/levels.ts';
+import type { ChainSnapshot, DealerModel } from '#processors/analytics/types.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
-import { VENUES } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { A, B, C, chainAt, M1, M2, solChain, SPOTS, seedGex } from '../testing/gex-fixture.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';

@@ -1,6 +1,6 @@
 import { levelsOfSnapshot } from './as-of.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance } from '../types.ts';
 import { TAG, type GexContext } from './context.ts';

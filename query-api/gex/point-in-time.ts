@@ -1,7 +1,7 @@
 /** `as_of` handling shared by the GEX routes: never in the future, bounded by the plan's history window. */
 import type { FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../envelope/errors.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { snapshotAsOf } from './as-of.ts';
 import type { StoredSnapshot } from './as-of.ts';
 import { clampInstant, clampWindow, historyMeta, type HistoryClamp, type TimeWindow } from '../limits/history-clamp.ts';

@@ -1,7 +1,7 @@
 /** meta.extra.positioning: the model asked for, the model that ran and why a flow request fell back to std. */
-import { FLOW_SYMBOLS } from '../../processors/analytics/dealer.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export type FallbackReason = 'flow_not_available_for_symbol' | 'no_measured_inventory';
 

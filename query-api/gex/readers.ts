@@ -3,16 +3,16 @@
  * Max pain and the heatmap read one stored snapshot (latest, or at/before `asOfMs`) and re-aggregate the venue
  * subset; the gamma-flow series reads the gamma_flow table.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { selectRows, sumVenueRows } from '../../processors/analytics/aggregate.ts';
-import { maxPainByExpiry } from '../../processors/analytics/levels.ts';
-import { resolveModel } from '../../processors/analytics/dealer.ts';
-import type { MaxPain } from '../../processors/analytics/max-pain.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import { selectRows, sumVenueRows } from '#processors/analytics/aggregate.ts';
+import { maxPainByExpiry } from '#processors/analytics/levels.ts';
+import { resolveModel } from '#processors/analytics/dealer.ts';
+import type { MaxPain } from '#processors/analytics/max-pain.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
 import { latestSnapshot, snapshotAsOf } from './as-of.ts';
 import type { StoredSnapshot } from './as-of.ts';
-import type { StoredSnapshotRow } from '../../processors/snapshots/snapshot-record.ts';
+import type { StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
 import { gammaFlowRange } from './snapshot-point-reads.ts';
 
 /** Default gamma-flow window when `fromMs` is absent. */

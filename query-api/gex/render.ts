@@ -1,5 +1,5 @@
 /** Levels payloads of the API (`data` of /v2/gex/levels): engine levels without diagnostics, plus candles. */
-import type { LevelsData, LevelsInclude, LevelsIncludeKey } from '../../processors/analytics/levels.ts';
+import type { LevelsData, LevelsInclude, LevelsIncludeKey } from '#processors/analytics/levels.ts';
 import type { Candle } from './candles.ts';
 import type { LevelsIncludeName } from './includes.ts';
 

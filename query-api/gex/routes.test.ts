@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
-import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import { maxPain } from '../../processors/analytics/max-pain.ts';
-import type { ChainSnapshot, DealerModel } from '../../processors/analytics/types.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
+import { maxPain } from '#processors/analytics/max-pain.ts';
+import type { ChainSnapshot, DealerModel } from '#processors/analytics/types.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
-import { E1, E2 } from '../../processors/snapshots/testing/chain-fixture.ts';
+import { E1, E2 } from '#processors/snapshots/testing/chain-fixture.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { A, B, C, chainAt, solChain, SPOTS, seedGex } from '../testing/gex-fixture.ts';
 import { header, migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import { symbolParam } from '../params/param-schemas.ts';
 import { isIsoInstant, parseCsv, parseExpiry } from '../params/query-params.ts';
 import { LEVELS_INCLUDES, MULTI_INCLUDES, MULTI_MAX_SYMBOLS } from './includes.ts';

@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import { ALL_INCLUDES } from '../../processors/analytics/levels.ts';
-import { runCycle } from '../../processors/snapshots/cycle.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
+import { ALL_INCLUDES } from '#processors/analytics/levels.ts';
+import { runCycle } from '#processors/snapshots/cycle.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
-import { MarketState } from '../../processors/snapshots/state.ts';
-import { expectedChain, marketEvents, TICK, tradeEvents } from '../../processors/snapshots/testing/chain-fixture.ts';
-import { indexPrice } from '../../processors/snapshots/testing/events.ts';
-import { storeEvents } from '../../processors/snapshots/testing/store-events.ts';
+import { MarketState } from '#processors/snapshots/state.ts';
+import { expectedChain, marketEvents, TICK, tradeEvents } from '#processors/snapshots/testing/chain-fixture.ts';
+import { indexPrice } from '#processors/snapshots/testing/events.ts';
+import { storeEvents } from '#processors/snapshots/testing/store-events.ts';
 
 const CHAIN_OPTS = { tickerFreshnessMs: 300_000, priceFreshnessMs: 60_000 };
 

@@ -4,19 +4,19 @@
  * and by polling ClickHouse every `pollMs` (covers a missed or late bus message, and processes that do not
  * consume the bus). Never goes backwards: an older snapshot never replaces a newer one.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus, BusConsumer } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { avroCodec } from '../../schemas/avro/codec.ts';
-import { SYMBOLS, TOPICS } from '../../schemas/events.ts';
-import type { AnalyticsSnapshot, MarketSymbol } from '../../schemas/events.ts';
-import type { LevelsInclude } from '../../processors/analytics/levels.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus, BusConsumer } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { avroCodec } from '#schemas/avro/codec.ts';
+import { SYMBOLS, TOPICS } from '#schemas/events.ts';
+import type { AnalyticsSnapshot, MarketSymbol } from '#schemas/events.ts';
+import type { LevelsInclude } from '#processors/analytics/levels.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
 import { latestSnapshot, levelsOfSnapshot } from './as-of.ts';
 import type { StoredSnapshot } from './as-of.ts';
-import { metaOf } from '../../processors/snapshots/levels-step.ts';
-import { rowsAt } from '../../processors/snapshots/processor-reads.ts';
-import { SNAPSHOT_KIND } from '../../processors/snapshots/write-step.ts';
+import { metaOf } from '#processors/snapshots/levels-step.ts';
+import { rowsAt } from '#processors/snapshots/processor-reads.ts';
+import { SNAPSHOT_KIND } from '#processors/snapshots/write-step.ts';
 
 const log = childLogger('snapshot-cache');
 

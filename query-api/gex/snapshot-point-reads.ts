@@ -4,15 +4,15 @@
  * and the rows of one instant are one key range; duplicates a crash might have left are removed with LIMIT 1 BY
  * venue (or by selectRows).
  */
-import type { Store } from '../../clickhouse/store.ts';
-import { msParam, msInt64, msColumn } from '../../clickhouse/epoch-ms.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import type { GammaFlowPoint } from '../../processors/snapshots/gamma-flow.ts';
-import { fromFlowRecord, GAMMA_FLOW_COLUMNS } from '../../processors/snapshots/processor-reads.ts';
-import type { GammaFlowRecord } from '../../processors/snapshots/processor-reads.ts';
-import { fromLevelRowRecord, LEVEL_ROW_COLUMNS } from '../../processors/snapshots/snapshot-record.ts';
-import type { LevelRow, LevelRowRecord } from '../../processors/snapshots/snapshot-record.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { msParam, msInt64, msColumn } from '#clickhouse/epoch-ms.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import type { GammaFlowPoint } from '#processors/snapshots/gamma-flow.ts';
+import { fromFlowRecord, GAMMA_FLOW_COLUMNS } from '#processors/snapshots/processor-reads.ts';
+import type { GammaFlowRecord } from '#processors/snapshots/processor-reads.ts';
+import { fromLevelRowRecord, LEVEL_ROW_COLUMNS } from '#processors/snapshots/snapshot-record.ts';
+import type { LevelRow, LevelRowRecord } from '#processors/snapshots/snapshot-record.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 /**
  * Instants are looked up in gex_levels (narrow key, written once a cycle's rows are all stored), first within

@@ -1,16 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { ALL_INCLUDES } from '../../processors/analytics/levels.ts';
-import { syntheticChain } from '../../processors/analytics/testing/synthetic-chain.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { ALL_INCLUDES } from '#processors/analytics/levels.ts';
+import { syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
 import { levelsAsOf, levelsOfSnapshot, snapshotAsOf } from './as-of.ts';
-import { rowsFromChain } from '../../processors/snapshots/compute-step.ts';
-import { decodeLevelsPack, encodeLevelsPack } from '../../processors/snapshots/level-pack.ts';
-import { levelsOf } from '../../processors/snapshots/levels-step.ts';
+import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
+import { decodeLevelsPack, encodeLevelsPack } from '#processors/snapshots/level-pack.ts';
+import { levelsOf } from '#processors/snapshots/levels-step.ts';
 import { levelRowsAtOrBefore } from './snapshot-point-reads.ts';
 import { SETTLE_MS, snapshotTimesOf, SnapshotTimes } from './snapshot-times.ts';
-import { storeLevelsAndFlow, storeSnapshotRows } from '../../processors/snapshots/write-step.ts';
+import { storeLevelsAndFlow, storeSnapshotRows } from '#processors/snapshots/write-step.ts';
 
 const T0 = Math.floor((Date.now() - 3 * SETTLE_MS) / 30_000) * 30_000;
 const TICKS = [T0, T0 + 30_000, T0 + 90_000]; // a missed tick at T0 + 60 s

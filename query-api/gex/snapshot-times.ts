@@ -10,9 +10,9 @@
  * EXTEND_AFTER_MS. Instants after the horizon, and anything while the index loads, go through the store.
  * Memory: 8 bytes per tick (a year of 30 s ticks: 8 MB per symbol).
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { msParam, msValue, msColumn } from '../../clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import { msParam, msValue, msColumn } from '#clickhouse/epoch-ms.ts';
 
 export const SETTLE_MS = 24 * 3600_000;
 const EXTEND_AFTER_MS = 3600_000;

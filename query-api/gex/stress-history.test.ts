@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
-import { computeLevelsFromChain } from '../../processors/analytics/chain-file.ts';
-import { buildVenueRows } from '../../processors/analytics/snapshot-row.ts';
-import { shockValues, sumArrays } from '../../processors/analytics/stress.ts';
-import type { ChainSnapshot, DealerModel } from '../../processors/analytics/types.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
+import { buildVenueRows } from '#processors/analytics/snapshot-row.ts';
+import { shockValues, sumArrays } from '#processors/analytics/stress.ts';
+import type { ChainSnapshot, DealerModel } from '#processors/analytics/types.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { A, B, C, chainAt, seedGex } from '../testing/gex-fixture.ts';

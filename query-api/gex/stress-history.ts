@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { SYMBOLS } from '../../schemas/events.ts';
-import { STRESS_SHOCKS_PCT } from '../../processors/analytics/stress.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { SYMBOLS } from '#schemas/events.ts';
+import { STRESS_SHOCKS_PCT } from '#processors/analytics/stress.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { stressHistory, type StressPoint } from './stress-reads.ts';
 import { snapshotTimeAtOrBefore } from './snapshot-point-reads.ts';
 import { notFound } from '../envelope/errors.ts';

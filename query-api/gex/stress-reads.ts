@@ -5,13 +5,13 @@
  * `positioning` of that model as the zero-gamma level; with a filter the selected venues' rows are summed and
  * the zero-gamma level is re-derived from their summed profile (values and slopes), the levels' own rule.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
-import { resolveModel } from '../../processors/analytics/dealer.ts';
-import { GRID_POINTS } from '../../processors/analytics/profile.ts';
-import { STRESS_SHOCKS, sumArrays, zeroGammaOf } from '../../processors/analytics/stress.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
+import { resolveModel } from '#processors/analytics/dealer.ts';
+import { GRID_POINTS } from '#processors/analytics/profile.ts';
+import { STRESS_SHOCKS, sumArrays, zeroGammaOf } from '#processors/analytics/stress.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 
 export interface StressPoint {
   /** ms UTC */

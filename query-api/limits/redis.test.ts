@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { assertError } from '../testing/assertions.ts';
 import { migratedStore, startRedis, testApp, testClock, userWithKey, type TestRedis } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,4 +1,4 @@
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { isStoreUnavailable } from '../envelope/store-errors.ts';
 import type { Grid } from './grid.ts';
 import { readSeries, SERIES, type SeriesData, type SeriesName, type TierChoice } from './series.ts';

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rebuildMarketMinutes } from '../../clickhouse/market-rebuild.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import { rebuildMarketMinutes } from '#clickhouse/market-rebuild.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { migratedStore } from '../testing/harness.ts';
 import { LIQS, MIN, seedMarket, STATS, T0, trade } from './testing/fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ColumnsResult, ResultColumn } from '../../clickhouse/store.ts';
+import type { ColumnsResult, ResultColumn } from '#clickhouse/store.ts';
 import { gridFor } from './grid.ts';
 import { layOnGrid } from './layout.ts';
 

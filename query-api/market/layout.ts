@@ -1,5 +1,5 @@
-import { cellAt, type ColumnsResult, type ResultColumn } from '../../clickhouse/store.ts';
-import { VENUES } from '../../schemas/events.ts';
+import { cellAt, type ColumnsResult, type ResultColumn } from '#clickhouse/store.ts';
+import { VENUES } from '#schemas/events.ts';
 import { indexOf, type Grid } from './grid.ts';
 
 export type Column = (number | null)[];

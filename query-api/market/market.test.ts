@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { MIN, seedMarket, T0, trade } from './testing/fixtures.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { header, migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';

@@ -1,4 +1,4 @@
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 
 /**
  * Change detection for the market serving structure (serving.ts): the active data parts of the state tables. A

@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
-import type { Store } from '../../clickhouse/store.ts';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import type { Grid } from './grid.ts';
 import { MarketServing, type ServedBundle, type ServedSeries } from './serving.ts';

@@ -1,4 +1,4 @@
-import type { ColumnsResult, Store } from '../../clickhouse/store.ts';
+import type { ColumnsResult, Store } from '#clickhouse/store.ts';
 import { INTERVAL_MINUTES, type Grid } from './grid.ts';
 import { layOnGrid, sameNames, type Column, type SeriesData } from './layout.ts';
 import { CANDLES_SQL, FLOW_SQL, LIQUIDATIONS_SQL, PERP_STATS_SQL } from './sql.ts';

@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rebuildMarketMinutes } from '../../clickhouse/market-rebuild.ts';
-import { ROLLUP_FAMILIES } from '../../clickhouse/market-rollups.ts';
-import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '../../clickhouse/rows.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import { rebuildMarketMinutes } from '#clickhouse/market-rebuild.ts';
+import { ROLLUP_FAMILIES } from '#clickhouse/market-rollups.ts';
+import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '#clickhouse/rows.ts';
+import type { Store } from '#clickhouse/store.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import { readBundle } from './bundle-series.ts';

@@ -1,4 +1,4 @@
-import type { ColumnsResult, ResultColumn, Store } from '../../clickhouse/store.ts';
+import type { ColumnsResult, ResultColumn, Store } from '#clickhouse/store.ts';
 import { isStoreUnavailable } from '../envelope/store-errors.ts';
 import { readBundle, reasonOf } from './bundle-series.ts';
 import { INTERVAL_MINUTES, maxHoursFor, pointsFor, type Grid, type MarketInterval } from './grid.ts';

@@ -1,4 +1,4 @@
-import { VENUES } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
 import { TIERS, type Tier } from './tiers.ts';
 
 /**

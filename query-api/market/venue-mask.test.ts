@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { VENUES } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
 import { venuesOfMask } from './layout.ts';
 import { VENUE_ID } from './sql.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { linearTradeRow } from '../../clickhouse/rows.ts';
-import { perpTrade } from '../../clickhouse/testing/fixtures.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { linearTradeRow } from '#clickhouse/rows.ts';
+import { perpTrade } from '#clickhouse/testing/fixtures.ts';
 
 const LIST = `[${VENUES.map((v) => `'${v}'`).join(', ')}]`;
 

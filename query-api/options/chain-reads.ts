@@ -5,13 +5,13 @@
  * within a window, then one unbounded lookup on the hourly tier. The rows of an instant are one key range; a crash
  * duplicate (the same row twice) is dropped and the rows sorted by (venue, instrument) in the reader.
  */
-import { msColumn, msParam } from '../../clickhouse/epoch-ms.ts';
-import { cellAt } from '../../clickhouse/row-binary.ts';
-import type { ColumnsResult, ResultColumn } from '../../clickhouse/row-binary.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import { CHAIN_TIERS } from '../../processors/snapshots/option-chain-record.ts';
-import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
+import { cellAt } from '#clickhouse/row-binary.ts';
+import type { ColumnsResult, ResultColumn } from '#clickhouse/row-binary.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { CHAIN_TIERS } from '#processors/snapshots/option-chain-record.ts';
+import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export interface ChainInstant {
   /** computed_at of the chain, ms UTC. */

@@ -2,9 +2,9 @@
  * JSON rows of the chain-family routes from the pure results (processors/analytics chain-quotes, venue-book,
  * oi-by-expiry): ISO expiries, days to expiry from the chain instant, USD notional at the tick's spot.
  */
-import type { ChainQuoteRow, ConsolidatedQuote, QuoteGreekSource } from '../../processors/analytics/chain-quotes.ts';
-import type { ExpiryOi } from '../../processors/analytics/oi-by-expiry.ts';
-import type { VenueBookRow } from '../../processors/analytics/venue-book.ts';
+import type { ChainQuoteRow, ConsolidatedQuote, QuoteGreekSource } from '#processors/analytics/chain-quotes.ts';
+import type { ExpiryOi } from '#processors/analytics/oi-by-expiry.ts';
+import type { VenueBookRow } from '#processors/analytics/venue-book.ts';
 import type { z } from 'zod';
 import type { chainContract, chainData, oiByExpiryData, venueBookData } from './chain-schemas.ts';
 

@@ -1,6 +1,6 @@
 /** Query and response schemas of /v2/options/chain, /v2/options/venue-book and /v2/options/oi/by-expiry (strict responses). */
 import { z } from 'zod';
-import { VENUE_BOOK_SORTS } from '../../processors/analytics/venue-book.ts';
+import { VENUE_BOOK_SORTS } from '#processors/analytics/venue-book.ts';
 import { intParam, symbolParam } from '../params/param-schemas.ts';
 import { parseCsv, parseExpiry } from '../params/query-params.ts';
 import { asOfParam, exchangesParam } from '../gex/schemas.ts';

@@ -6,11 +6,11 @@
  * listed), and the meta of the answer.
  */
 import type { FastifyRequest } from 'fastify';
-import { prepareChain } from '../../processors/analytics/gex.ts';
-import type { OpenInstrument } from '../../processors/analytics/gex.ts';
-import type { ChainSnapshot, DealerModel } from '../../processors/analytics/types.ts';
-import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { prepareChain } from '#processors/analytics/gex.ts';
+import type { OpenInstrument } from '#processors/analytics/gex.ts';
+import type { ChainSnapshot, DealerModel } from '#processors/analytics/types.ts';
+import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { MetaFields } from '../envelope/envelope.ts';
 import { notFound } from '../envelope/errors.ts';
 import { chainAtOrBefore, chainInstantAtOrBefore, chainRowsAt } from './chain-reads.ts';

@@ -2,11 +2,11 @@
  * The `data` objects of /v2/options/chain, /v2/options/venue-book and /v2/options/oi/by-expiry from the stored chain
  * rows of one instant: shared by the routes and by `gex chain --rows FILE` (the same bytes from a file).
  */
-import { consolidateChain, selectContracts } from '../../processors/analytics/chain-quotes.ts';
-import type { ChainFilter, ChainQuoteRow } from '../../processors/analytics/chain-quotes.ts';
-import { oiByExpiry } from '../../processors/analytics/oi-by-expiry.ts';
-import { venueBook } from '../../processors/analytics/venue-book.ts';
-import type { VenueBookSort } from '../../processors/analytics/venue-book.ts';
+import { consolidateChain, selectContracts } from '#processors/analytics/chain-quotes.ts';
+import type { ChainFilter, ChainQuoteRow } from '#processors/analytics/chain-quotes.ts';
+import { oiByExpiry } from '#processors/analytics/oi-by-expiry.ts';
+import { venueBook } from '#processors/analytics/venue-book.ts';
+import type { VenueBookSort } from '#processors/analytics/venue-book.ts';
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { notFound, validationError } from '../envelope/errors.ts';

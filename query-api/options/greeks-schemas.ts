@@ -1,7 +1,7 @@
 /** Query and response schemas of the greek-exposure routes (strict responses: the tests validate every one). */
 import { z } from 'zod';
-import { GREEKS, GREEK_UNITS } from '../../processors/analytics/greek-exposure.ts';
-import { VENUES } from '../../schemas/events.ts';
+import { GREEKS, GREEK_UNITS } from '#processors/analytics/greek-exposure.ts';
+import { VENUES } from '#schemas/events.ts';
 import { symbolParam } from '../params/param-schemas.ts';
 import { parseCsv, parseExpiry } from '../params/query-params.ts';
 import { asOfParam, exchangesParam, positioningParam } from '../gex/schemas.ts';

@@ -1,17 +1,17 @@
-import { greekExposures } from '../../processors/analytics/greeks-data.ts';
-import { greekSurfaces, surface3d } from '../../processors/analytics/greek-surfaces.ts';
+import { greekExposures } from '#processors/analytics/greeks-data.ts';
+import { greekSurfaces, surface3d } from '#processors/analytics/greek-surfaces.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { includeSet } from '../params/query-params.ts';
 import { greekPath, greeksData, greeksQuery, surface3dData, surface3dQuery, surfacesData } from './greeks-schemas.ts';
 import { ChainMemo, chainMeta, resolveChainInstant, selectChain } from './chain-source.ts';
 import type { ResolvedChainInstant, Selection } from './chain-source.ts';
-import type { DealerModel } from '../../processors/analytics/types.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { DealerModel } from '#processors/analytics/types.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Greek } from '../../processors/analytics/greek-exposure.ts';
-import type { GreekQuery } from '../../processors/analytics/greeks-data.ts';
+import type { Greek } from '#processors/analytics/greek-exposure.ts';
+import type { GreekQuery } from '#processors/analytics/greeks-data.ts';
 
 type GreeksQuery = z.infer<typeof greeksQuery>;
 

@@ -1,8 +1,8 @@
 /** The `data` of /v2/options/iv/smile and /v2/options/iv/term-structure from chain rows (the routes and `gex smile`). */
 import type { z } from 'zod';
-import type { ChainQuoteRow } from '../../processors/analytics/chain-quotes.ts';
-import { smiles, termStructure } from '../../processors/analytics/smile.ts';
-import type { SmileCurve } from '../../processors/analytics/smile.ts';
+import type { ChainQuoteRow } from '#processors/analytics/chain-quotes.ts';
+import { smiles, termStructure } from '#processors/analytics/smile.ts';
+import type { SmileCurve } from '#processors/analytics/smile.ts';
 import { dteOf } from './chain-render.ts';
 import type { smileData, termStructureData } from './iv-schemas.ts';
 

@@ -2,10 +2,10 @@
  * Call and put open interest per (5-minute point, venue) from option_tickers: per contract its last reported
  * OI in the bucket, contracts still open at the bucket's end. Point instant = bucket end.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { OiCell } from '../../processors/analytics/pcr.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import { msParam } from '../../clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { OiCell } from '#processors/analytics/pcr.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
 
 export const PCR_STEP_MS = 300_000;
 

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { optionTickerRow } from '../../clickhouse/rows.ts';
-import { optionTicker } from '../../clickhouse/testing/fixtures.ts';
-import type { OptionType, Venue } from '../../schemas/events.ts';
+import { optionTickerRow } from '#clickhouse/rows.ts';
+import { optionTicker } from '#clickhouse/testing/fixtures.ts';
+import type { OptionType, Venue } from '#schemas/events.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pcrSeries } from '../../processors/analytics/pcr.ts';
+import { pcrSeries } from '#processors/analytics/pcr.ts';
 import { clampWindow, historyMeta } from '../limits/history-clamp.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import { intParam, symbolParam } from '../params/param-schemas.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { premiumTide, tideWindow } from '../../processors/analytics/premium-tide.ts';
+import { premiumTide, tideWindow } from '#processors/analytics/premium-tide.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import { symbolParam } from '../params/param-schemas.ts';
 import { readTideCells } from './tide-read.ts';

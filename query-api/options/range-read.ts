@@ -3,11 +3,11 @@
  * venues, market_trades_1h `open`) and Deribit DVOL at each hour start (vol_index_1h `open`), from `fromMs`;
  * the latest price and DVOL are the `close` of their newest hour.
  */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { RangeInput } from '../../processors/analytics/range.ts';
-import type { HourPoint } from '../../processors/analytics/range-calibration.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { RangeInput } from '#processors/analytics/range.ts';
+import type { HourPoint } from '#processors/analytics/range-calibration.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 type HourRow = { t: number; open: number; close: number };
 

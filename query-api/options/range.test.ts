@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexPriceRow, linearTradeRow } from '../../clickhouse/rows.ts';
-import { indexPrice, perpTrade } from '../../clickhouse/testing/fixtures.ts';
-import { computeRange, PAST_COLUMNS, type RangeData } from '../../processors/analytics/range.ts';
+import { indexPriceRow, linearTradeRow } from '#clickhouse/rows.ts';
+import { indexPrice, perpTrade } from '#clickhouse/testing/fixtures.ts';
+import { computeRange, PAST_COLUMNS, type RangeData } from '#processors/analytics/range.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FLOW_SYMBOLS } from '../../processors/analytics/dealer.ts';
-import { computeRange, HORIZONS, PAST_COLUMNS } from '../../processors/analytics/range.ts';
-import { CALIBRATION_DAYS, HOUR_MS } from '../../processors/analytics/range-calibration.ts';
+import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
+import { computeRange, HORIZONS, PAST_COLUMNS } from '#processors/analytics/range.ts';
+import { CALIBRATION_DAYS, HOUR_MS } from '#processors/analytics/range-calibration.ts';
 import { notFound } from '../envelope/errors.ts';
 import { clampWindow, historyMeta } from '../limits/history-clamp.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

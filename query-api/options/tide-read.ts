@@ -2,10 +2,10 @@
  * Deribit premium and notional per (grid bucket, type, taker side) from the tape aggregate option_tape_1m,
  * trades in [fromMs, toMs] on contracts expiring in (fromMs, expiryToMs].
  */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { TideCell } from '../../processors/analytics/premium-tide.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { TideCell } from '#processors/analytics/premium-tide.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export interface TideRead {
   readonly symbol: MarketSymbol;

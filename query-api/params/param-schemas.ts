@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SYMBOLS } from '../../schemas/events.ts';
+import { SYMBOLS } from '#schemas/events.ts';
 
 /** Reusable query-parameter schemas (input = the raw query string value). */
 

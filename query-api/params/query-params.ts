@@ -1,6 +1,6 @@
 /** Parsing of query parameters shared by the route families (pure): CSV lists, ISO instants, expiry dates, the venue filter, symbol lists. */
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 
 /** Comma-separated list: trimmed, empty items dropped, optionally lower-cased. */
 export function parseCsv(s: string, lower = true): string[] {

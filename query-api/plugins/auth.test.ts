@@ -4,7 +4,7 @@ import { AccountsRepository } from '../accounts/repository.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 
 const NOW = Date.UTC(2026, 9, 15, 12, 0, 30);
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyRequest } from 'fastify';
-import { StoreQueryError, StoreUnavailableError } from '../../clickhouse/errors.ts';
+import { StoreQueryError, StoreUnavailableError } from '#clickhouse/errors.ts';
 import { LEAK } from '../testing/fuzz.ts';
 import { toApiError } from './errors.ts';
 

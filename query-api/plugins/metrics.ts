@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { Histogram } from 'prom-client';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 
 const NAME = METRIC.apiRequestDuration;
 

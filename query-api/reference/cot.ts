@@ -1,6 +1,6 @@
-import type { CotAssetClass } from '../../processors/analytics/cot-markets.ts';
-import { instrumentHistory, marketEntry, summaryRows } from '../../processors/analytics/cot-rows.ts';
-import { cotSeries } from '../../processors/analytics/cot-summary.ts';
+import type { CotAssetClass } from '#processors/analytics/cot-markets.ts';
+import { instrumentHistory, marketEntry, summaryRows } from '#processors/analytics/cot-rows.ts';
+import { cotSeries } from '#processors/analytics/cot-summary.ts';
 import { notFound } from '../envelope/errors.ts';
 import { readCotVersion, readCotWeeks } from './read.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

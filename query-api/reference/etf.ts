@@ -1,4 +1,4 @@
-import { daysSince, etfFlowsData } from '../../processors/analytics/reference-flows.ts';
+import { daysSince, etfFlowsData } from '#processors/analytics/reference-flows.ts';
 import { notFound, validationError } from '../envelope/errors.ts';
 import { readEtfDays } from './read.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

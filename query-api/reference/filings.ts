@@ -1,4 +1,4 @@
-import { holdersData as buildHolders } from '../../processors/analytics/reference-flows.ts';
+import { holdersData as buildHolders } from '#processors/analytics/reference-flows.ts';
 import { notFound } from '../envelope/errors.ts';
 import { readHolderPositions } from './read.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

@@ -1,7 +1,7 @@
-import type { Store } from '../../clickhouse/store.ts';
-import type { CotWeek } from '../../processors/analytics/cot-summary.ts';
-import type { FlowDay, HolderPosition } from '../../processors/analytics/reference-flows.ts';
-import type { CotReport, CotVariant } from '../../ingest/reference/cot.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { CotWeek } from '#processors/analytics/cot-summary.ts';
+import type { FlowDay, HolderPosition } from '#processors/analytics/reference-flows.ts';
+import type { CotReport, CotVariant } from '#ingest/reference/cot.ts';
 
 /** Store reads behind /v2/etf/flows, /v2/cot/* and /v2/filings/holders (tables of migration 030, read with FINAL). */
 

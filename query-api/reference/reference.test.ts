@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadReferenceFiles, type SourceFile } from '../../ingest/reference/load.ts';
+import { loadReferenceFiles, type SourceFile } from '#ingest/reference/load.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { intParam } from '../params/param-schemas.ts';
-import { COT_ASSET_CLASSES } from '../../processors/analytics/cot-markets.ts';
-import { COT_SPANS } from '../../processors/analytics/cot-stats.ts';
-import { COT_SORTS } from '../../processors/analytics/cot-rows.ts';
-import { ETF_ASSETS, ETF_REGIONS } from '../../ingest/reference/targets.ts';
+import { COT_ASSET_CLASSES } from '#processors/analytics/cot-markets.ts';
+import { COT_SPANS } from '#processors/analytics/cot-stats.ts';
+import { COT_SORTS } from '#processors/analytics/cot-rows.ts';
+import { ETF_ASSETS, ETF_REGIONS } from '#ingest/reference/targets.ts';
 
 /** Query and response schemas of /v2/etf/flows, /v2/cot/*, /v2/filings/holders (strict objects, no transforms). */
 

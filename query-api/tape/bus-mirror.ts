@@ -10,12 +10,12 @@
  * Syncs run one after another; `sync()` queues one that sees every trade stored before the call.
  */
 import { Counter } from 'prom-client';
-import type { Bus, BusConsumer, ConsumedBatch } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
-import { TOPICS, type OptionTrade } from '../../schemas/events.ts';
+import type { Bus, BusConsumer, ConsumedBatch } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
+import { decodeMarketEvent } from '#schemas/event-codec.ts';
+import { TOPICS, type OptionTrade } from '#schemas/events.ts';
 
 const log = childLogger('trade-mirror');
 const skipped = registeredMetric(METRIC.apiTradeMirrorSkipped, () =>

@@ -2,7 +2,7 @@
  * What a /v2/tape page asks for (window, filters) and what it returns, shared by the store read (read.ts) and the
  * in-memory tail (tail.ts), with the one definition of which trade a filter keeps. Pure.
  */
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { TapeRow } from './tape-row.ts';
 
 export interface TapeFilter {

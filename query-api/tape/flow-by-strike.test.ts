@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { optionTradeRow } from '../../clickhouse/rows.ts';
-import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
-import type { FlowByStrike } from '../../processors/analytics/flow-by-strike.ts';
-import type { OptionTrade, OptionType, TakerSide, Venue } from '../../schemas/events.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import type { FlowByStrike } from '#processors/analytics/flow-by-strike.ts';
+import type { OptionTrade, OptionType, TakerSide, Venue } from '#schemas/events.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';

@@ -1,6 +1,6 @@
-import { FLOW_SYMBOLS } from '../../processors/analytics/dealer.ts';
-import { flowByStrike } from '../../processors/analytics/flow-by-strike.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
+import { flowByStrike } from '#processors/analytics/flow-by-strike.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { notFound, validationError } from '../envelope/errors.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import { readFlowCells } from './flow-read.ts';

@@ -4,10 +4,10 @@
  * contracts not yet expired, ordered by expiry; a redelivered trade once: its copies share the expiry, hence the
  * partition, so FINAL need not merge across partitions).
  */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { FlowCell } from '../../processors/analytics/flow-by-strike.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { FlowCell } from '#processors/analytics/flow-by-strike.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 export interface FlowRead {
   readonly symbol: MarketSymbol;

@@ -5,12 +5,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { optionTradeRow } from '../../clickhouse/rows.ts';
-import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import { encodeMarketEvent } from '../../schemas/event-codec.ts';
-import type { OptionTrade, Venue } from '../../schemas/events.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { encodeMarketEvent } from '#schemas/event-codec.ts';
+import type { OptionTrade, Venue } from '#schemas/events.ts';
 import { assertOk } from '../testing/assertions.ts';
 import { metricSample as sample } from '../testing/metric-sample.ts';
 import { migratedStore, testApp, testClock, userWithKey, type TestClock } from '../testing/harness.ts';

@@ -9,15 +9,15 @@
  * `cells` answers null (read the store) until a symbol's first load succeeded, and while its book is full.
  */
 import { Counter, Gauge } from 'prom-client';
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { ColumnsResult, NumberColumn, StringColumn } from '../../clickhouse/row-binary.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
-import type { FlowCell } from '../../processors/analytics/flow-by-strike.ts';
-import type { MarketSymbol, OptionTrade } from '../../schemas/events.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { ColumnsResult, NumberColumn, StringColumn } from '#clickhouse/row-binary.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
+import type { FlowCell } from '#processors/analytics/flow-by-strike.ts';
+import type { MarketSymbol, OptionTrade } from '#schemas/events.ts';
 import { BusMirror } from './bus-mirror.ts';
 import { LiveFlowBook, type FlowQuery } from './live-flow.ts';
 

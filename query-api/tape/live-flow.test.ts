@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FlowCell } from '../../processors/analytics/flow-by-strike.ts';
+import type { FlowCell } from '#processors/analytics/flow-by-strike.ts';
 import { utcDate } from './filter.ts';
 import { hashOf, LiveFlowBook, type FlowQuery, type LiveTrade } from './live-flow.ts';
 

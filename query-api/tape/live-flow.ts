@@ -11,7 +11,7 @@
  * Bounded: at most `capacity` trades; above it the book is `full` (the caller reads the store) until expired
  * contracts are dropped (`dropExpired`).
  */
-import type { FlowCell } from '../../processors/analytics/flow-by-strike.ts';
+import type { FlowCell } from '#processors/analytics/flow-by-strike.ts';
 import { utcDate } from './filter.ts';
 
 export interface LiveTrade {

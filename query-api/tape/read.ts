@@ -3,9 +3,9 @@
  * served once): a time window, filters, keyset pagination on the sort key (ts, venue, id), `limit + 1` rows
  * to know whether a next page exists. Only typed placeholders reach the SQL.
  */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '../../clickhouse/row-binary.ts';
-import type { QueryParams, Store } from '../../clickhouse/store.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '#clickhouse/row-binary.ts';
+import type { QueryParams, Store } from '#clickhouse/store.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
 import { utcDate, type TapeFilter, type TapePage } from './filter.ts';
 import type { TailEntry } from './tail.ts';

@@ -1,6 +1,6 @@
 /** Query and response schemas of /v2/tape and /v2/tape/recent (responses carry no transforms). */
 import { z } from 'zod';
-import { VENUES } from '../../schemas/events.ts';
+import { VENUES } from '#schemas/events.ts';
 import { intParam, symbolParam } from '../params/param-schemas.ts';
 import { isIsoInstant, parseCsv } from '../params/query-params.ts';
 

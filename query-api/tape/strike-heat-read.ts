@@ -1,8 +1,8 @@
 /** Premium and trade count per (strike, taker side) of a symbol's option trades in a window (option_trades FINAL). */
-import { msParam } from '../../clickhouse/epoch-ms.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
-import type { SidePremium } from '../../processors/analytics/strike-heat.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
+import type { SidePremium } from '#processors/analytics/strike-heat.ts';
 
 export interface StrikeHeatRead {
   readonly symbol: MarketSymbol;

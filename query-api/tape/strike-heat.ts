@@ -1,5 +1,5 @@
-import { FLOW_SYMBOLS } from '../../processors/analytics/dealer.ts';
-import { strikeHeat } from '../../processors/analytics/strike-heat.ts';
+import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
+import { strikeHeat } from '#processors/analytics/strike-heat.ts';
 import { notFound } from '../envelope/errors.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import { readSidePremium } from './strike-heat-read.ts';

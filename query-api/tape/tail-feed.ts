@@ -10,12 +10,12 @@
  *    from the store.
  */
 import { Counter, Gauge } from 'prom-client';
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
-import type { MarketSymbol, OptionTrade } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
+import type { MarketSymbol, OptionTrade } from '#schemas/events.ts';
 import { BusMirror } from './bus-mirror.ts';
 import type { TapeCursor, TapeOrder } from './cursor.ts';
 import { utcDate, type TapeFilter, type TapePage } from './filter.ts';

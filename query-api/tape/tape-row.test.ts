@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { OptionTrade } from '../../schemas/events.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 import { tapeRow } from './tape-row.ts';
 
 // A Deribit BTC call bought at 0.0125 BTC with the index at 100,000 USD: price_usd = 0.0125 × 100,000 = 1,250;

@@ -4,7 +4,7 @@
  * strike, type, taker side, size in coins, price in the venue's currency and in USD, premium in USD, IV,
  * index price, block flag, trade id. Pure: no I/O.
  */
-import type { OptionTrade } from '../../schemas/events.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 
 export interface TapeRow {
   /** Venue trade time, ISO-8601 instant (ms). */

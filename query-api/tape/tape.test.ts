@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { optionTradeRow } from '../../clickhouse/rows.ts';
-import { optionTrade } from '../../clickhouse/testing/fixtures.ts';
-import type { OptionTrade, Venue } from '../../schemas/events.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import type { OptionTrade, Venue } from '#schemas/events.ts';
 import { encodeCursor } from './cursor.ts';
 import { tapeRow } from './tape-row.ts';
 import { assertError, assertOk } from '../testing/assertions.ts';

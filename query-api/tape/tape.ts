@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { validationError } from '../envelope/errors.ts';
 import { clampWindow, historyMeta } from '../limits/history-clamp.ts';
 import { responses } from '../envelope/envelope-schemas.ts';

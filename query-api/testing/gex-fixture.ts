@@ -5,18 +5,18 @@
  * and perpetual/spot trades before A for the candles. Every number the routes serve can be recomputed with
  * the pure engine from `chainAt` / `solChain`.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import type { ChainInstrument, ChainSnapshot } from '../../processors/analytics/types.ts';
-import { runCycle } from '../../processors/snapshots/cycle.ts';
-import { rowsFromChain } from '../../processors/snapshots/compute-step.ts';
-import { gammaFlowPoints, levelsOf } from '../../processors/snapshots/levels-step.ts';
-import { MarketState } from '../../processors/snapshots/state.ts';
-import { E2, expectedChain, marketEvents, TICK, tradeEvents } from '../../processors/snapshots/testing/chain-fixture.ts';
-import { indexPrice } from '../../processors/snapshots/testing/events.ts';
-import { storeEvents } from '../../processors/snapshots/testing/store-events.ts';
-import { storeLevelsAndFlow, storeSnapshotRows } from '../../processors/snapshots/write-step.ts';
-import { storeStressRows } from '../../processors/snapshots/stress-record.ts';
-import type { LinearTrade, MarketEvent } from '../../schemas/events.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { ChainInstrument, ChainSnapshot } from '#processors/analytics/types.ts';
+import { runCycle } from '#processors/snapshots/cycle.ts';
+import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
+import { gammaFlowPoints, levelsOf } from '#processors/snapshots/levels-step.ts';
+import { MarketState } from '#processors/snapshots/state.ts';
+import { E2, expectedChain, marketEvents, TICK, tradeEvents } from '#processors/snapshots/testing/chain-fixture.ts';
+import { indexPrice } from '#processors/snapshots/testing/events.ts';
+import { storeEvents } from '#processors/snapshots/testing/store-events.ts';
+import { storeLevelsAndFlow, storeSnapshotRows } from '#processors/snapshots/write-step.ts';
+import { storeStressRows } from '#processors/snapshots/stress-record.ts';
+import type { LinearTrade, MarketEvent } from '#schemas/events.ts';
 
 export const A = TICK;
 export const B = TICK + 30_000;

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { migrate } from '../../clickhouse/migrate.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { AccountsRepository } from '../accounts/repository.ts';
 import { buildApp, type AppDeps } from '../app.ts';
 import { apiConfig, type ApiConfig } from '../config.ts';

@@ -1,4 +1,4 @@
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
 
 /** The value of a metric's first series whose labels contain `label` (e.g. `source="tail"`); 0 when none. */
 export async function metricSample(name: string, label: string): Promise<number> {

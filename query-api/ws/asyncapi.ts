@@ -3,7 +3,7 @@
  * Built from the same catalog as /v2/meta `websocket`.
  */
 import { z } from 'zod';
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import { OPENAPI_VERSION } from '../plugins/docs.ts';
 import type { RouteFamily } from '../types.ts';
 import { WS_CHANNELS, websocketMeta } from './catalog.ts';

@@ -5,14 +5,14 @@
  * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
  * rendered once per active venue filter. Nothing is read per client.
  */
-import type { Bus, BusConsumer, ConsumedMessage } from '../../bus/types.ts';
-import { childLogger } from '../../platform/log.ts';
-import { avroCodec } from '../../schemas/avro/codec.ts';
-import { decodeMarketEvent } from '../../schemas/event-codec.ts';
-import { SYMBOLS, TOPICS } from '../../schemas/events.ts';
-import type { AnalyticsSnapshot, MarketSymbol } from '../../schemas/events.ts';
-import { STORED_INCLUDES } from '../../processors/analytics/levels.ts';
-import { SNAPSHOT_KIND } from '../../processors/snapshots/write-step.ts';
+import type { Bus, BusConsumer, ConsumedMessage } from '#bus/types.ts';
+import { childLogger } from '#platform/log.ts';
+import { avroCodec } from '#schemas/avro/codec.ts';
+import { decodeMarketEvent } from '#schemas/event-codec.ts';
+import { SYMBOLS, TOPICS } from '#schemas/events.ts';
+import type { AnalyticsSnapshot, MarketSymbol } from '#schemas/events.ts';
+import { STORED_INCLUDES } from '#processors/analytics/levels.ts';
+import { SNAPSHOT_KIND } from '#processors/snapshots/write-step.ts';
 import { levelsOfSnapshot } from '../gex/as-of.ts';
 import type { StoredSnapshot } from '../gex/as-of.ts';
 import type { SnapshotCache } from '../gex/snapshot-cache.ts';

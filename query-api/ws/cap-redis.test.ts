@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
 import { AccountsRepository } from '../accounts/repository.ts';
 import { buildApp } from '../app.ts';
 import { apiConfig } from '../config.ts';

@@ -7,14 +7,14 @@
  * second is over, diffed against what the channel last sent. One consolidation and one serialization per channel
  * and tick, whatever the number of subscribers.
  */
-import { consolidateChain, contractKey } from '../../processors/analytics/chain-quotes.ts';
-import { childLogger } from '../../platform/log.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import { consolidateChain, contractKey } from '#processors/analytics/chain-quotes.ts';
+import { childLogger } from '#platform/log.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { chainInstantAtOrBefore, chainRowsAt } from '../options/chain-reads.ts';
 import type { ChainInstant } from '../options/chain-reads.ts';
 import { contractJson } from '../options/chain-render.ts';
-import type { Store } from '../../clickhouse/store.ts';
-import type { OptionChainRow } from '../../processors/snapshots/option-chain.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 import type { FeedHub, Subscriber } from './hub.ts';
 import type { Channel } from './protocol.ts';
 import { wsMetrics } from './metrics.ts';

@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { MemoryBus } from '../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
-import { encodeMarketEvent } from '../../schemas/event-codec.ts';
-import type { OptionTrade } from '../../schemas/events.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { encodeMarketEvent } from '#schemas/event-codec.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 import { buildApp } from '../app.ts';
 import { apiConfig } from '../config.ts';
 import { SnapshotCache } from '../gex/snapshot-cache.ts';

@@ -5,7 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
-import type { Bus } from '../../bus/types.ts';
+import type { Bus } from '#bus/types.ts';
 import type { SnapshotCache } from '../gex/snapshot-cache.ts';
 import type { RedisCounter } from '../limits/redis-counter.ts';
 import type { ApiInstance } from '../types.ts';

@@ -5,7 +5,7 @@
 import type { Channel, ChannelKind } from './protocol.ts';
 import { notification } from './protocol.ts';
 import { wsMetrics } from './metrics.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 /**
  * What the hub needs of a session: a bounded write of an already encoded text frame (false = the session is gone

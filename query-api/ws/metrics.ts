@@ -1,7 +1,7 @@
 /** Prometheus metrics of the WebSocket feed (platform/metrics/registry.ts). */
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { METRIC } from '../../platform/metrics/names.ts';
-import { metricsRegistry, registeredMetric } from '../../platform/metrics/registry.ts';
+import { METRIC } from '#platform/metrics/names.ts';
+import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
 
 const registers = [metricsRegistry];
 

@@ -4,8 +4,8 @@
  * the same `id` (`result` or `error`), and notifications `{"jsonrpc":"2.0","method":"subscription",
  * "params":{"channel","seq","data"}}` with a sequence number per channel. Pure: parsing and message shapes.
  */
-import { SYMBOLS, VENUES } from '../../schemas/events.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
+import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 
 /** Close codes (4000-4999 are the application's; 1001 and 1011 are the standard ones). */
 export const CLOSE = {

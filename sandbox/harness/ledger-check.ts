@@ -1,9 +1,9 @@
 /** Reading what the raw writer stored, and comparing it with the sandbox ledger (e2e tests and the bench). */
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import { RAW_TOPICS } from '../../processors/raw-writer/raw-writer.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import { RAW_TOPICS } from '#processors/raw-writer/raw-writer.ts';
 import type { TradeLedger, LedgerKind } from '../market/ledger.ts';
-import { msParam, msText } from '../../clickhouse/epoch-ms.ts';
+import { msParam, msText } from '#clickhouse/epoch-ms.ts';
 
 export interface SetDiff {
   /** Trades the sandbox delivered on a subscribed socket. */

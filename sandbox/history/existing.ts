@@ -1,4 +1,4 @@
-import type { Store } from '../../clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
 
 /** Minutes [fromMs, toMs) that already hold trades of a symbol: the backfill leaves them alone. */
 export interface Occupied {

@@ -1,4 +1,4 @@
-import type { MarketEvent, MarketSymbol } from '../../schemas/events.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import { PerpBook, SpotBook } from '../market/perps.ts';
 import { Rng, streamSeed } from '../market/prng.ts';
 import { VenueIds, type FlowSettings, type UnderlyingState } from '../market/state.ts';

@@ -1,7 +1,7 @@
-import type { Store } from '../../clickhouse/store.ts';
-import type { Bus } from '../../bus/types.ts';
-import type { MarketEvent, MarketSymbol } from '../../schemas/events.ts';
-import { EventPublisher } from '../../ingest/pipeline/event-publisher.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { Bus } from '#bus/types.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
+import { EventPublisher } from '#ingest/pipeline/event-publisher.ts';
 import type { SandboxVenue } from '../market/venues.ts';
 import { isFree, occupiedSpans } from './existing.ts';
 import type { ProgressState } from './progress.ts';

@@ -1,4 +1,4 @@
-import type { MarketEvent, MarketSymbol } from '../../schemas/events.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import { createSandboxMarket } from '../market/market.ts';
 import type { SandboxVenue } from '../market/venues.ts';
 import { createFastMarket } from './fast-market.ts';

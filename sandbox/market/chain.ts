@@ -1,5 +1,5 @@
-import type { Instrument, OptionTicker, OptionTrade, OptionType, TakerSide } from '../../schemas/events.ts';
-import { MS_PER_YEAR as YEAR_MS, greeks as black76Greeks, price as black76Price, type Greeks as Black76Greeks } from '../../processors/analytics/black76.ts';
+import type { Instrument, OptionTicker, OptionTrade, OptionType, TakerSide } from '#schemas/events.ts';
+import { MS_PER_YEAR as YEAR_MS, greeks as black76Greeks, price as black76Price, type Greeks as Black76Greeks } from '#processors/analytics/black76.ts';
 import { listExpiries } from './calendar.ts';
 import type { Rng } from './prng.ts';
 import { smileVol, strikeGrid } from './smile.ts';

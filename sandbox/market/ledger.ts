@@ -1,4 +1,4 @@
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 
 export type LedgerKind = 'option_trade' | 'perp_trade' | 'spot_trade' | 'liquidation';
 

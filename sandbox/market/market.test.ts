@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createSandboxMarket } from './market.ts';
 import { SYMBOL_PARAMS } from './symbols.ts';
 import { smileVol, atmVol } from './smile.ts';
-import { greeks, price } from '../../processors/analytics/black76.ts';
-import type { MarketEvent, OptionTrade } from '../../schemas/events.ts';
+import { greeks, price } from '#processors/analytics/black76.ts';
+import type { MarketEvent, OptionTrade } from '#schemas/events.ts';
 
 const START = Date.UTC(2026, 0, 5, 12, 0, 0);
 

@@ -1,4 +1,4 @@
-import { SYMBOLS, type IndexPrice, type Instrument, type MarketEvent, type MarketSymbol } from '../../schemas/events.ts';
+import { SYMBOLS, type IndexPrice, type Instrument, type MarketEvent, type MarketSymbol } from '#schemas/events.ts';
 import { OptionChain, type OptionQuote } from './chain.ts';
 import { TradeLedger } from './ledger.ts';
 import { PerpBook, SpotBook, linearInstrument } from './perps.ts';

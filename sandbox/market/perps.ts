@@ -1,4 +1,4 @@
-import type { Instrument, LinearTrade, Liquidation, PerpStats, TakerSide } from '../../schemas/events.ts';
+import type { Instrument, LinearTrade, Liquidation, PerpStats, TakerSide } from '#schemas/events.ts';
 import type { Rng } from './prng.ts';
 import { indexPrice, type FlowSettings, type UnderlyingState, type VenueIds } from './state.ts';
 import { roundTo } from './symbols.ts';

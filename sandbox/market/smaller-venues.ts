@@ -1,4 +1,4 @@
-import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 import { ddmmyy, dmmmyy, yyyymmdd, type CalendarPolicy } from './calendar.ts';
 import type { LinearSpec, OptionSeriesSpec, VenueSpec } from './venue-spec.ts';
 

@@ -1,4 +1,4 @@
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { Rng } from './prng.ts';
 import type { SymbolParams } from './symbols.ts';
 import { roundTo } from './symbols.ts';

@@ -1,4 +1,4 @@
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 
 /** Per-underlying parameters of the simulated market. */
 export interface SymbolParams {

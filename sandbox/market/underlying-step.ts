@@ -1,4 +1,4 @@
-import { MS_PER_YEAR as YEAR_MS } from '../../processors/analytics/black76.ts';
+import { MS_PER_YEAR as YEAR_MS } from '#processors/analytics/black76.ts';
 import type { Rng } from './prng.ts';
 import type { UnderlyingState } from './state.ts';
 

@@ -1,4 +1,4 @@
-import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 import type { CalendarPolicy } from './calendar.ts';
 
 /** The venues the sandbox serves (every venue of schemas/events.ts VENUES). */

@@ -1,4 +1,4 @@
-import type { MarketSymbol, OptionType } from '../../schemas/events.ts';
+import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 import { dmmmyy, yymmdd, type CalendarPolicy } from './calendar.ts';
 import { SMALLER_VENUE_SPECS } from './smaller-venues.ts';
 

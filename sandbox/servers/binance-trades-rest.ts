@@ -1,4 +1,4 @@
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import { str, type RestReply } from './host.ts';
 import { RecentTrades } from './recent-trades.ts';
 

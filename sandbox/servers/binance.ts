@@ -1,4 +1,4 @@
-import type { Instrument, MarketEvent, MarketSymbol, OptionTicker } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, MarketSymbol, OptionTicker } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { yymmdd } from '../market/calendar.ts';

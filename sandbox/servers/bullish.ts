@@ -1,4 +1,4 @@
-import type { IndexPrice, Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../schemas/events.ts';
+import type { IndexPrice, Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';

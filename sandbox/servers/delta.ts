@@ -1,8 +1,8 @@
-import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import type { VenueSpec } from '../market/venues.ts';
-import { hash32 } from '../../ingest/connector/parse-helpers.ts';
+import { hash32 } from '#ingest/connector/parse-helpers.ts';
 import { ddmmyy } from '../market/calendar.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, str, type Client, type RestReply, malformedFrame, venueServer } from './host.ts';

@@ -7,7 +7,7 @@
  * next older page, null once `start_timestamp` is reached.
  */
 import { SYMBOL_PARAMS } from '../market/symbols.ts';
-import type { MarketSymbol } from '../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { RestReply } from './host.ts';
 
 const PAGE = 1000;

@@ -1,5 +1,5 @@
 import { volatilityIndexRest } from './deribit-dvol.ts';
-import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../schemas/events.ts';
+import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import { RecentTrades } from './recent-trades.ts';
 import type { SandboxMarket } from '../market/market.ts';

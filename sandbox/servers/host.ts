@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import { childLogger, type Logger } from '../../platform/log.ts';
+import { childLogger, type Logger } from '#platform/log.ts';
 import type { SandboxVenue } from '../market/venues.ts';
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import type { MalformedKind, VenueServer, VenueUrls } from './types.ts';
 
 /** One connected client of a sandbox venue server. */

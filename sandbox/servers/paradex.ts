@@ -1,7 +1,7 @@
-import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '../../schemas/events.ts';
+import type { Instrument, LinearTrade, MarketEvent, OptionTicker, OptionTrade, PerpStats } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
-import { encodeTrade } from '../../ingest/venues/paradex/sbe-encode.ts';
+import { encodeTrade } from '#ingest/venues/paradex/sbe-encode.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, oversizedFrame, str, type Client, type RestReply, venueServer } from './host.ts';
 import { startServerPings } from './pings.ts';

@@ -2,8 +2,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
-import { ResilientSocket } from '../../ingest/transport/resilient-socket.ts';
-import { waitFor } from '../../ingest/transport/testing/ws-test-server.ts';
+import { ResilientSocket } from '#ingest/transport/resilient-socket.ts';
+import { waitFor } from '#ingest/transport/testing/ws-test-server.ts';
 
 type Json = Record<string, unknown>;
 

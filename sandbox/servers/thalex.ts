@@ -1,7 +1,7 @@
-import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '../../schemas/events.ts';
+import type { Instrument, MarketEvent, OptionTicker, PerpStats } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
-import { hash32 } from '../../ingest/connector/parse-helpers.ts';
+import { hash32 } from '#ingest/connector/parse-helpers.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
 import { VenueHost, groupBy, str, type Client, type RestReply, venueServer, malformedFrame } from './host.ts';
 import type { MalformedKind, ProtocolTimings, VenueServer, VenueServerContext } from './types.ts';

@@ -1,4 +1,4 @@
-import type { MarketEvent } from '../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import type { SandboxVenue } from '../market/venues.ts';

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { loadConfig } from '../../platform/settings.ts';
-import { createRuntimeContext, type RuntimeContext } from '../../app/runtime/context.ts';
-import { startRoles } from '../../app/cli/commands/roles.ts';
+import { loadConfig } from '#platform/settings.ts';
+import { createRuntimeContext, type RuntimeContext } from '#app/runtime/context.ts';
+import { startRoles } from '#app/cli/commands/roles.ts';
 
 const INTERVAL_MS = 3_000;
 const STEP_MS = 30_000;

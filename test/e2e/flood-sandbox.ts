@@ -8,8 +8,8 @@
  *   -> { cmd: 'stop' }                      stops the servers and exits
  * On start it sends { urls }.
  */
-import { startSandbox } from '../../sandbox/sandbox.ts';
-import { SANDBOX_VENUES } from '../../sandbox/market/venues.ts';
+import { startSandbox } from '#sandbox/sandbox.ts';
+import { SANDBOX_VENUES } from '#sandbox/market/venues.ts';
 
 type Command = { cmd: 'flood'; perVenue: number; everyMs: number } | { cmd: 'calm' } | { cmd: 'ledger' } | { cmd: 'stop' };
 

@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../platform/settings.ts';
-import { createRuntimeContext, type RuntimeContext } from '../../app/runtime/context.ts';
-import { startRoles } from '../../app/cli/commands/roles.ts';
+import { loadConfig } from '#platform/settings.ts';
+import { createRuntimeContext, type RuntimeContext } from '#app/runtime/context.ts';
+import { startRoles } from '#app/cli/commands/roles.ts';
 
 const INTERVAL_MS = 3_000;
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaBus } from '../../bus/kafka-bus.ts';
+import { KafkaBus } from '#bus/kafka-bus.ts';
 import { assertScenario, runIngestScenario } from './ingest-scenario.ts';
 
 const brokers = (process.env['KAFKA_TEST_BROKERS'] ?? '').split(',').filter((b) => b.length > 0);

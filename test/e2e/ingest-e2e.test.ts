@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import { MemoryBus } from '../../bus/memory-bus.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
 import { assertScenario, runIngestScenario } from './ingest-scenario.ts';
 
 test('sandbox -> real connectors -> in-process bus -> raw writer -> chDB: nothing lost or doubled under faults', { timeout: 150_000 }, async () => {

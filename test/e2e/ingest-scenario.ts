@@ -4,23 +4,23 @@
  * what the assertions need; `assertScenario` checks it.
  */
 import assert from 'node:assert/strict';
-import type { Bus } from '../../bus/types.ts';
-import type { MarketSymbol, Venue } from '../../schemas/events.ts';
-import type { VenueUrls } from '../../ingest/connector/types.ts';
-import type { SocketEvent } from '../../ingest/transport/resilient-socket.ts';
-import type { LedgerKind } from '../../sandbox/market/ledger.ts';
-import type { MalformedKind } from '../../sandbox/servers/types.ts';
-import { OVERSIZED_FRAME_BYTES } from '../../sandbox/servers/host.ts';
-import { DEAD_LETTER_RAW_MAX } from '../../ingest/pipeline/venue-sink.ts';
-import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from '../../sandbox/market/venues.ts';
-import { startSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
-import { connectorUrlsFor } from '../../sandbox/connector-urls.ts';
-import { startIngest, type RunningIngest } from '../../ingest/pipeline/run-ingest.ts';
-import { startRawWriter } from '../../processors/raw-writer/raw-writer.ts';
-import { migrate } from '../../clickhouse/migrate.ts';
-import { openTempStore } from '../../clickhouse/testing/temp-store.ts';
-import { ensureProductTopics } from '../../bus/topics.ts';
-import { compareWithLedger, countsByVenue, pendingMessages, storedDeadLetters, waitFor, type SetDiff, type StoredDeadLetter } from '../../sandbox/harness/ledger-check.ts';
+import type { Bus } from '#bus/types.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
+import type { VenueUrls } from '#ingest/connector/types.ts';
+import type { SocketEvent } from '#ingest/transport/resilient-socket.ts';
+import type { LedgerKind } from '#sandbox/market/ledger.ts';
+import type { MalformedKind } from '#sandbox/servers/types.ts';
+import { OVERSIZED_FRAME_BYTES } from '#sandbox/servers/host.ts';
+import { DEAD_LETTER_RAW_MAX } from '#ingest/pipeline/venue-sink.ts';
+import { SANDBOX_VENUES, VENUE_SPECS, type SandboxVenue } from '#sandbox/market/venues.ts';
+import { startSandbox, type Sandbox } from '#sandbox/sandbox.ts';
+import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
+import { startIngest, type RunningIngest } from '#ingest/pipeline/run-ingest.ts';
+import { startRawWriter } from '#processors/raw-writer/raw-writer.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { compareWithLedger, countsByVenue, pendingMessages, storedDeadLetters, waitFor, type SetDiff, type StoredDeadLetter } from '#sandbox/harness/ledger-check.ts';
 
 export const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'];
 const KINDS: readonly LedgerKind[] = ['option_trade', 'perp_trade', 'spot_trade', 'liquidation'];

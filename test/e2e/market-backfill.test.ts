@@ -1,14 +1,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../clickhouse/store.ts';
-import { runBackfill } from '../../app/runtime/backfill.ts';
-import { readBundle } from '../../query-api/market/bundle-series.ts';
-import { gridFor } from '../../query-api/market/grid.ts';
-import { SERIES } from '../../query-api/market/series.ts';
-import { assertOk } from '../../query-api/testing/assertions.ts';
-import { migratedStore, testApp, testClock, userWithKey } from '../../query-api/testing/harness.ts';
-import type { ApiInstance } from '../../query-api/types.ts';
-import { msParam } from '../../clickhouse/epoch-ms.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { runBackfill } from '#app/runtime/backfill.ts';
+import { readBundle } from '#query-api/market/bundle-series.ts';
+import { gridFor } from '#query-api/market/grid.ts';
+import { SERIES } from '#query-api/market/series.ts';
+import { assertOk } from '#query-api/testing/assertions.ts';
+import { migratedStore, testApp, testClock, userWithKey } from '#query-api/testing/harness.ts';
+import type { ApiInstance } from '#query-api/types.ts';
+import { msParam } from '#clickhouse/epoch-ms.ts';
 
 /** Sandbox -> backfill (encode -> in-process bus -> raw writer -> raw tables -> MVs) -> /v2/market/bundle. */
 

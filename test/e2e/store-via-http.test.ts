@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { VIA_HTTP_ENV } from '../../clickhouse/testing/temp-store.ts';
+import { VIA_HTTP_ENV } from '#clickhouse/testing/temp-store.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../platform/settings.ts';
-import { createRuntimeContext, type RuntimeContext } from '../../app/runtime/context.ts';
-import { startRoles } from '../../app/cli/commands/roles.ts';
-import { connectClient, type TestClient } from '../../query-api/ws/testing/client.ts';
+import { loadConfig } from '#platform/settings.ts';
+import { createRuntimeContext, type RuntimeContext } from '#app/runtime/context.ts';
+import { startRoles } from '#app/cli/commands/roles.ts';
+import { connectClient, type TestClient } from '#query-api/ws/testing/client.ts';
 
 const INTERVAL_MS = 3_000;
 

@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixtureText } from '../../ingest/venues/fixtures/load.ts';
-import { createParserContext } from '../../ingest/connector/context.ts';
-import { volatilityIndexRest, sandboxDvolAt } from '../../sandbox/servers/deribit-dvol.ts';
-import { createDeribitConnector } from '../../ingest/venues/deribit/index.ts';
-import { DVOL_HISTORY_DAYS, dvolHistoryPollers, dvolHistoryUrl, parseDvolHistory } from '../../ingest/venues/deribit/dvol-history.ts';
+import { fixtureText } from '#ingest/venues/fixtures/load.ts';
+import { createParserContext } from '#ingest/connector/context.ts';
+import { volatilityIndexRest, sandboxDvolAt } from '#sandbox/servers/deribit-dvol.ts';
+import { createDeribitConnector } from '#ingest/venues/deribit/index.ts';
+import { DVOL_HISTORY_DAYS, dvolHistoryPollers, dvolHistoryUrl, parseDvolHistory } from '#ingest/venues/deribit/dvol-history.ts';
 
 const REST = 'https://www.deribit.com';
 const DAY = 86_400_000;

@@ -5,19 +5,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MarketEvent } from '../../schemas/events.ts';
-import { createDeribitConnector } from '../../ingest/venues/deribit/index.ts';
-import { createOkxConnector } from '../../ingest/venues/okx/index.ts';
-import { createBybitConnector } from '../../ingest/venues/bybit/index.ts';
-import { createBinanceConnector } from '../../ingest/venues/binance/index.ts';
-import type { VenueConnectorSpec } from '../../ingest/connector/types.ts';
-import type { SandboxVenue } from '../../sandbox/market/venues.ts';
-import { connectorUrlsFor } from '../../sandbox/connector-urls.ts';
-import { startSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
-import { waitFor } from '../../ingest/transport/testing/ws-test-server.ts';
-import { CapturingPublisher } from '../../ingest/pipeline/testing/capturing-publisher.ts';
-import { startVenue, type RunningVenue } from '../../ingest/pipeline/venue-runner.ts';
-import { RecentIds } from '../../ingest/pipeline/recent-ids.ts';
+import type { MarketEvent } from '#schemas/events.ts';
+import { createDeribitConnector } from '#ingest/venues/deribit/index.ts';
+import { createOkxConnector } from '#ingest/venues/okx/index.ts';
+import { createBybitConnector } from '#ingest/venues/bybit/index.ts';
+import { createBinanceConnector } from '#ingest/venues/binance/index.ts';
+import type { VenueConnectorSpec } from '#ingest/connector/types.ts';
+import type { SandboxVenue } from '#sandbox/market/venues.ts';
+import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
+import { startSandbox, type Sandbox } from '#sandbox/sandbox.ts';
+import { waitFor } from '#ingest/transport/testing/ws-test-server.ts';
+import { CapturingPublisher } from '#ingest/pipeline/testing/capturing-publisher.ts';
+import { startVenue, type RunningVenue } from '#ingest/pipeline/venue-runner.ts';
+import { RecentIds } from '#ingest/pipeline/recent-ids.ts';
 
 
 const optionTradeIds = (events: readonly MarketEvent[]): string[] => events.flatMap((e) => (e.type === 'option_trade' ? [e.event.tradeId] : []));

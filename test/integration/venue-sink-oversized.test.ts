@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { OVERSIZED_FRAME_BYTES, oversizedFrame } from '../../sandbox/servers/host.ts';
-import { CapturingPublisher } from '../../ingest/pipeline/testing/capturing-publisher.ts';
-import { DEAD_LETTER_RAW_MAX, VenueSink } from '../../ingest/pipeline/venue-sink.ts';
+import { OVERSIZED_FRAME_BYTES, oversizedFrame } from '#sandbox/servers/host.ts';
+import { CapturingPublisher } from '#ingest/pipeline/testing/capturing-publisher.ts';
+import { DEAD_LETTER_RAW_MAX, VenueSink } from '#ingest/pipeline/venue-sink.ts';
 
 test('a dead letter keeps a normal frame whole and the first 64 Ki characters of an oversized one, saying so', () => {
   const pub = new CapturingPublisher();

@@ -15,6 +15,8 @@ test('the repository keeps the folder graph: no back-import, no cycle, pure anal
   assert.deepEqual(report.violations.map(describeViolation), []);
 });
 
+const PATHS = ['schemas', 'platform', 'bus', 'clickhouse', 'ingest', 'processors', 'query-api', 'sandbox', 'app', 'tools'];
+
 /** A throwaway tree with one module per folder and the given extra files. */
 function tree(files: Record<string, string>): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'arch-'));
@@ -30,6 +32,7 @@ function tree(files: Record<string, string>): { dir: string; dispose: () => void
     'sandbox/market.ts': "import { C } from '../ingest/connector.ts';\nexport const M = C;\n",
     'app/cli.ts': "import { R } from '../query-api/route.ts';\nimport { M } from '../sandbox/market.ts';\nexport const X = R + M;\n",
     'tools/chaos.ts': "import { X } from '../app/cli.ts';\nexport const H = X;\n",
+    'package.json': JSON.stringify({ type: 'module', imports: Object.fromEntries(PATHS.map((p) => [`#${p}/*`, `./${p}/*`])) }),
   };
   for (const [path, text] of Object.entries({ ...base, ...files })) {
     mkdirSync(join(dir, dirname(path)), { recursive: true });
@@ -37,8 +40,6 @@ function tree(files: Record<string, string>): { dir: string; dispose: () => void
   }
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
-
-const PATHS = ['schemas', 'platform', 'bus', 'clickhouse', 'ingest', 'processors', 'query-api', 'sandbox', 'app', 'tools'];
 
 async function violationsOf(files: Record<string, string>): Promise<string[]> {
   const t = tree(files);
@@ -70,6 +71,14 @@ test('the rule set fails on a deliberate back-import (ingest -> processors, clic
     'folder-query-api: query-api/bad.ts -> sandbox/market.ts',
     'folder-sandbox: sandbox/bad.ts -> app/cli.ts',
   ]);
+});
+
+test('imports through the package.json aliases (#folder/...) are held to the same graph', async () => {
+  const v = await violationsOf({
+    'query-api/alias-ok.ts': "import { S } from '#clickhouse/store.ts';\nexport const B = S;\n",
+    'ingest/alias-bad.ts': "import { W } from '#processors/writer.ts';\nexport const B = W;\n",
+  });
+  assert.deepEqual(v, ['folder-ingest: ingest/alias-bad.ts -> processors/writer.ts']);
 });
 
 test('the rule set fails on an import between siblings that the graph does not list (bus -> clickhouse)', async () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createStore, type Store } from '../../clickhouse/store.ts';
+import { createStore, type Store } from '#clickhouse/store.ts';
 import { Supervisor, type ProcessSpec } from './supervisor.ts';
 import { answers200, freePort } from './ports.ts';
 import { KafkaWatch } from './kafka-watch.ts';

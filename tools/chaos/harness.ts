@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { forkSandboxProcess, type SandboxProcess } from '../../sandbox/harness/sandbox-process.ts';
+import { forkSandboxProcess, type SandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import { ApiPoller } from './api-poller.ts';
 import type { BrokerControl } from './kafka-broker.ts';

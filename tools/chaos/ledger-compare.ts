@@ -11,9 +11,9 @@
  *   kill) collapses to one row under FINAL (ReplacingMergeTree on the event id) and is not doubled.
  * The comparison itself is sandbox/harness/ledger-check.ts `compareWithLedger`, on ledgers rebuilt from the slice.
  */
-import type { Store } from '../../clickhouse/store.ts';
-import { TradeLedger, type LedgerEntry } from '../../sandbox/market/ledger.ts';
-import { compareWithLedger } from '../../sandbox/harness/ledger-check.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { TradeLedger, type LedgerEntry } from '#sandbox/market/ledger.ts';
+import { compareWithLedger } from '#sandbox/harness/ledger-check.ts';
 
 /** Ledger lengths per venue when a scenario starts. */
 export interface LedgerMark {

@@ -17,7 +17,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { splitArgs } from '../../platform/settings.ts';
+import { splitArgs } from '#platform/settings.ts';
 import { startPrivateBroker, type BrokerControl } from './kafka-broker.ts';
 import { runChaos, RECOVERABLE_VENUES, VENUE_NOTE } from './harness.ts';
 import { SCENARIOS } from './scenarios.ts';

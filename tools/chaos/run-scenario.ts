@@ -3,7 +3,7 @@
  * injected (scenarios.ts), flood ended, the pipeline drained (stored count unchanged and nothing uncommitted), then
  * the stored trades compared with the sandbox ledger (ledger-compare.ts) and the API answers counted.
  */
-import type { SandboxProcess } from '../../sandbox/harness/sandbox-process.ts';
+import type { SandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import { parseExposition, sumOf } from '../soak/prom-text.ts';
 import type { Cluster, ProcName } from './cluster.ts';
 import type { ApiPoller } from './api-poller.ts';

@@ -12,10 +12,10 @@
  * On start it sends { urls }.
  */
 import { writeFileSync } from 'node:fs';
-import { startSandbox } from '../../sandbox/sandbox.ts';
-import type { SandboxVenue } from '../../sandbox/market/venues.ts';
-import type { LedgerEntry, TradeLedger } from '../../sandbox/market/ledger.ts';
-import type { MalformedKind } from '../../sandbox/servers/types.ts';
+import { startSandbox } from '#sandbox/sandbox.ts';
+import type { SandboxVenue } from '#sandbox/market/venues.ts';
+import type { LedgerEntry, TradeLedger } from '#sandbox/market/ledger.ts';
+import type { MalformedKind } from '#sandbox/servers/types.ts';
 import type { LedgerMark, LedgerSlice } from './ledger-compare.ts';
 
 type Command =

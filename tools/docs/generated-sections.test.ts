@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../../platform/settings.ts';
+import { SETTINGS } from '#platform/settings.ts';
 import { GENERATED_SECTIONS, sectionOf, withSection } from './generated-sections.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,7 +3,7 @@
  * `<!-- NAME:end -->` markers. `npm run docs` rewrites them; tools/docs/generated-sections.test.ts fails when a
  * README differs from what the code declares.
  */
-import { settingsMarkdown } from '../../platform/settings.ts';
+import { settingsMarkdown } from '#platform/settings.ts';
 
 export interface GeneratedSection {
   /** README path relative to the repository root. */

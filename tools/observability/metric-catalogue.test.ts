@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../platform/settings.ts';
-import { createRuntimeContext } from '../../app/runtime/context.ts';
-import { startRoles } from '../../app/cli/commands/roles.ts';
-import { METRIC } from '../../platform/metrics/names.ts';
+import { loadConfig } from '#platform/settings.ts';
+import { createRuntimeContext } from '#app/runtime/context.ts';
+import { startRoles } from '#app/cli/commands/roles.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 import { readmeCatalogue, registryCatalogue } from './metric-catalogue.ts';
 
 const CONVENTION = /^gex_[a-z][a-z0-9_]*[a-z0-9]$/;

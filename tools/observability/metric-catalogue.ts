@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { metricsRegistry } from '../../platform/metrics/registry.ts';
+import { metricsRegistry } from '#platform/metrics/registry.ts';
 
 /** One metric as operators see it: name, type and declared label names (sorted; `service` is a default label). */
 export interface CatalogueEntry {

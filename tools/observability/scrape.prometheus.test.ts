@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { recordingRules } from './prometheus-files.ts';
 import { dashboardFiles, dashboardQueries, withAllVariables } from './grafana-files.ts';
 import { seriesCount, startDemo, startPrometheus, stop } from './scrape-harness.ts';
-import { connectClient, type TestClient } from '../../query-api/ws/testing/client.ts';
+import { connectClient, type TestClient } from '#query-api/ws/testing/client.ts';
 
 const DEADLINE_MS = 75_000;
 

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type { CliCommand } from '../command.ts';
 import { openStore } from '../../runtime/open-store.ts';
-import { migrate } from '../../../clickhouse/migrate.ts';
-import { StoreError, type Store } from '../../../clickhouse/store.ts';
-import { createProgress } from '../../../sandbox/history/progress.ts';
-import { rebuildMarketMinutes } from '../../../clickhouse/market-rebuild.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { StoreError, type Store } from '#clickhouse/store.ts';
+import { createProgress } from '#sandbox/history/progress.ts';
+import { rebuildMarketMinutes } from '#clickhouse/market-rebuild.ts';
 import { runBackfill } from '../../runtime/backfill.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '../../../sandbox/market/venues.ts';
+import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,8 @@
 import type { CliCommand } from '../command.ts';
-import { ApiError } from '../../../query-api/envelope/errors.ts';
-import { includeSet, venueFilter } from '../../../query-api/params/query-params.ts';
-import { chainQuery, oiByExpiryQuery, venueBookQuery } from '../../../query-api/options/chain-schemas.ts';
-import { chainFilter, chainView, expiryDays, oiByExpiryView, venueBookView } from '../../../query-api/options/chain-views.ts';
+import { ApiError } from '#query-api/envelope/errors.ts';
+import { includeSet, venueFilter } from '#query-api/params/query-params.ts';
+import { chainQuery, oiByExpiryQuery, venueBookQuery } from '#query-api/options/chain-schemas.ts';
+import { chainFilter, chainView, expiryDays, oiByExpiryView, venueBookView } from '#query-api/options/chain-views.ts';
 import { readChainRowsFile } from '../chain-rows-input.ts';
 import type { ChainRowsFile } from '../chain-rows-input.ts';
 

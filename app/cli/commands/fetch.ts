@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { CliCommand } from '../command.ts';
 import { createRuntimeContext } from '../../runtime/context.ts';
 import { untilSignal } from '../../runtime/signals.ts';
-import { sourcesSchema, startReferenceFetcher, type FetchSource } from '../../../ingest/reference/fetcher.ts';
+import { sourcesSchema, startReferenceFetcher, type FetchSource } from '#ingest/reference/fetcher.ts';
 
 /**
  * `gex fetch --sources FILE`: the scheduled fetcher role. Pulls each source of FILE (JSON, see

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { CliCommand } from '../command.ts';
-import { flowByStrikeOf, premiumTideOf, selectTrades, strikeHeatOf } from '../../../processors/analytics/trade-flow.ts';
-import { SYMBOLS, type MarketSymbol, type OptionTrade } from '../../../schemas/events.ts';
+import { flowByStrikeOf, premiumTideOf, selectTrades, strikeHeatOf } from '#processors/analytics/trade-flow.ts';
+import { SYMBOLS, type MarketSymbol, type OptionTrade } from '#schemas/events.ts';
 
 const MODES = ['by-strike', 'strike-heat', 'premium-tide'] as const;
 

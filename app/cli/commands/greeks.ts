@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command.ts';
-import { computeGreeksFromChain } from '../../../processors/analytics/chain-file.ts';
-import { GREEKS, isGreek } from '../../../processors/analytics/greek-exposure.ts';
+import { computeGreeksFromChain } from '#processors/analytics/chain-file.ts';
+import { GREEKS, isGreek } from '#processors/analytics/greek-exposure.ts';
 import { readChainFlag } from '../chain-input.ts';
 
 /**

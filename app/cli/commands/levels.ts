@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command.ts';
-import { computeLevelsFromChain } from '../../../processors/analytics/chain-file.ts';
+import { computeLevelsFromChain } from '#processors/analytics/chain-file.ts';
 import { readChainFlag } from '../chain-input.ts';
 
 /**

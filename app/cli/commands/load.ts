@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { CliCommand } from '../command.ts';
 import { openStore } from '../../runtime/open-store.ts';
-import { migrate } from '../../../clickhouse/migrate.ts';
-import { loadReferenceFiles, type LoadOptions, type ReferenceKind, type SourceFile } from '../../../ingest/reference/load.ts';
-import type { CotReport } from '../../../ingest/reference/cot.ts';
-import { ETF_ASSETS, ETF_REGIONS, type EtfAsset, type EtfRegion } from '../../../ingest/reference/targets.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { loadReferenceFiles, type LoadOptions, type ReferenceKind, type SourceFile } from '#ingest/reference/load.ts';
+import type { CotReport } from '#ingest/reference/cot.ts';
+import { ETF_ASSETS, ETF_REGIONS, type EtfAsset, type EtfRegion } from '#ingest/reference/targets.ts';
 
 const KINDS: readonly ReferenceKind[] = ['etf', 'cot', '13f'];
 const COT_REPORTS: readonly CotReport[] = ['tff', 'legacy', 'disaggregated'];

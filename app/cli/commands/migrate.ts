@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command.ts';
 import { openStore } from '../../runtime/open-store.ts';
-import { loadMigrations, migrate } from '../../../clickhouse/migrate.ts';
-import { clusterPlan } from '../../../clickhouse/cluster-plan.ts';
+import { loadMigrations, migrate } from '#clickhouse/migrate.ts';
+import { clusterPlan } from '#clickhouse/cluster-plan.ts';
 
 /** `gex migrate --print-cluster <name>`: the DDL a fresh cluster gets, for review; touches no store. */
 function printClusterPlan(cluster: string): number {

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { CliCommand } from '../command.ts';
-import { parseFrames } from '../../../ingest/connector/parse-cli.ts';
-import { connectorVenues } from '../../../ingest/venues/registry.ts';
+import { parseFrames } from '#ingest/connector/parse-cli.ts';
+import { connectorVenues } from '#ingest/venues/registry.ts';
 
 /**
  * `gex parse --venue V [--connection C]`: raw frames on stdin (one per line) -> normalized events as JSON lines

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../command.ts';
-import { parseDvolHistory } from '../../../ingest/venues/deribit/dvol-history.ts';
-import { createParserContext } from '../../../ingest/connector/context.ts';
-import { computeRange } from '../../../processors/analytics/range.ts';
-import { hourOpens, type Observation } from '../../../processors/analytics/range-calibration.ts';
-import { SYMBOLS, type MarketSymbol } from '../../../schemas/events.ts';
+import { parseDvolHistory } from '#ingest/venues/deribit/dvol-history.ts';
+import { createParserContext } from '#ingest/connector/context.ts';
+import { computeRange } from '#processors/analytics/range.ts';
+import { hourOpens, type Observation } from '#processors/analytics/range-calibration.ts';
+import { SYMBOLS, type MarketSymbol } from '#schemas/events.ts';
 
 type Kind = 'dvol' | 'price';
 

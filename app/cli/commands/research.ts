@@ -1,14 +1,14 @@
 import type { CliCommand } from '../command.ts';
 import { readSources } from './load.ts';
-import { parseCot } from '../../../ingest/reference/cot.ts';
-import { parse13fFiles } from '../../../ingest/reference/thirteenf.ts';
-import { cotSeries } from '../../../processors/analytics/cot-summary.ts';
-import { instrumentHistory, summaryRows } from '../../../processors/analytics/cot-rows.ts';
-import { COT_SPANS, type CotSpan } from '../../../processors/analytics/cot-stats.ts';
-import { holdersData, type HolderPosition } from '../../../processors/analytics/reference-flows.ts';
-import { HOLDER_CUSIPS } from '../../../query-api/reference/schemas.ts';
-import type { RowError } from '../../../ingest/reference/types.ts';
-import { unpackSource, type SourceFile } from '../../../ingest/reference/load.ts';
+import { parseCot } from '#ingest/reference/cot.ts';
+import { parse13fFiles } from '#ingest/reference/thirteenf.ts';
+import { cotSeries } from '#processors/analytics/cot-summary.ts';
+import { instrumentHistory, summaryRows } from '#processors/analytics/cot-rows.ts';
+import { COT_SPANS, type CotSpan } from '#processors/analytics/cot-stats.ts';
+import { holdersData, type HolderPosition } from '#processors/analytics/reference-flows.ts';
+import { HOLDER_CUSIPS } from '#query-api/reference/schemas.ts';
+import type { RowError } from '#ingest/reference/types.ts';
+import { unpackSource, type SourceFile } from '#ingest/reference/load.ts';
 
 /** Researcher commands: the `data` objects of /v2/cot/* and /v2/filings/holders computed from files, no store. */
 

@@ -1,16 +1,16 @@
 import type { CliCommand, CommandArgs } from '../command.ts';
-import type { Venue } from '../../../schemas/events.ts';
-import type { VenueUrls } from '../../../ingest/connector/types.ts';
+import type { Venue } from '#schemas/events.ts';
+import type { VenueUrls } from '#ingest/connector/types.ts';
 import { createRuntimeContext, type RuntimeContext } from '../../runtime/context.ts';
 import { untilSignal } from '../../runtime/signals.ts';
-import { startRawWriter } from '../../../processors/raw-writer/raw-writer.ts';
-import { startSnapshotProcessor } from '../../../processors/snapshots/processor.ts';
-import { startIngest } from '../../../ingest/pipeline/run-ingest.ts';
+import { startRawWriter } from '#processors/raw-writer/raw-writer.ts';
+import { startSnapshotProcessor } from '#processors/snapshots/processor.ts';
+import { startIngest } from '#ingest/pipeline/run-ingest.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
-import { startApi, type RunningApi } from '../../../query-api/server.ts';
-import { SnapshotCache } from '../../../query-api/gex/snapshot-cache.ts';
-import { pickApiConfig } from '../../../query-api/config.ts';
-import { loadBundledReferenceData } from '../../../ingest/reference/bundled.ts';
+import { startApi, type RunningApi } from '#query-api/server.ts';
+import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
+import { pickApiConfig } from '#query-api/config.ts';
+import { loadBundledReferenceData } from '#ingest/reference/bundled.ts';
 
 /** The roles, named after the folders they run: ingest/, processors/, query-api/. */
 export type Role = 'ingest' | 'processors' | 'query-api';

@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command.ts';
-import { chainFileRows } from '../../../processors/analytics/chain-quotes.ts';
-import { smileView, termStructureView } from '../../../query-api/options/iv-views.ts';
+import { chainFileRows } from '#processors/analytics/chain-quotes.ts';
+import { smileView, termStructureView } from '#query-api/options/iv-views.ts';
 import { readChainFlag } from '../chain-input.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Session } from 'chdb';
 import type { CliCommand } from '../command.ts';
-import type { Config } from '../../../platform/settings.ts';
+import type { Config } from '#platform/settings.ts';
 import { runningStoreEndpoint } from '../../runtime/store-endpoint.ts';
 import { queryOverHttp, SERVER_SQL_SETTINGS, type HttpSqlRequest } from '../sql-http.ts';
 

@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command.ts';
 import { openStore } from '../../runtime/open-store.ts';
-import { runAdminCommand } from '../../../query-api/admin/cli.ts';
+import { runAdminCommand } from '#query-api/admin/cli.ts';
 
 const USAGE = 'users upsert U --plan P --status S [--evaluation]';
 

@@ -1,15 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { MemoryBus } from '../../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../../bus/topics.ts';
-import { encodeMarketEvent } from '../../../schemas/event-codec.ts';
-import type { OptionTrade } from '../../../schemas/events.ts';
-import { buildApp } from '../../../query-api/app.ts';
-import { apiConfig } from '../../../query-api/config.ts';
-import { SnapshotCache } from '../../../query-api/gex/snapshot-cache.ts';
-import { migratedStore, userWithKey } from '../../../query-api/testing/harness.ts';
-import type { ApiInstance } from '../../../query-api/types.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { encodeMarketEvent } from '#schemas/event-codec.ts';
+import type { OptionTrade } from '#schemas/events.ts';
+import { buildApp } from '#query-api/app.ts';
+import { apiConfig } from '#query-api/config.ts';
+import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
+import { migratedStore, userWithKey } from '#query-api/testing/harness.ts';
+import type { ApiInstance } from '#query-api/types.ts';
 import { watchChannels } from './watch.ts';
 
 let t: Awaited<ReturnType<typeof migratedStore>>;

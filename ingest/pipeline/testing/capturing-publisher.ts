@@ -1,5 +1,5 @@
-import type { DeadLetter, MarketEvent } from '../../../schemas/events.ts';
-import { MemoryBus } from '../../../bus/memory-bus.ts';
+import type { DeadLetter, MarketEvent } from '#schemas/events.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
 import { EventPublisher } from '../event-publisher.ts';
 
 /** Tests: keeps what a venue runner publishes (events, dead letters) instead of encoding it onto a bus. */

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ctxFor, RECEIVED_AT } from '../testing/run-parser.ts';
-import type { Instrument } from '../../../schemas/events.ts';
+import type { Instrument } from '#schemas/events.ts';
 import { binanceInstrumentFromName } from './instruments.ts';
 import { binanceGapFill, parseAggTradesPage, parseOptionTrades, parseSpotTrades, type AggTradesUrls } from './gap-fill.ts';
 

@@ -14,7 +14,7 @@
  *   has no block flag: a block trade recovered this way is stored with block = false.
  * REST rows are rebuilt in the stream's shape and mapped by the frame parser's trade mapper.
  */
-import type { Instrument, MarketSymbol } from '../../../schemas/events.ts';
+import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import { isObj, parseJson, type Obj } from '../../connector/parse-helpers.ts';
 import type { GapFillScope, GapFillSpec, ParserContext, RestParseResult, RestRequest } from '../../connector/types.ts';
 import { parseBinanceTradeRows } from './parse.ts';

@@ -5,7 +5,7 @@
  */
 import { chunk, guard, isObj, num, parseJson, restGuard, rowId, str } from '../../connector/parse-helpers.ts';
 import { lookupInstrument } from '../../connector/context.ts';
-import type { MarketEvent } from '../../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, ParserContext, RestParseResult, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { binanceInstrumentFromName, parseBinanceOptionsInfo, parseBinancePerpsInfo } from './instruments.ts';
 import { parseBinanceFrame } from './parse.ts';

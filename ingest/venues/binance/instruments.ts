@@ -1,7 +1,7 @@
 /** Binance listings: eapi `/eapi/v1/exchangeInfo` (options, `unit` coins per contract) and fapi `/fapi/v1/exchangeInfo` (perps). */
 import { expiryFromYymmdd, optionTypeFrom, strikeFrom } from '../../connector/option-names.ts';
 import { arr, isObj, num, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 
 const VENUE = 'binance';

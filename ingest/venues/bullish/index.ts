@@ -3,7 +3,7 @@
  * `subscribe` one message per symbol / asset, `keepalivePing` command every 30 s (no protocol ping).
  */
 import { guard, restGuard } from '../../connector/parse-helpers.ts';
-import { SYMBOL_BASE } from '../../../schemas/events.ts';
+import { SYMBOL_BASE } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { bullishInstrumentFromName, parseBullishMarkets } from './instruments.ts';
 import { parseBullishFrame } from './parse.ts';

@@ -4,7 +4,7 @@
  * perps BTC-USDC-PERP; spot pairs (BTCUSDC) are not tracked.
  */
 import { isObj, num, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 
 const VENUE = 'bullish';

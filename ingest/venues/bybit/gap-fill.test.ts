@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ctxFor, RECEIVED_AT } from '../testing/run-parser.ts';
 import { bybitGapFill, parseRecentTradeRest } from './gap-fill.ts';
 import { bybitInstrumentFromName } from './instruments.ts';
-import type { Instrument } from '../../../schemas/events.ts';
+import type { Instrument } from '#schemas/events.ts';
 
 const BODY = JSON.stringify({
   retCode: 0, retMsg: 'OK',

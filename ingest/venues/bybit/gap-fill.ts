@@ -6,7 +6,7 @@
  * The rows carry the publicTrade fields under REST names (execId, time, price, size, side, symbol, isBlockTrade; options
  * also iv, iP), mapped by the frame parser's trade mapper.
  */
-import { SYMBOL_BASE, type Instrument, type MarketSymbol } from '../../../schemas/events.ts';
+import { SYMBOL_BASE, type Instrument, type MarketSymbol } from '#schemas/events.ts';
 import { isObj, obj, parseJson } from '../../connector/parse-helpers.ts';
 import type { GapFillSpec, ParserContext, RestParseResult, RestRequest } from '../../connector/types.ts';
 import { parseBybitRecentTrades } from './parse.ts';

@@ -1,6 +1,6 @@
 /** Bybit V5 connector spec: option / linear / spot public streams, JSON ping every 20 s, 10 args per subscribe. */
 import { chunk, guard, restGuard } from '../../connector/parse-helpers.ts';
-import { SYMBOL_BASE } from '../../../schemas/events.ts';
+import { SYMBOL_BASE } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, RestRequest, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { bybitInstrumentFromName, parseBybitInstruments } from './instruments.ts';
 import { parseBybitFrame } from './parse.ts';

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixtureText } from '../fixtures/load.ts';
 import { RECEIVED_AT } from '../testing/run-parser.ts';
-import type { Instrument } from '../../../schemas/events.ts';
+import type { Instrument } from '#schemas/events.ts';
 import { bybitConnector, createBybitConnector } from './index.ts';
 import { parseBybitInstruments } from './instruments.ts';
 

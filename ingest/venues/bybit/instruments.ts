@@ -1,6 +1,6 @@
 /** Bybit V5 `/v5/market/instruments-info` listing (option, linear, spot) and the name fallback. */
 import { arr, isObj, num, obj, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 import { bybitLinearBase, parseBybitOptionName } from './names.ts';
 

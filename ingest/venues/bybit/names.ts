@@ -3,7 +3,7 @@
  * linear perps BTCUSDT / BTCPERP (USDC perp); spot BTCUSDT. Inverse BTCUSD and dated futures are not tracked.
  */
 import { expiryFromDmmmyy, optionTypeFrom, strikeFrom } from '../../connector/option-names.ts';
-import type { OptionType } from '../../../schemas/events.ts';
+import type { OptionType } from '#schemas/events.ts';
 
 export interface BybitOptionName {
   readonly base: string;

@@ -8,7 +8,7 @@ import {
   deadLetter, events, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, parseJson, positive, rowId, str,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent, TakerSide } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { bybitInstrumentFromName } from './instruments.ts';

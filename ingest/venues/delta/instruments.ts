@@ -4,7 +4,7 @@
  * (12:00 UTC). Names: options `C-BTC-90000-310125` (type-asset-strike-ddMMyy), perps `BTCUSD`, `BTCUSDT`.
  */
 import { arr, isObj, num, obj, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { InstrumentKind, MarketEvent, Venue } from '../../../schemas/events.ts';
+import type { InstrumentKind, MarketEvent, Venue } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 
 const KINDS: Readonly<Record<string, InstrumentKind>> = { perpetual_futures: 'perp', call_options: 'option', put_options: 'option' };

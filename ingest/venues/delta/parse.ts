@@ -7,7 +7,7 @@
  */
 import { deadLetter, eventsOrUntracked, hash32, ignored, isObj, mul, num, parseJson, positive, rowId, str, symbolForBase } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 

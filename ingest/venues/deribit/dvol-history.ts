@@ -7,7 +7,7 @@
  * the vol_index_1h roll-up (migration 058).
  */
 import { isObj, num, obj, parseJson, rowId, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { MarketEvent, MarketSymbol } from '../../../schemas/events.ts';
+import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import type { ParserContext, RestParseResult, RestPoller } from '../../connector/types.ts';
 
 const VENUE = 'deribit';

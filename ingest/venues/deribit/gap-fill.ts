@@ -4,7 +4,7 @@
  * page with `has_more` continues from its last trade's timestamp (trades of that millisecond come again and the
  * sink drops them by id). The result's trades have the WebSocket trade shape, so the frame parser maps them.
  */
-import type { MarketSymbol } from '../../../schemas/events.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { parseJson, isObj, obj, num } from '../../connector/parse-helpers.ts';
 import type { GapFillSpec, RestParseResult, ParserContext } from '../../connector/types.ts';
 import { parseDeribitTradeList } from './parse.ts';

@@ -1,6 +1,6 @@
 /** Deribit connector spec: public 100ms channels (no auth), JSON-RPC heartbeat with test_request replies. */
 import { chunk, guard, restGuard } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketSymbol } from '../../../schemas/events.ts';
+import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { dvolHistoryPollers } from './dvol-history.ts';
 import { deribitGapFill } from './gap-fill.ts';

@@ -1,6 +1,6 @@
 /** Deribit `public/get_instruments` listing and the name-parsing fallback -> Instrument. */
 import { arr, isObj, num, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 import { parseDeribitName } from './names.ts';
 

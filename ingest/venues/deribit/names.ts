@@ -4,7 +4,7 @@
  * Combos (BTC-FS-…, BTC-CS-…, BTC-STRD-…) are recognised so they can be skipped.
  */
 import { expiryFromDmmmyy, optionTypeFrom, strikeFrom } from '../../connector/option-names.ts';
-import type { InstrumentKind, OptionType } from '../../../schemas/events.ts';
+import type { InstrumentKind, OptionType } from '#schemas/events.ts';
 
 export interface DeribitName {
   readonly kind: InstrumentKind | 'combo';

@@ -8,7 +8,7 @@ import {
   parseJson, positive, rowId, str, symbolForBase, clean,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent, TakerSide } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { deribitInstrumentFromName } from './instruments.ts';
 import { parseDeribitName } from './names.ts';

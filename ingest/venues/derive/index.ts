@@ -4,7 +4,7 @@
  * type (options, perps); a currency without options answers an empty list, so availability is discovered.
  */
 import { chunk, guard, restGuard, symbolForBase } from '../../connector/parse-helpers.ts';
-import { SYMBOL_BASE } from '../../../schemas/events.ts';
+import { SYMBOL_BASE } from '#schemas/events.ts';
 import type { HeartbeatRule, RestRequest, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { deriveInstrumentFromName, deriveListingBody, deriveListingUrl, parseDeriveInstruments } from './instruments.ts';
 import { parseDeriveFrame } from './parse.ts';

@@ -3,7 +3,7 @@
  * contract size is 1 coin; option expiry comes from `option_details.expiry` (seconds).
  */
 import { arr, isObj, num, obj, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 import { parseDeriveName } from './names.ts';
 

@@ -3,7 +3,7 @@
  * `2400_5`), perps `BTC-PERP`, spot `ETH-USDC`. Options expire at 08:00 UTC by default; the listing's
  * `option_details.expiry` (seconds) wins when present.
  */
-import type { InstrumentKind, OptionType } from '../../../schemas/events.ts';
+import type { InstrumentKind, OptionType } from '#schemas/events.ts';
 
 export interface DeriveName {
   readonly kind: InstrumentKind;

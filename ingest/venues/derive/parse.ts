@@ -8,7 +8,7 @@ import {
   deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { deriveInstrumentFromName } from './instruments.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ctxFor, RECEIVED_AT } from '../testing/run-parser.ts';
 import { okxGapFill, parseMarketTradesRest } from './gap-fill.ts';
 import { okxInstrumentFromName } from './instruments.ts';
-import type { Instrument } from '../../../schemas/events.ts';
+import type { Instrument } from '#schemas/events.ts';
 
 test('market trades rows -> spot trades; an error code fails the request', () => {
   const body = JSON.stringify({ code: '0', msg: '', data: [{ instId: 'BTC-USDT', side: 'sell', sz: '0.00001', px: '29963.2', source: '0', tradeId: '242720720', ts: '1654161646974' }] });

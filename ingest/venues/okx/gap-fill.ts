@@ -8,7 +8,7 @@
  * The look-back is those rows: an outage during which more printed loses the older ones (documented in
  * ingest/README.md).
  */
-import { SYMBOL_BASE } from '../../../schemas/events.ts';
+import { SYMBOL_BASE } from '#schemas/events.ts';
 import { arr, isObj, parseJson, str } from '../../connector/parse-helpers.ts';
 import type { GapFillSpec, ParserContext, RestParseResult } from '../../connector/types.ts';
 import { parseOkxTradeRows } from './parse.ts';

@@ -1,7 +1,7 @@
 /** OKX v5 connector spec: one /public connection, text `ping` every 20 s, option OI polled over REST. */
 import { arr, chunk, guard, isObj, parseJson, restGuard, str } from '../../connector/parse-helpers.ts';
-import { SYMBOL_BASE } from '../../../schemas/events.ts';
-import type { MarketEvent } from '../../../schemas/events.ts';
+import { SYMBOL_BASE } from '#schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import type { HeartbeatRule, ParserContext, RestParseResult, RestRequest, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
 import { okxInstrumentFromName, parseOkxInstruments } from './instruments.ts';
 import { parseOkxName } from './names.ts';

@@ -1,6 +1,6 @@
 /** OKX `/api/v5/public/instruments` listing -> Instrument (contractSize = ctVal × ctMult coins). */
 import { arr, isObj, mul, num, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 import { parseOkxName } from './names.ts';
 

@@ -3,7 +3,7 @@
  * futures BTC-USD-250808, spot BTC-USDT, index BTC-USD.
  */
 import { expiryFromYymmdd, optionTypeFrom, strikeFrom } from '../../connector/option-names.ts';
-import type { InstrumentKind, OptionType } from '../../../schemas/events.ts';
+import type { InstrumentKind, OptionType } from '#schemas/events.ts';
 
 export interface OkxName {
   readonly kind: InstrumentKind;

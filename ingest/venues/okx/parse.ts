@@ -7,7 +7,7 @@ import {
   arr, deadLetter, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, obj, parseJson, positive, rowId, str, symbolForBase,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
-import type { Instrument, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit, type TickerBook } from '../../connector/ticker-book.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { okxInstrumentFromName } from './instruments.ts';

@@ -6,7 +6,7 @@
  */
 import { expiryFromDmmmyy, strikeFrom } from '../../connector/option-names.ts';
 import { arr, isObj, num, parseJson, str, symbolForBase } from '../../connector/parse-helpers.ts';
-import type { Instrument, InstrumentKind, MarketEvent } from '../../../schemas/events.ts';
+import type { Instrument, InstrumentKind, MarketEvent } from '#schemas/events.ts';
 import type { RestParseResult } from '../../connector/types.ts';
 
 const VENUE = 'paradex';

@@ -7,7 +7,7 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import { deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, rowId, str } from '../../connector/parse-helpers.ts';
-import type { MarketEvent } from '../../../schemas/events.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { paradexInstrumentFromName } from './instruments.ts';

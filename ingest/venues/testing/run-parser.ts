@@ -1,7 +1,7 @@
 /** Test-only helpers: run a parser and pull typed events out of the result. */
 import assert from 'node:assert/strict';
 import { createParserContext } from '../../connector/context.ts';
-import type { MarketEvent, MarketEventType, Venue } from '../../../schemas/events.ts';
+import type { MarketEvent, MarketEventType, Venue } from '#schemas/events.ts';
 import type { ParseResult, ParserContext } from '../../connector/types.ts';
 
 export const RECEIVED_AT = 1_700_000_000_000;

@@ -1,7 +1,7 @@
 /**
  * Seeded synthetic chains for property tests and the benchmark (pure: `now` and `seed` are inputs).
  */
-import type { MarketSymbol, OptionType, Venue } from '../../../schemas/events.ts';
+import type { MarketSymbol, OptionType, Venue } from '#schemas/events.ts';
 import type { ChainInstrument, ChainSnapshot } from '../types.ts';
 
 /** mulberry32: small, fast, deterministic PRNG returning [0, 1). */

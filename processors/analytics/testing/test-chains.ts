@@ -1,5 +1,5 @@
 /** Hand-built chains shared by the tests. */
-import type { OptionType, Venue } from '../../../schemas/events.ts';
+import type { OptionType, Venue } from '#schemas/events.ts';
 import type { ChainInstrument, ChainSnapshot } from '../types.ts';
 
 export const DAY_MS = 86_400_000;

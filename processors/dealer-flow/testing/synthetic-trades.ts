@@ -3,7 +3,7 @@
  * average, daily 08:00 UTC expiries listed two weeks ahead, a few strikes, two venues, sizes with one to three
  * decimals (not exact in binary), and a share of redelivered duplicates (same id and ts).
  */
-import type { OptionTrade, Venue } from '../../../schemas/events.ts';
+import type { OptionTrade, Venue } from '#schemas/events.ts';
 import { prng } from '../../analytics/testing/synthetic-chain.ts';
 
 export interface SyntheticTradeOptions {

@@ -4,7 +4,7 @@
  * two perp marks, and deribit trades exercising clipping, expiry drop, a redelivered trade and a trade after
  * the tick. `expectedChain` is the ChainSnapshot those events must produce, written out by hand.
  */
-import type { MarketEvent, OptionType, Venue } from '../../../schemas/events.ts';
+import type { MarketEvent, OptionType, Venue } from '#schemas/events.ts';
 import type { ChainInstrument, ChainSnapshot } from '../../analytics/types.ts';
 import { DAY, TODAY, indexPrice, perpStats, ticker, trade } from './events.ts';
 

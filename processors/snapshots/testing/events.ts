@@ -1,5 +1,5 @@
 /** Small event builders for the snapshot tests (times near today so raw-table TTLs keep the rows). */
-import type { IndexPrice, Instrument, MarketSymbol, OptionTicker, OptionTrade, OptionType, PerpStats, TakerSide, Venue } from '../../../schemas/events.ts';
+import type { IndexPrice, Instrument, MarketSymbol, OptionTicker, OptionTrade, OptionType, PerpStats, TakerSide, Venue } from '#schemas/events.ts';
 
 export const DAY = 86_400_000;
 /** Today 00:00 UTC. */

@@ -5,7 +5,7 @@
  * okx), two index prices, two perp marks and one deribit trade. Live steps carry the wall-clock time of their
  * publication, replayed steps the times after the last stored event.
  */
-import type { MarketEvent, OptionType, Venue } from '../../../schemas/events.ts';
+import type { MarketEvent, OptionType, Venue } from '#schemas/events.ts';
 import { DAY, TODAY, indexPrice, perpStats, ticker, trade } from './events.ts';
 
 export const STEP_MS = 100;

@@ -7,15 +7,15 @@
  * With stopAfter > 0 it shuts down gracefully after that many cycles of the live loop and exits 0; otherwise it runs until
  * killed.
  */
-import { migrate } from '../../../clickhouse/migrate.ts';
-import { createStore } from '../../../clickhouse/store.ts';
-import { MemoryBus } from '../../../bus/memory-bus.ts';
-import { ensureProductTopics } from '../../../bus/topics.ts';
-import { encodeMarketEvent } from '../../../schemas/event-codec.ts';
+import { migrate } from '#clickhouse/migrate.ts';
+import { createStore } from '#clickhouse/store.ts';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import { ensureProductTopics } from '#bus/topics.ts';
+import { encodeMarketEvent } from '#schemas/event-codec.ts';
 import { startRawWriter } from '../../raw-writer/raw-writer.ts';
 import { startSnapshotProcessor } from '../processor.ts';
 import { STEP_MS, stepEvents } from './generator.ts';
-import { msColumn } from '../../../clickhouse/epoch-ms.ts';
+import { msColumn } from '#clickhouse/epoch-ms.ts';
 
 const [dataPath, intervalArg, stopArg] = process.argv.slice(2);
 if (dataPath === undefined) throw new Error('usage: restart-child.ts <dataPath> <intervalMs> <stopAfter>');

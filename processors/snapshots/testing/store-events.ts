@@ -1,7 +1,7 @@
 /** Store market events in their raw tables (what the raw writer does), for tests. */
-import { toRawRow } from '../../../clickhouse/rows.ts';
-import type { Store } from '../../../clickhouse/store.ts';
-import type { MarketEvent } from '../../../schemas/events.ts';
+import { toRawRow } from '#clickhouse/rows.ts';
+import type { Store } from '#clickhouse/store.ts';
+import type { MarketEvent } from '#schemas/events.ts';
 
 export async function storeEvents(store: Store, events: readonly MarketEvent[], token?: string): Promise<void> {
   const byTable = new Map<string, object[]>();

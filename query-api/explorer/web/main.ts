@@ -5,7 +5,7 @@
  */
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
-import type { LevelsData } from '../../../processors/analytics/levels.ts';
+import type { LevelsData } from '#processors/analytics/levels.ts';
 import { ApiError, getV2, storedKey, storeKey } from './api.ts';
 import { PanelView } from './panel.ts';
 import { BUNDLE_QUERY, renderMarket, type BundleData } from './panels/market-panel.ts';

@@ -3,7 +3,7 @@
  * `?symbol=BTCUSDT&venues=deribit,okx&model=flow&at=2026-11-25T10:00:00.000Z` (no `at` = live). Unknown or
  * malformed values fall back to the defaults, never to an error: a shared link from an older page still opens.
  */
-import { SYMBOLS, VENUES, type MarketSymbol } from '../../../schemas/markets.ts';
+import { SYMBOLS, VENUES, type MarketSymbol } from '#schemas/markets.ts';
 
 export { SYMBOLS, VENUES };
 export type ExplorerSymbol = MarketSymbol;

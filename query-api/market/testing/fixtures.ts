@@ -1,5 +1,5 @@
-import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '../../../clickhouse/rows.ts';
-import type { Store } from '../../../clickhouse/store.ts';
+import type { LinearTradeRow, LiquidationRow, PerpStatsRow } from '#clickhouse/rows.ts';
+import type { Store } from '#clickhouse/store.ts';
 
 /**
  * A small hand-made market (tests): BTCUSDT trades, perp stats and liquidations around T0 = 2026-01-01 00:00 UTC,

@@ -3,7 +3,7 @@
  * put support lines; 0DTE levels dashed) and GEX by strike (call and put bars), both from one /v2/gex/levels
  * answer with `include=profile,by_strike`.
  */
-import type { LevelsData } from '../../../../processors/analytics/levels.ts';
+import type { LevelsData } from '#processors/analytics/levels.ts';
 import { bars, COLORS, compact, dollarAxis, markerPlugin, mountChart, plainAxis, usd, type Marker } from '../charts.ts';
 import type { PanelView } from '../panel.ts';
 
