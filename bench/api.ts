@@ -70,7 +70,13 @@ interface LoadResult {
 /** Child side: run autocannon and print the summary as one JSON line. */
 async function childMain(job: LoadJob): Promise<void> {
   if (job.steadyRate !== undefined) {
-    const r = await steadyLoad({ url: job.url, headers: job.headers, rate: job.steadyRate, durationSec: job.durationSec, connections: job.connections });
+    const r = await steadyLoad({
+      url: job.url,
+      headers: job.headers,
+      rate: job.steadyRate,
+      durationSec: job.durationSec,
+      connections: job.connections,
+    });
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -82,7 +88,14 @@ async function childMain(job: LoadJob): Promise<void> {
     duration: job.durationSec,
     ...(job.overallRate !== undefined ? { overallRate: job.overallRate } : {}),
   });
-  const out: LoadResult = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+  const out: LoadResult = {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total: r.requests.total,
+  };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
@@ -103,7 +116,9 @@ const load1 = (): number => Math.round((os.loadavg()[0] ?? 0) * 10) / 10;
 
 function runLoad(job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--load', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--load', JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('error', reject);
@@ -125,14 +140,29 @@ export async function runApiBench(): Promise<void> {
   // Two snapshots 30 s apart, the newest one at the last aligned tick (as the processor writes them).
   const tick = Math.floor(Date.now() / INTERVAL) * INTERVAL;
   for (const now of [tick - INTERVAL, tick]) {
-    const chain = syntheticChain({ symbol: 'BTCUSDT', now, spot: 97_000, venues: ['deribit', 'okx', 'bybit', 'binance'], perVenue: 600, seed: now % 1000, withInventory: true, baseIv: 0.5 });
+    const chain = syntheticChain({
+      symbol: 'BTCUSDT',
+      now,
+      spot: 97_000,
+      venues: ['deribit', 'okx', 'bybit', 'binance'],
+      perVenue: 600,
+      seed: now % 1000,
+      withInventory: true,
+      baseIv: 0.5,
+    });
     const rows = rowsFromChain(chain, 'live');
     await storeSnapshotRows(store, 'BTCUSDT', now, rows);
     await storeLevelsAndFlow(store, levelsOf('BTCUSDT', now, rows), []);
   }
   const snapshots = new SnapshotCache(store, { pollMs: 0 });
   await snapshots.refresh();
-  const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }), logger: false, requestLogging: false, snapshots });
+  const app = await buildApp({
+    store,
+    config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }),
+    logger: false,
+    requestLogging: false,
+    snapshots,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const apiUrl = `${base}${ROUTE}`;
@@ -195,7 +225,12 @@ export async function runApiBench(): Promise<void> {
       ratio: Math.round(ratio * 1000) / 1000,
       api_cpu_us_per_req: Math.round(median(rounds.map((r) => r.api.cpuUsPerReq)) * 10) / 10,
       bare_cpu_us_per_req: Math.round(median(rounds.map((r) => r.bare.cpuUsPerReq)) * 10) / 10,
-      ratio_rounds: rounds.map((r) => ({ api_rps: Math.round(r.api.rps), bare_rps: Math.round(r.bare.rps), ratio: Math.round((r.api.rps / r.bare.rps) * 1000) / 1000, load1: r.load })),
+      ratio_rounds: rounds.map((r) => ({
+        api_rps: Math.round(r.api.rps),
+        bare_rps: Math.round(r.bare.rps),
+        ratio: Math.round((r.api.rps / r.bare.rps) * 1000) / 1000,
+        load1: r.load,
+      })),
       ratio_target: 0.6,
       fixed_rate: 2000,
       fixed_rate_generator: 'steady open loop (bench/steady-load.ts), latency from the due time',
@@ -219,7 +254,13 @@ export async function runApiBench(): Promise<void> {
       as_of_2_venues_p99_ms: asOfVenues.p99,
       as_of_2_venues_rps: Math.round(asOfVenues.rps),
       non2xx: apiNon2xx + fixed.non2xx + asOfAll.non2xx + asOfVenues.non2xx,
-      errors: rounds.reduce((n, r) => n + r.api.errors + r.bare.errors, 0) + fixed.errors + bareFixed.errors + burst.errors + asOfAll.errors + asOfVenues.errors,
+      errors:
+        rounds.reduce((n, r) => n + r.api.errors + r.bare.errors, 0) +
+        fixed.errors +
+        bareFixed.errors +
+        burst.errors +
+        asOfAll.errors +
+        asOfVenues.errors,
       load_average: os.loadavg().map((x) => Math.round(x * 10) / 10),
       pass: ratio >= 0.6 && fixed.p99 < 10 && apiNon2xx + fixed.non2xx === 0,
     };

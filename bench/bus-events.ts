@@ -64,4 +64,3 @@ export const POOL = 1000;
 export const trades = Array.from({ length: POOL }, (_, i) => makeTrade(i));
 export const encoded = trades.map((t) => tradeType.toBuffer(t));
 export const keys = trades.map((t) => String(t.instrument));
-

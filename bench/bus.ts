@@ -20,7 +20,9 @@ function fmt(n: number): string {
 function line(name: string, events: number, ms: number, baseline: number | null): number {
   const rate = (events / ms) * 1000;
   const ratio = baseline === null ? 'baseline' : `${(rate / baseline).toFixed(2)}x baseline`;
-  console.log(`${name.padEnd(40)} ${fmt(events).padStart(10)} ev ${ms.toFixed(0).padStart(7)} ms ${fmt(rate).padStart(12)} ev/s   ${ratio}`);
+  console.log(
+    `${name.padEnd(40)} ${fmt(events).padStart(10)} ev ${ms.toFixed(0).padStart(7)} ms ${fmt(rate).padStart(12)} ev/s   ${ratio}`,
+  );
   return rate;
 }
 
@@ -78,7 +80,11 @@ async function throughput(bus: Bus, events: number, batchSize: number, partition
 async function twoProcessThroughput(brokers: readonly string[], events: number, batchSize: number, withCodec: boolean): Promise<number> {
   const bus = new KafkaBus({ brokers: [...brokers], clientId: 'bench-consumer', sessionTimeout: 10_000, heartbeatInterval: 1000 });
   const child = fork(fileURLToPath(new URL('./bus-publisher-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CHILD_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CHILD_PROF']}`] : [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env['BENCH_CHILD_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CHILD_PROF']}`] : []),
+    ],
     env: { ...process.env, KAFKA_BROKERS: brokers.join(','), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -91,7 +91,13 @@ export async function runFlowRoutesBench(): Promise<void> {
     await app.gex.liveFlow?.sync();
     const bookLoadMs = performance.now() - b0;
     const bookHeapMb = (process.memoryUsage().heapUsed - h0) / 1e6;
-    const liveTrades = Number((await store.query<{ n: string }>(`SELECT count() AS n FROM option_trades_live FINAL WHERE expiry >= toDateTime64(toDate(now(), 'UTC'), 3, 'UTC')`))[0]?.n ?? 0);
+    const liveTrades = Number(
+      (
+        await store.query<{ n: string }>(
+          `SELECT count() AS n FROM option_trades_live FINAL WHERE expiry >= toDateTime64(toDate(now(), 'UTC'), 3, 'UTC')`,
+        )
+      )[0]?.n ?? 0,
+    );
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const storeBase = await storeOnly.listen({ host: '127.0.0.1', port: 0 });
     const tapePath = '/v2/tape?symbol=BTCUSDT&limit=1000';
@@ -104,7 +110,28 @@ export async function runFlowRoutesBench(): Promise<void> {
     let seq = 0;
     const feed = setInterval(() => {
       const ts = now + (seq % 1_000);
-      const t: OptionTrade = { venue: 'deribit', symbol: 'BTCUSDT', ts, receivedAt: ts, id: `deribit:live:${seq}`, instrument: 'BTC-LIVE-100000-C', strike: 100_000, expiry: now + 7 * DAY, optionType: 'call', price: 0.01, priceCurrency: 'BTC', priceUsd: 1_000, size: 1, premiumUsd: 1_000, side: 'buy', iv: 0.5, indexPrice: 100_000, underlyingPrice: 100_000, tradeId: String(seq), block: false };
+      const t: OptionTrade = {
+        venue: 'deribit',
+        symbol: 'BTCUSDT',
+        ts,
+        receivedAt: ts,
+        id: `deribit:live:${seq}`,
+        instrument: 'BTC-LIVE-100000-C',
+        strike: 100_000,
+        expiry: now + 7 * DAY,
+        optionType: 'call',
+        price: 0.01,
+        priceCurrency: 'BTC',
+        priceUsd: 1_000,
+        size: 1,
+        premiumUsd: 1_000,
+        side: 'buy',
+        iv: 0.5,
+        indexPrice: 100_000,
+        underlyingPrice: 100_000,
+        tradeId: String(seq),
+        block: false,
+      };
       seq++;
       const e = encodeMarketEvent({ type: 'option_trade', event: t });
       void bus.publish(e.topic, [e.message]);
@@ -116,11 +143,19 @@ export async function runFlowRoutesBench(): Promise<void> {
       clearInterval(feed);
       const tapeStore = p50(await times(ROUNDS, () => storeHttp.get(tapePath)));
       // a page far beyond the tail's 20,000 trades: 30 days back, from the store
-      const deep = p50(await times(ROUNDS, () => get(`${tapePath}&to=${new Date(now - 30 * DAY).toISOString()}&from=${new Date(now - 31 * DAY).toISOString()}`)));
+      const deep = p50(
+        await times(ROUNDS, () =>
+          get(`${tapePath}&to=${new Date(now - 30 * DAY).toISOString()}&from=${new Date(now - 31 * DAY).toISOString()}`),
+        ),
+      );
       const fbsRounds = Math.max(10, ROUNDS / 3);
       const fbs = p50(await times(fbsRounds, (i) => get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)));
-      const fbsStore = p50(await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)));
-      const heat = p50(await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(i % 997) / 1000}`)));
+      const fbsStore = p50(
+        await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(i % 997) / 1000}`)),
+      );
+      const heat = p50(
+        await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(i % 997) / 1000}`)),
+      );
       // Steady state: in production background merges keep a few parts per partition; right after a bulk fill there
       // are many. The same reads again after merging the parts (OPTIMIZE … FINAL), at other cold keys.
       const m0 = performance.now();
@@ -128,13 +163,23 @@ export async function runFlowRoutesBench(): Promise<void> {
       await store.command('OPTIMIZE TABLE option_trades_live FINAL');
       const mergeS = (performance.now() - m0) / 1000;
       const tapeMerged = p50(await times(ROUNDS, () => get(tapePath)));
-      const fbsMerged = p50(await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(2_000 + i) / 1000}`)));
-      const heatMerged = p50(await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(2_000 + i) / 1000}`)));
+      const fbsMerged = p50(
+        await times(fbsRounds, (i) => storeHttp.get(`/v2/tape/flow-by-strike?symbol=BTCUSDT&min_premium_usd=${(2_000 + i) / 1000}`)),
+      );
+      const heatMerged = p50(
+        await times(fbsRounds, (i) => get(`/v2/tape/strike-heat?symbol=BTCUSDT&hours=168&min_premium_usd=${(2_000 + i) / 1000}`)),
+      );
       const bareP = p50(await times(ROUNDS, () => http.bare()));
-      const select1 = p50(await times(ROUNDS, async () => { await store.query('SELECT 1'); }));
+      const select1 = p50(
+        await times(ROUNDS, async () => {
+          await store.query('SELECT 1');
+        }),
+      );
       process.stdout.write(
         [
-          `tape routes over ${Number(stored).toLocaleString('en-US')} BTC option trades (a year; filled in ${fillS.toFixed(0)} s; ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')})`,
+          `tape routes over ${Number(stored).toLocaleString('en-US')} BTC option trades (a year; filled in ${fillS.toFixed(0)} s; ${cpus().length} cores, load avg ${loadavg()
+            .map((x) => x.toFixed(1))
+            .join(' ')})`,
           `  /v2/tape?limit=1000 (newest, tail)  : p50 ${f(tape)} (${(tapeBytes / 1e3).toFixed(0)} kB)  ${verdict(tape, TARGETS.tape)}; ${(tape / bareP).toFixed(1)}x bare Fastify, ${(tape / select1).toFixed(1)}x SELECT 1, ${(tape / tapeStore).toFixed(2)}x the store read; ${seq} trades published meanwhile`,
           `    next page (cursor, tail)          : p50 ${f(page)}`,
           `    the same newest page from the store (no tail): p50 ${f(tapeStore)}; a page 30 days back (beyond the tail, store): p50 ${f(deep)}`,

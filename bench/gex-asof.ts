@@ -38,7 +38,10 @@ function pct(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 }
 
-async function timeAll(instants: readonly number[], fn: (t: number) => Promise<unknown>): Promise<{ p50: number; p99: number; mean: number }> {
+async function timeAll(
+  instants: readonly number[],
+  fn: (t: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number; mean: number }> {
   const out: number[] = [];
   for (const t of instants) {
     const s = performance.now();
@@ -50,7 +53,14 @@ async function timeAll(instants: readonly number[], fn: (t: number) => Promise<u
 }
 
 const EXPIRY_JSON = JSON.stringify([
-  { expiry: END + 7 * DAY, atm_iv: 0.5, atm_weight: 2000, strikes: [95_000, 100_000, 105_000], call_oi: [100, 300, 500], put_oi: [600, 300, 100] },
+  {
+    expiry: END + 7 * DAY,
+    atm_iv: 0.5,
+    atm_weight: 2000,
+    strikes: [95_000, 100_000, 105_000],
+    call_oi: [100, 300, 500],
+    put_oi: [600, 300, 100],
+  },
 ]);
 
 /** SQL building a levels_pack (processors/snapshots/level-pack.ts layout) from Float64 expressions and arrays. */
@@ -65,7 +75,21 @@ const withLen = (arr: string): string[] => [`[length(${arr})]`, arr];
 /** Literal Float64 elements (an array literal mixing UInt64 and Float64 has no common type). */
 const floats = (xs: readonly number[]): string => xs.map((x) => `toFloat64(${x})`).join(', ');
 
-const SCOPE = ['a_strikes', 'a_call_oi', 'a_put_oi', 'a_cstd', 'a_pstd', 'a_cflow', 'a_pflow', 'a_cabs', 'a_pabs', 'a_prof_std', 'a_slope_std', 'a_prof_flow', 'a_slope_flow'];
+const SCOPE = [
+  'a_strikes',
+  'a_call_oi',
+  'a_put_oi',
+  'a_cstd',
+  'a_pstd',
+  'a_cflow',
+  'a_pflow',
+  'a_cabs',
+  'a_pabs',
+  'a_prof_std',
+  'a_slope_std',
+  'a_prof_flow',
+  'a_slope_flow',
+];
 
 /** One year (or BENCH_ASOF_DAYS) of synthetic rows ending before the real hour, generated in SQL. */
 async function fillSynthetic(store: Store, ticks: number, start: number): Promise<void> {
@@ -106,7 +130,12 @@ async function fillSynthetic(store: Store, ticks: number, start: number): Promis
 }
 
 /** gex_levels for the synthetic ticks: both models, a real ~20 KB levels payload (from the real subset). */
-async function fillSyntheticLevels(store: Store, ticks: number, start: number, payloads: Readonly<Record<'flow' | 'std', string>>): Promise<void> {
+async function fillSyntheticLevels(
+  store: Store,
+  ticks: number,
+  start: number,
+  payloads: Readonly<Record<'flow' | 'std', string>>,
+): Promise<void> {
   await store.command(
     `INSERT INTO gex_levels (symbol, computed_at, model, positioning, spot, perp_price, hvl, call_resistance, call_wall_2,
        call_wall_3, put_support, put_wall_2, put_wall_3, net_gex, odte_hvl, odte_call_resistance, odte_put_support,
@@ -172,30 +201,37 @@ export async function runGexAsOfBench(): Promise<void> {
     const [lv] = await store.query<{ rows: string; bytes: string }>(
       "SELECT toString(sum(rows)) AS rows, toString(sum(bytes_on_disk)) AS bytes FROM system.parts WHERE table = 'gex_levels' AND active",
     );
-    console.log(`  gex_levels: ${lv?.rows} rows, ${(Number(lv?.bytes) / 2 ** 20).toFixed(0)} MiB; payload ${(payloads.flow.length / 1024).toFixed(0)} KB per model`);
+    console.log(
+      `  gex_levels: ${lv?.rows} rows, ${(Number(lv?.bytes) / 2 ** 20).toFixed(0)} MiB; payload ${(payloads.flow.length / 1024).toFixed(0)} KB per model`,
+    );
     console.log(`  fill: synthetic INSERT…SELECT ${(synthMs / 1000).toFixed(1)} s, real rows ${(realMs / 1000).toFixed(1)} s`);
 
     const rand = prng(7);
     const yearInstants = Array.from({ length: 500 }, () => synthStart + rand() * (END + INTERVAL - synthStart));
     const realInstants = Array.from({ length: 100 }, () => realStart + rand() * REAL_TICKS * INTERVAL);
     // warm-up (marks, caches, JIT)
-    for (const t of yearInstants.slice(0, 20)) await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES });
+    for (const t of yearInstants.slice(0, 20))
+      await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES });
     // the in-process index of settled instants (loaded on the first venue-filtered read)
     s = performance.now();
     await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: END - DAY, model: 'flow', venues: ['deribit'] });
     await snapshotTimesOf(store).ready('BTCUSDT');
     console.log(`  snapshot-times index load: ${(performance.now() - s).toFixed(0)} ms (settled instants only: older than 24 h)`);
-    for (const t of yearInstants.slice(0, 20)) await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', venues: ['deribit'], include: ALL_INCLUDES });
+    for (const t of yearInstants.slice(0, 20))
+      await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', venues: ['deribit'], include: ALL_INCLUDES });
 
     const one = await timeAll(yearInstants, () => store.query('SELECT 1 AS x'));
     const count = await timeAll(yearInstants, (t) =>
-      store.query(
-        `SELECT count() AS n FROM gex_snapshots WHERE symbol = 'BTCUSDT' AND computed_at <= ${msParam('t')}`,
-        { t: Math.floor(t) },
-      ),
+      store.query(`SELECT count() AS n FROM gex_snapshots WHERE symbol = 'BTCUSDT' AND computed_at <= ${msParam('t')}`, {
+        t: Math.floor(t),
+      }),
     );
-    const year = await timeAll(yearInstants, (t) => levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES }));
-    const real = await timeAll(realInstants, (t) => levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES }));
+    const year = await timeAll(yearInstants, (t) =>
+      levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES }),
+    );
+    const real = await timeAll(realInstants, (t) =>
+      levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', include: ALL_INCLUDES }),
+    );
     const subsetYear = await timeAll(yearInstants, (t) =>
       levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model: 'flow', venues: ['deribit'], include: ALL_INCLUDES }),
     );
@@ -206,11 +242,21 @@ export async function runGexAsOfBench(): Promise<void> {
     const verdict = (r: { p50: number; p99: number }): string => (r.p50 < 10 && r.p99 < 30 ? 'OK' : 'MISSED');
     console.log(`                                                   p50 ms   p99 ms  mean ms   p50 / SELECT 1`);
     console.log(`  baseline SELECT 1 round trip (500)              ${f(one.p50)}  ${f(one.p99)}  ${f(one.mean)}     1.0x`);
-    console.log(`  baseline count() over [start, as_of] (500)      ${f(count.p50)}  ${f(count.p99)}  ${f(count.mean)}  ${(count.p50 / one.p50).toFixed(1).padStart(6)}x`);
-    console.log(`  levelsAsOf flow, all blocks, year (500)         ${f(year.p50)}  ${f(year.p99)}  ${f(year.mean)}  ${(year.p50 / one.p50).toFixed(1).padStart(6)}x  target p50<10 p99<30: ${verdict(year)}`);
-    console.log(`  levelsAsOf flow, all blocks, real hour (100)    ${f(real.p50)}  ${f(real.p99)}  ${f(real.mean)}  ${(real.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(real)}`);
-    console.log(`  levelsAsOf flow, venue filter, year (500)       ${f(subsetYear.p50)}  ${f(subsetYear.p99)}  ${f(subsetYear.mean)}  ${(subsetYear.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(subsetYear)}`);
-    console.log(`  levelsAsOf std, 2 of 4 venues, real hour (100)  ${f(subset.p50)}  ${f(subset.p99)}  ${f(subset.mean)}  ${(subset.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(subset)}`);
+    console.log(
+      `  baseline count() over [start, as_of] (500)      ${f(count.p50)}  ${f(count.p99)}  ${f(count.mean)}  ${(count.p50 / one.p50).toFixed(1).padStart(6)}x`,
+    );
+    console.log(
+      `  levelsAsOf flow, all blocks, year (500)         ${f(year.p50)}  ${f(year.p99)}  ${f(year.mean)}  ${(year.p50 / one.p50).toFixed(1).padStart(6)}x  target p50<10 p99<30: ${verdict(year)}`,
+    );
+    console.log(
+      `  levelsAsOf flow, all blocks, real hour (100)    ${f(real.p50)}  ${f(real.p99)}  ${f(real.mean)}  ${(real.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(real)}`,
+    );
+    console.log(
+      `  levelsAsOf flow, venue filter, year (500)       ${f(subsetYear.p50)}  ${f(subsetYear.p99)}  ${f(subsetYear.mean)}  ${(subsetYear.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(subsetYear)}`,
+    );
+    console.log(
+      `  levelsAsOf std, 2 of 4 venues, real hour (100)  ${f(subset.p50)}  ${f(subset.p99)}  ${f(subset.mean)}  ${(subset.p50 / one.p50).toFixed(1).padStart(6)}x  target: ${verdict(subset)}`,
+    );
   } finally {
     await dispose();
   }

@@ -90,7 +90,9 @@ export async function runGexBench(): Promise<void> {
   const base = time(() => baseline(cs), 200);
   const target = 50;
   console.log(`gex bench: ${total} instruments (${counts}); grid 201 points; models std+flow; all levels blocks`);
-  console.log(`  snapshot cycle (rows + profiles + levels x2 models): median ${full.median.toFixed(2)} ms, min ${full.min.toFixed(2)} ms (target < ${target} ms: ${full.median < target ? 'OK' : 'MISSED'})`);
+  console.log(
+    `  snapshot cycle (rows + profiles + levels x2 models): median ${full.median.toFixed(2)} ms, min ${full.min.toFixed(2)} ms (target < ${target} ms: ${full.median < target ? 'OK' : 'MISSED'})`,
+  );
   console.log(`  baseline bare Black-76 gamma loop:                   median ${base.median.toFixed(3)} ms, min ${base.min.toFixed(3)} ms`);
   console.log(`  ratio cycle / baseline: ${(full.median / base.median).toFixed(1)}x  (profile = 201 gamma evaluations per instrument)`);
   if (!Number.isFinite(sink)) console.log('  (sink not finite)');

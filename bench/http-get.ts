@@ -1,7 +1,11 @@
 import { request, type Agent } from 'node:http';
 
 /** One GET over `agent`; resolves with the status and the body's byte count once the whole body has arrived. */
-export function httpGet(agent: Agent, url: URL, headers: Readonly<Record<string, string>>): Promise<{ readonly status: number; readonly bytes: number }> {
+export function httpGet(
+  agent: Agent,
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+): Promise<{ readonly status: number; readonly bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request({ agent, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers }, (res) => {
       let bytes = 0;

@@ -83,7 +83,12 @@ async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: Stored
     await migrate(store);
     await ensureProductTopics(bus, 6);
     // A new group per run, starting at the end of the topics: a long-lived broker still holds earlier runs' events.
-    const writer = await startRawWriter(bus, store, { groupId: `bench-e2e-${Date.now()}`, maxBatchSize: 20_000, fromBeginning: false, onStored: probe.hook });
+    const writer = await startRawWriter(bus, store, {
+      groupId: `bench-e2e-${Date.now()}`,
+      maxBatchSize: 20_000,
+      fromBeginning: false,
+      onStored: probe.hook,
+    });
     try {
       return await run(bus, probe);
     } finally {
@@ -111,7 +116,10 @@ interface LoadGenerator {
 
 async function startLoadGenerator(): Promise<LoadGenerator> {
   const prof = process.env['BENCH_CHILD_PROF'];
-  const child = await forkSandboxProcess(new URL('./sandbox-process.ts', import.meta.url), prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []);
+  const child = await forkSandboxProcess(
+    new URL('./sandbox-process.ts', import.meta.url),
+    prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+  );
   const delivered = async (cmd: object): Promise<number> => Number((await child.ask(cmd))['delivered']);
   return {
     urls: child.ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>,
@@ -161,7 +169,14 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds = 1): Promise<R
         const seconds = (performance.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);
         const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
-        results.push({ events: delivered, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99), pipelineCpu: (cpu.user + cpu.system) / 1e6, sandboxCpu });
+        results.push({
+          events: delivered,
+          seconds,
+          p50Ms: probe.percentile(0.5),
+          p99Ms: probe.percentile(0.99),
+          pipelineCpu: (cpu.user + cpu.system) / 1e6,
+          sandboxCpu,
+        });
       }
       return results;
     } finally {
@@ -227,15 +242,19 @@ async function baseline(makeBus: () => Bus): Promise<Result> {
 function line(label: string, r: Result, base?: Result): string {
   const rate = r.events / r.seconds;
   const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
-  const cpu = r.pipelineCpu === undefined ? '' : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}, sandbox ${r.sandboxCpu?.toFixed(1) ?? '?'}`;
+  const cpu =
+    r.pipelineCpu === undefined ? '' : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}, sandbox ${r.sandboxCpu?.toFixed(1) ?? '?'}`;
   return `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}`;
 }
 
 export async function runIngestE2eBench(): Promise<void> {
-  process.stdout.write(`\n== ingest e2e: sandbox -> WS -> connectors -> bus -> raw writer -> ClickHouse (${TOTAL} option trades; targets >= 50k ev/s at saturation; p99 receive -> stored < 2 s at a steady load)\n`);
+  process.stdout.write(
+    `\n== ingest e2e: sandbox -> WS -> connectors -> bus -> raw writer -> ClickHouse (${TOTAL} option trades; targets >= 50k ev/s at saturation; p99 receive -> stored < 2 s at a steady load)\n`,
+  );
   const buses: { name: string; make: () => Bus }[] = [{ name: 'memory', make: () => new MemoryBus({ clientId: 'bench-e2e' }) }];
   const brokers = (process.env['KAFKA_BROKERS'] ?? process.env['KAFKA_TEST_BROKERS'] ?? '').split(',').filter((b) => b.length > 0);
-  if (brokers.length > 0) buses.push({ name: 'kafka', make: () => new KafkaBus({ brokers, clientId: `bench-e2e-${Date.now()}`, maxWaitTimeInMs: 20 }) });
+  if (brokers.length > 0)
+    buses.push({ name: 'kafka', make: () => new KafkaBus({ brokers, clientId: `bench-e2e-${Date.now()}`, maxWaitTimeInMs: 20 }) });
   else process.stdout.write('(Kafka skipped: set KAFKA_BROKERS or KAFKA_TEST_BROKERS)\n');
   for (const b of buses) {
     const base = await baseline(b.make);
@@ -244,10 +263,16 @@ export async function runIngestE2eBench(): Promise<void> {
     const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS);
     floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store #${i + 1}`, r, base)}\n`));
     const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
-    if (mid) process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}${b.name === 'memory' ? `  target >= 50,000 ev/s (embedded default): ${mid.events / mid.seconds >= 50_000 ? 'OK' : 'BELOW'}` : '  (reported; the 50k target is the embedded default\'s)'}\n`);
+    if (mid)
+      process.stdout.write(
+        `${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}${b.name === 'memory' ? `  target >= 50,000 ev/s (embedded default): ${mid.events / mid.seconds >= 50_000 ? 'OK' : 'BELOW'}` : "  (reported; the 50k target is the embedded default's)"}\n`,
+      );
     const rate = Number(process.env['BENCH_INGEST_E2E_RATE'] ?? 10_000);
     const [lat] = await endToEnd(b.make, steady(rate, 10));
-    if (lat) process.stdout.write(`${line(`${b.name}: steady ${rate}/s for 10 s (latency)`, lat)}  target p99 < 2 s: ${lat.p99Ms < 2000 ? 'OK' : 'ABOVE'}\n`);
+    if (lat)
+      process.stdout.write(
+        `${line(`${b.name}: steady ${rate}/s for 10 s (latency)`, lat)}  target p99 < 2 s: ${lat.p99Ms < 2000 ? 'OK' : 'ABOVE'}\n`,
+      );
   }
 }
 

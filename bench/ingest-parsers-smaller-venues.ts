@@ -15,7 +15,6 @@ import { createThalexConnector } from '#ingest/venues/thalex/index.ts';
 import type { ParserContext, RestParseResult, VenueConnectorSpec } from '#ingest/connector/types.ts';
 import { corpus, rate, COPIES } from './parser-rate.ts';
 
-
 interface Case {
   readonly name: string;
   readonly spec: VenueConnectorSpec;
@@ -24,30 +23,48 @@ interface Case {
   readonly listingBody?: string;
 }
 
-
-
 function cases(): Case[] {
   const delta = createDeltaConnector('delta_india');
   return [
     {
       name: 'derive',
       spec: createDeriveConnector(),
-      frames: corpus([fixtureLine('derive/docs.jsonl', '"channel":"trades.option.BTC'), fixtureLine('derive/docs.jsonl', '"channel":"trades.perp.BTC')], /"trade_id":"[0-9a-f]+/g),
+      frames: corpus(
+        [fixtureLine('derive/docs.jsonl', '"channel":"trades.option.BTC'), fixtureLine('derive/docs.jsonl', '"channel":"trades.perp.BTC')],
+        /"trade_id":"[0-9a-f]+/g,
+      ),
     },
-    { name: 'thalex', spec: createThalexConnector(), frames: corpus([fixtureLine('thalex/docs.jsonl', '"notification":[[')], /,1652187265\.5/g) },
+    {
+      name: 'thalex',
+      spec: createThalexConnector(),
+      frames: corpus([fixtureLine('thalex/docs.jsonl', '"notification":[[')], /,1652187265\.5/g),
+    },
     {
       name: 'delta_india',
       spec: delta,
-      frames: corpus([fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), fixtureLine('delta/docs.jsonl', '"sy":"C-BTC-90000-310326"')], /"t":17758003665/g),
+      frames: corpus(
+        [fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), fixtureLine('delta/docs.jsonl', '"sy":"C-BTC-90000-310326"')],
+        /"t":17758003665/g,
+      ),
       listing: delta.instrumentRequests(['BTCUSDT'])[0]?.parse,
       listingBody: fixtureText('delta/products.json'),
     },
     {
       name: 'bullish',
       spec: createBullishConnector(),
-      frames: corpus([fixtureLine('bullish/derived.jsonl', '"symbol":"BTC-USDC-20260425-70000-C"'), fixtureLine('bullish/derived.jsonl', '"symbol":"BTC-USDC-PERP"')], /"tradeId":"\d+/g),
+      frames: corpus(
+        [
+          fixtureLine('bullish/derived.jsonl', '"symbol":"BTC-USDC-20260425-70000-C"'),
+          fixtureLine('bullish/derived.jsonl', '"symbol":"BTC-USDC-PERP"'),
+        ],
+        /"tradeId":"\d+/g,
+      ),
     },
-    { name: 'paradex json', spec: createParadexConnector(), frames: corpus([fixtureLine('paradex/docs.jsonl', '"channel":"trades.BTC-USD-PERP","data"')], /"id":"\d+/g) },
+    {
+      name: 'paradex json',
+      spec: createParadexConnector(),
+      frames: corpus([fixtureLine('paradex/docs.jsonl', '"channel":"trades.BTC-USD-PERP","data"')], /"id":"\d+/g),
+    },
   ];
 }
 
@@ -68,13 +85,27 @@ export async function runSmallerVenueParserBench(): Promise<void> {
     rate(c.frames, (f) => c.spec.parse(f, ctx));
     const base = rate(c.frames, (f) => JSON.parse(f) as unknown);
     const parsed = rate(c.frames, (f) => c.spec.parse(f, ctx));
-    console.log(`  ${c.name.padEnd(12)} parse ${kfps(parsed).padStart(8)}   JSON.parse ${kfps(base).padStart(8)}   ratio ${(parsed / base).toFixed(2)}   ${verdict(parsed)}`);
+    console.log(
+      `  ${c.name.padEnd(12)} parse ${kfps(parsed).padStart(8)}   JSON.parse ${kfps(base).padStart(8)}   ratio ${(parsed / base).toFixed(2)}   ${verdict(parsed)}`,
+    );
   }
   const paradex = createParadexConnector();
   const ctx = createParserContext({ venue: 'paradex', connection: 'public', receivedAt: Date.now() });
   const frames: Buffer[] = [];
   for (let n = 0; n < COPIES; n++) {
-    frames.push(encodeTrade({ timestampUs: 1778150400123456n + BigInt(n), seqNo: BigInt(n), tradeId: 987654321n + BigInt(n), side: 1 + (n % 2), price: 9650050000000n, size: 12500000n, createdAtUs: 1778150400123000n + BigInt(n), tradeType: 1, market: 'BTC-USD-PERP' }));
+    frames.push(
+      encodeTrade({
+        timestampUs: 1778150400123456n + BigInt(n),
+        seqNo: BigInt(n),
+        tradeId: 987654321n + BigInt(n),
+        side: 1 + (n % 2),
+        price: 9650050000000n,
+        size: 12500000n,
+        createdAtUs: 1778150400123000n + BigInt(n),
+        tradeType: 1,
+        market: 'BTC-USD-PERP',
+      }),
+    );
   }
   const check = paradex.parseBinary(frames[0] ?? Buffer.alloc(0), ctx);
   if (check.outcome !== 'events') throw new Error(`paradex sbe: bench frame does not parse: ${JSON.stringify(check)}`);
@@ -87,7 +118,9 @@ export async function runSmallerVenueParserBench(): Promise<void> {
   rate(frames, (f) => paradex.parseBinary(f, ctx));
   const base = rate(frames, readBytes);
   const parsed = rate(frames, (f) => paradex.parseBinary(f, ctx));
-  console.log(`  ${'paradex sbe'.padEnd(12)} parse ${kfps(parsed).padStart(8)}   read bytes ${kfps(base).padStart(8)}   ratio ${(parsed / base).toFixed(2)}   ${verdict(parsed)}`);
+  console.log(
+    `  ${'paradex sbe'.padEnd(12)} parse ${kfps(parsed).padStart(8)}   read bytes ${kfps(base).padStart(8)}   ratio ${(parsed / base).toFixed(2)}   ${verdict(parsed)}`,
+  );
   await Promise.resolve();
 }
 

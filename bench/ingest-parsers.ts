@@ -15,7 +15,6 @@ interface Case {
   readonly listings?: readonly string[];
 }
 
-
 /** Copies of `lines` with the numeric/uuid trade id varied, so every frame is distinct. */
 
 function cases(): Case[] {
@@ -23,27 +22,49 @@ function cases(): Case[] {
     {
       venue: 'deribit',
       connection: 'public',
-      frames: corpus([fixtureLine('deribit/crypto-crawler.jsonl', 'trades'), fixtureLine('deribit/tardis.jsonl', 'trades.BTC-PERPETUAL')], /"trade_id":"\d+/g),
+      frames: corpus(
+        [fixtureLine('deribit/crypto-crawler.jsonl', 'trades'), fixtureLine('deribit/tardis.jsonl', 'trades.BTC-PERPETUAL')],
+        /"trade_id":"\d+/g,
+      ),
     },
     {
       venue: 'bybit',
       connection: 'linear',
-      frames: corpus([fixtureLine('bybit/tardis_options.jsonl', 'publicTrade.BTC'), fixtureLine('bybit/docs.jsonl', 'publicTrade.BTCUSDT'), fixtureLine('bybit/derived.jsonl', 'publicTrade.BTC')], /"i":"[0-9a-f]+/g),
+      frames: corpus(
+        [
+          fixtureLine('bybit/tardis_options.jsonl', 'publicTrade.BTC'),
+          fixtureLine('bybit/docs.jsonl', 'publicTrade.BTCUSDT'),
+          fixtureLine('bybit/derived.jsonl', 'publicTrade.BTC'),
+        ],
+        /"i":"[0-9a-f]+/g,
+      ),
     },
     {
       venue: 'okx',
       connection: 'public',
-      frames: corpus([fixtureLine('okx/docs.jsonl', 'option-trades'), fixtureLine('okx/tardis_swap.jsonl', 'BTC-USDT-SWAP","tradeId'), fixtureLine('okx/cryptofeed.jsonl', '338476307')], /"tradeId":"\d+/g),
+      frames: corpus(
+        [
+          fixtureLine('okx/docs.jsonl', 'option-trades'),
+          fixtureLine('okx/tardis_swap.jsonl', 'BTC-USDT-SWAP","tradeId'),
+          fixtureLine('okx/cryptofeed.jsonl', '338476307'),
+        ],
+        /"tradeId":"\d+/g,
+      ),
       listings: [fixtureText('okx/instruments_option.json'), fixtureText('okx/instruments_swap.json')],
     },
     {
       venue: 'binance',
       connection: 'market-0',
-      frames: corpus([fixtureLine('binance/tardis_options_v2.jsonl', 'btc-251219-89000-c@optionTrade'), fixtureLine('binance/tardis_futures.jsonl', 'btcusdt@aggTrade')], /"[tf]":\d+/g),
+      frames: corpus(
+        [
+          fixtureLine('binance/tardis_options_v2.jsonl', 'btc-251219-89000-c@optionTrade'),
+          fixtureLine('binance/tardis_futures.jsonl', 'btcusdt@aggTrade'),
+        ],
+        /"[tf]":\d+/g,
+      ),
     },
   ];
 }
-
 
 function context(spec: VenueConnectorSpec, c: Case): ParserContext {
   const ctx = createParserContext({ venue: spec.venue, connection: c.connection, receivedAt: Date.now() });

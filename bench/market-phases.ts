@@ -71,7 +71,13 @@ function timedStore(store: Store): { readonly store: Store; take(): number } {
 export type Read = 'bundle' | 'candles';
 
 /** One read of `what` on `grid` split into engine, layout and JSON time (ms): the serving path when `serving` is given. */
-export async function measurePhases(store: Store, grid: Grid, what: Read, tier: TierChoice = 'auto', serving?: MarketServing): Promise<Phases> {
+export async function measurePhases(
+  store: Store,
+  grid: Grid,
+  what: Read,
+  tier: TierChoice = 'auto',
+  serving?: MarketServing,
+): Promise<Phases> {
   const t = timedStore(store);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -75,7 +75,11 @@ async function phasesP50(store: Store, c: Case, now: number, tier: TierChoice, r
   for (let i = 0; i < WARMUP; i++) await measurePhases(store, grid, c.what, tier, serving);
   const all: Phases[] = [];
   for (let i = 0; i < rounds; i++) all.push(await measurePhases(store, grid, c.what, tier, serving));
-  const at = (k: keyof Phases): number => p(all.map((x) => x[k]), 0.5);
+  const at = (k: keyof Phases): number =>
+    p(
+      all.map((x) => x[k]),
+      0.5,
+    );
   return { engine: at('engine'), layout: at('layout'), json: at('json'), readCpu: at('readCpu') };
 }
 
@@ -102,7 +106,10 @@ export async function runMarketBench(): Promise<void> {
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const base = { cold: await apps.cold.listen({ host: '127.0.0.1', port: 0 }), cached: await apps.cached.listen({ host: '127.0.0.1', port: 0 }) };
+      const base = {
+        cold: await apps.cold.listen({ host: '127.0.0.1', port: 0 }),
+        cached: await apps.cached.listen({ host: '127.0.0.1', port: 0 }),
+      };
       let bytes = 0;
       let cpu: number[] = [];
       const get = (which: keyof typeof apps, url: string) => async (): Promise<void> => {
@@ -113,11 +120,16 @@ export async function runMarketBench(): Promise<void> {
         bytes = r.bytes;
       };
       const count = (hours: number) => async (): Promise<void> => {
-        await store.query("SELECT count() FROM market_trades_1m WHERE symbol = {s:String} AND bucket >= toDateTime({f:UInt32}, 'UTC')", { s: 'BTCUSDT', f: Math.floor(now / 1000) - hours * 3600 });
+        await store.query("SELECT count() FROM market_trades_1m WHERE symbol = {s:String} AND bucket >= toDateTime({f:UInt32}, 'UTC')", {
+          s: 'BTCUSDT',
+          f: Math.floor(now / 1000) - hours * 3600,
+        });
       };
       const lines = [
         `market bench (embedded chDB; 1 year of BTCUSDT states, ten venues: ${rows}; filled in ${((performance.now() - t0) / 1000).toFixed(1)} s ` +
-          `(1m fill ${fillS.toFixed(1)} s); ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${ROUNDS} rounds after ${WARMUP} warm-up)`,
+          `(1m fill ${fillS.toFixed(1)} s); ${cpus().length} cores, load avg ${loadavg()
+            .map((x) => x.toFixed(1))
+            .join(' ')}; ${ROUNDS} rounds after ${WARMUP} warm-up)`,
         '  p50 over HTTP on loopback (keep-alive, to the last byte of the body); engine / layout / JSON: p50 of in-process reads',
       ];
       const serving = new MarketServing();
@@ -168,8 +180,14 @@ export async function runMarketBench(): Promise<void> {
           `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
         );
       }
-      lines.push(`  serving structures held in-process after the three cases (1h and 1d bundle, 1m candles): ${serving.size}, ${(serving.bytes() / 1e6).toFixed(1)} MB (estimate)`);
-      lines.push(`  load avg at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+      lines.push(
+        `  serving structures held in-process after the three cases (1h and 1d bundle, 1m candles): ${serving.size}, ${(serving.bytes() / 1e6).toFixed(1)} MB (estimate)`,
+      );
+      lines.push(
+        `  load avg at the end ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')}`,
+      );
       process.stdout.write(`${lines.join('\n')}\n`);
     } finally {
       agent.destroy();

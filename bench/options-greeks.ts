@@ -62,7 +62,17 @@ function rawEvents(chain: ChainSnapshot): MarketEvent[] {
   const ts = chain.now - 5_000;
   const tickers: MarketEvent[] = chain.instruments.map((i, n) => ({
     type: 'option_ticker',
-    event: ticker({ venue: i.venue, instrument: `BENCH-${n}`, strike: i.strike, expiry: i.expiry, type: i.type, oi: i.openInterest, iv: i.markIv, forward: i.forward, ts }),
+    event: ticker({
+      venue: i.venue,
+      instrument: `BENCH-${n}`,
+      strike: i.strike,
+      expiry: i.expiry,
+      type: i.type,
+      oi: i.openInterest,
+      iv: i.markIv,
+      forward: i.forward,
+      ts,
+    }),
   }));
   return [...tickers, { type: 'index', event: indexPrice('deribit', chain.spot, ts) }];
 }
@@ -75,8 +85,16 @@ async function fillStressHistory(store: Store, chain: ChainSnapshot, tick: numbe
   const batch = 200;
   for (let start = 1; start <= n; start += batch) {
     const ticks = Array.from({ length: Math.min(batch, n - start + 1) }, (_, i) => tick - (start + i) * INTERVAL);
-    await store.insert(STRESS_TABLE, ticks.flatMap((t) => rows.map((r) => toStressRecord({ ...r, computed_at: t }))));
-    await store.insert(LEVELS_TABLE, ticks.flatMap((t) => MODELS.map((m) => toLevelsRecord('BTCUSDT', t, m, snap.levels[m], snap.meta.spot, snap.meta.perp_price, snap.coverage))));
+    await store.insert(
+      STRESS_TABLE,
+      ticks.flatMap((t) => rows.map((r) => toStressRecord({ ...r, computed_at: t }))),
+    );
+    await store.insert(
+      LEVELS_TABLE,
+      ticks.flatMap((t) =>
+        MODELS.map((m) => toLevelsRecord('BTCUSDT', t, m, snap.levels[m], snap.meta.spot, snap.meta.perp_price, snap.coverage)),
+      ),
+    );
   }
   return n;
 }
@@ -90,7 +108,16 @@ export async function runOptionsGreeksBench(): Promise<void> {
     await repo.upsertUser({ userId: 'bench', plan: 'enterprise', status: 'active', evaluation: false });
     const { key } = await repo.createKey('bench', 'gex');
     const tick = Math.floor(Date.now() / INTERVAL) * INTERVAL;
-    const chain = syntheticChain({ symbol: 'BTCUSDT', now: tick, spot: 97_000, venues: ['deribit', 'okx', 'bybit', 'binance'], perVenue: 750, seed: 7, withInventory: false, baseIv: 0.5 });
+    const chain = syntheticChain({
+      symbol: 'BTCUSDT',
+      now: tick,
+      spot: 97_000,
+      venues: ['deribit', 'okx', 'bybit', 'binance'],
+      perVenue: 750,
+      seed: 7,
+      withInventory: false,
+      baseIv: 0.5,
+    });
     await storeEvents(store, rawEvents(chain));
     const rows = rowsFromChain(chain, 'live');
     await storeSnapshotRows(store, 'BTCUSDT', tick, rows);
@@ -102,7 +129,14 @@ export async function runOptionsGreeksBench(): Promise<void> {
 
     const snapshots = new SnapshotCache(store, { pollMs: 0 });
     await snapshots.refresh();
-    const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }), logger: false, requestLogging: false, snapshots, clock: () => tick + 1_000 });
+    const app = await buildApp({
+      store,
+      config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }),
+      logger: false,
+      requestLogging: false,
+      snapshots,
+      clock: () => tick + 1_000,
+    });
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const headers = { 'x-api-key': key };
@@ -126,21 +160,70 @@ export async function runOptionsGreeksBench(): Promise<void> {
       const gb = p(await times(ROUNDS, get(`${gamma}&include=exchange_breakdown`)), 0.5);
       const vanna = p(await times(ROUNDS, get('/v2/options/greeks/surfaces/vanna?symbol=BTCUSDT')), 0.5);
       const grid = p(await times(ROUNDS, get('/v2/options/greeks/3d/surface?symbol=BTCUSDT&metric=iv')), 0.5);
-      const bareP = p(await times(ROUNDS, async () => { await httpGet(agent, new URL(bareUrl), {}); }), 0.5);
-      const select1 = p(await times(ROUNDS, async () => { await store.query('SELECT 1'); }), 0.5);
+      const bareP = p(
+        await times(ROUNDS, async () => {
+          await httpGet(agent, new URL(bareUrl), {});
+        }),
+        0.5,
+      );
+      const select1 = p(
+        await times(ROUNDS, async () => {
+          await store.query('SELECT 1');
+        }),
+        0.5,
+      );
       const stressRounds = Math.max(5, Math.floor(ROUNDS / 10));
-      const s5 = p(await times(stressRounds, get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=5m&as_of=' + new Date(tick).toISOString())), 0.5);
-      const s30 = p(await times(stressRounds, get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=30s&as_of=' + new Date(tick).toISOString())), 0.5);
+      const s5 = p(
+        await times(
+          stressRounds,
+          get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=5m&as_of=' + new Date(tick).toISOString()),
+        ),
+        0.5,
+      );
+      const s30 = p(
+        await times(
+          stressRounds,
+          get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=30s&as_of=' + new Date(tick).toISOString()),
+        ),
+        0.5,
+      );
       const s30Bytes = bytes;
-      const sVen = p(await times(stressRounds, get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=5m&exchanges=deribit,okx&as_of=' + new Date(tick).toISOString())), 0.5);
+      const sVen = p(
+        await times(
+          stressRounds,
+          get(
+            '/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&hours=24&interval=5m&exchanges=deribit,okx&as_of=' +
+              new Date(tick).toISOString(),
+          ),
+        ),
+        0.5,
+      );
       // The alternative to stored stress rows: re-reading each snapshot's venue rows (levels_pack) at request time.
-      const oneSnapshot = p(await times(stressRounds, async () => { await levelRowsAt(store, 'BTCUSDT', tick, ['deribit', 'okx', 'bybit', 'binance']); }), 0.5);
+      const oneSnapshot = p(
+        await times(stressRounds, async () => {
+          await levelRowsAt(store, 'BTCUSDT', tick, ['deribit', 'okx', 'bybit', 'binance']);
+        }),
+        0.5,
+      );
       // The cycle's extra step: one gex_stress insert per tick (4 venue rows), at ticks after everything measured.
       let next = tick;
-      const write = p(await times(20, async () => { next += INTERVAL; await storeStressRows(store, 'BTCUSDT', next, rows.map((r) => ({ ...r, computed_at: next }))); }), 0.5);
+      const write = p(
+        await times(20, async () => {
+          next += INTERVAL;
+          await storeStressRows(
+            store,
+            'BTCUSDT',
+            next,
+            rows.map((r) => ({ ...r, computed_at: next })),
+          );
+        }),
+        0.5,
+      );
       process.stdout.write(
         [
-          `options-greeks bench (embedded chDB; ${chain.instruments.length} contracts on 4 venues; ${stressSnapshots} stored stress snapshots (${STRESS_HOURS} h) filled in ${fillS.toFixed(1)} s; ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}; p50 of ${ROUNDS} over HTTP keep-alive)`,
+          `options-greeks bench (embedded chDB; ${chain.instruments.length} contracts on 4 venues; ${stressSnapshots} stored stress snapshots (${STRESS_HOURS} h) filled in ${fillS.toFixed(1)} s; ${cpus().length} cores, load avg ${loadavg()
+            .map((x) => x.toFixed(1))
+            .join(' ')}; p50 of ${ROUNDS} over HTTP keep-alive)`,
           `  /v2/options/greeks/gamma          : p50 ${f(g)} (${(gBytes / 1e3).toFixed(1)} kB)  target < ${TARGET_MS} ms: ${g < TARGET_MS ? 'OK' : 'ABOVE'}; ${(g / bareP).toFixed(1)}x bare Fastify, ${(g / select1).toFixed(1)}x SELECT 1`,
           `    first request (chain rebuilt from the raw tables): ${f(cold)}`,
           `    include=exchange_breakdown       : p50 ${f(gb)}`,

@@ -81,7 +81,16 @@ export async function runOptionsBench(): Promise<void> {
     await migrate(store);
     const key = await benchKey(store);
     const tick = Math.floor(Date.now() / HOUR) * HOUR - HOUR; // an hour tick: stored in every tier
-    const chain = syntheticChain({ symbol: 'BTCUSDT', now: tick, spot: 97_000, venues: ['deribit', 'okx', 'bybit', 'binance'], perVenue: 750, seed: 7, withInventory: false, baseIv: 0.5 });
+    const chain = syntheticChain({
+      symbol: 'BTCUSDT',
+      now: tick,
+      spot: 97_000,
+      venues: ['deribit', 'okx', 'bybit', 'binance'],
+      perVenue: 750,
+      seed: 7,
+      withInventory: false,
+      baseIv: 0.5,
+    });
     const instruments = quotedInstruments(chain);
     const rows = chainRows(chain, instruments);
     await storeChainRows(store, 'BTCUSDT', tick, rows);
@@ -99,7 +108,14 @@ export async function runOptionsBench(): Promise<void> {
 
     const snapshots = new SnapshotCache(store, { pollMs: 0 });
     await snapshots.refresh();
-    const app = await buildApp({ store, config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }), logger: false, requestLogging: false, snapshots, clock: () => tick + 1_000 });
+    const app = await buildApp({
+      store,
+      config: apiConfig({ discoveryCacheMs: 3_600_000, usageFlushMs: 60_000 }),
+      logger: false,
+      requestLogging: false,
+      snapshots,
+      clock: () => tick + 1_000,
+    });
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const chainPath = '/v2/options/chain?symbol=BTCUSDT';
     const c0 = performance.now();
@@ -115,25 +131,52 @@ export async function runOptionsBench(): Promise<void> {
       const book = q(await times(ROUNDS, () => get('/v2/options/venue-book?symbol=BTCUSDT')), 0.5);
       const oi = q(await times(ROUNDS, () => get('/v2/options/oi/by-expiry?symbol=BTCUSDT')), 0.5);
       const bareP = q(await times(ROUNDS, () => http.bare()), 0.5);
-      const select1 = q(await times(ROUNDS, async () => { await store.query('SELECT 1'); }), 0.5);
+      const select1 = q(
+        await times(ROUNDS, async () => {
+          await store.query('SELECT 1');
+        }),
+        0.5,
+      );
       // as_of at random instants over the stored days (a seeded LCG): every lookup a different, cold chain
       let seed = 12345;
-      const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       const asOfRounds = Math.max(20, Math.floor(ROUNDS / 2));
-      const asOf = await times(asOfRounds, () => get(`${chainPath}&as_of=${new Date(tick - Math.floor(rand() * DAYS * DAY)).toISOString()}`), 3);
-      const recent = await times(Math.max(10, Math.floor(asOfRounds / 4)), () => get(`${chainPath}&as_of=${new Date(tick - Math.floor(rand() * Math.min(3, DAYS) * DAY)).toISOString()}`), 1);
+      const asOf = await times(
+        asOfRounds,
+        () => get(`${chainPath}&as_of=${new Date(tick - Math.floor(rand() * DAYS * DAY)).toISOString()}`),
+        3,
+      );
+      const recent = await times(
+        Math.max(10, Math.floor(asOfRounds / 4)),
+        () => get(`${chainPath}&as_of=${new Date(tick - Math.floor(rand() * Math.min(3, DAYS) * DAY)).toISOString()}`),
+        1,
+      );
       // the cycle's write: rows from the processor's chain + the inserts, at later ticks (30 s, then hour ticks)
       let next = tick + 30_000;
-      const write30 = await times(20, async () => {
-        const t = (next += 30_000);
-        await storeChainRows(store, 'BTCUSDT', t, chainRows({ ...chain, now: t }, instruments));
-      }, 2);
+      const write30 = await times(
+        20,
+        async () => {
+          const t = (next += 30_000);
+          await storeChainRows(store, 'BTCUSDT', t, chainRows({ ...chain, now: t }, instruments));
+        },
+        2,
+      );
       let hourTick = tick + DAY;
-      const writeHour = await times(5, async () => {
-        const t = (hourTick += HOUR);
-        await storeChainRows(store, 'BTCUSDT', t, chainRows({ ...chain, now: t }, instruments));
-      }, 1);
-      const build = await times(20, async () => { chainRows({ ...chain, now: tick }, instruments); }, 2);
+      const writeHour = await times(
+        5,
+        async () => {
+          const t = (hourTick += HOUR);
+          await storeChainRows(store, 'BTCUSDT', t, chainRows({ ...chain, now: t }, instruments));
+        },
+        1,
+      );
+      const build = await times(
+        20,
+        async () => {
+          chainRows({ ...chain, now: tick }, instruments);
+        },
+        2,
+      );
       const perDay = (d: TierDisk, ticksPerDay: number): number => (d.ticks > 0 ? (d.bytes / d.ticks) * ticksPerDay : 0);
       const [d30, d5, d1h] = disk as [TierDisk, TierDisk, TierDisk];
       const day30 = perDay(d30, 2880);
@@ -141,7 +184,9 @@ export async function runOptionsBench(): Promise<void> {
       const day1h = perDay(d1h, 24);
       process.stdout.write(
         [
-          `options bench (embedded chDB; ${rows.length} contracts on 4 venues; ${DAYS} days of chains filled in ${fillS.toFixed(1)} s; ${cpus().length} cores, load avg ${loadavg().map((x) => x.toFixed(1)).join(' ')}; HTTP keep-alive, to the last byte)`,
+          `options bench (embedded chDB; ${rows.length} contracts on 4 venues; ${DAYS} days of chains filled in ${fillS.toFixed(1)} s; ${cpus().length} cores, load avg ${loadavg()
+            .map((x) => x.toFixed(1))
+            .join(' ')}; HTTP keep-alive, to the last byte)`,
           `  chain snapshot write, 30 s tick (1 table)      : p50 ${f(q(write30, 0.5))} (rows built ${f(q(build, 0.5))})  ${verdict(q(write30, 0.5), TARGETS.write)}`,
           `  chain snapshot write, hour tick (3 tables)     : p50 ${f(q(writeHour, 0.5))}`,
           `  /v2/options/chain (latest, no filter)          : p50 ${f(chainP)} (${(chainBytes / 1e3).toFixed(0)} kB)  ${verdict(chainP, TARGETS.chain)}; ${(chainP / bareP).toFixed(1)}x bare Fastify, ${(chainP / select1).toFixed(1)}x SELECT 1`,

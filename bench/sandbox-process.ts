@@ -20,7 +20,12 @@ type Command =
   | { cmd: 'delivered' }
   | { cmd: 'stop' };
 
-const sb = await startSandbox({ seed: 99, symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'], speed: 0, model: { tickerIntervalMs: 3_600_000 } });
+const sb = await startSandbox({
+  seed: 99,
+  symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'],
+  speed: 0,
+  model: { tickerIntervalMs: 3_600_000 },
+});
 const delivered = (): number => SANDBOX_VENUES.reduce((n, v) => n + sb.ledger.count(v, 'option_trade'), 0);
 /** CPU seconds this process has used (user + system). */
 const cpuSeconds = (): number => {

@@ -50,7 +50,16 @@ export function steadyLoad(job: SteadyJob): Promise<SteadyResult> {
       const wall = (performance.now() - start) / 1000;
       agent.destroy();
       const sorted = latencies.sort();
-      resolve({ rps: total / wall, p50: ms2(pct(sorted, 0.5)), p90: ms2(pct(sorted, 0.9)), p99: ms2(pct(sorted, 0.99)), max: ms2(sorted[total - 1] ?? Number.NaN), non2xx, errors, total });
+      resolve({
+        rps: total / wall,
+        p50: ms2(pct(sorted, 0.5)),
+        p90: ms2(pct(sorted, 0.9)),
+        p99: ms2(pct(sorted, 0.99)),
+        max: ms2(sorted[total - 1] ?? Number.NaN),
+        non2xx,
+        errors,
+        total,
+      });
     };
     const fire = (i: number, dueAt: number): void => {
       httpGet(agent, url, job.headers).then(

@@ -90,8 +90,9 @@ export async function runStoreBench(): Promise<void> {
     await store.command('TRUNCATE TABLE option_trades');
     const first = rows[0];
     if (first === undefined) throw new Error('no rows');
-    const engineRate = await measure(TOTAL_ROWS, () => store.command(
-      `INSERT INTO option_trades
+    const engineRate = await measure(TOTAL_ROWS, () =>
+      store.command(
+        `INSERT INTO option_trades
        SELECT 'deribit', 'BTCUSDT',
               ${msInstant(`toInt64({t0:Int64} + number)`)},
               ${msInstant(`toInt64({t0:Int64} + 17 + number)`)},
@@ -99,8 +100,9 @@ export async function runStoreBench(): Promise<void> {
               ${msInstant(`toInt64({expiry:Int64})`)}, 'call', 0.0123, 'BTC', 1044.2345678901,
               0.1 + (number % 37) / 10, 104.42345678901, 'buy', 0.5512, 84895.12, NULL, toString(number), number % 2 = 1
        FROM numbers({n:UInt64})`,
-      { n: TOTAL_ROWS, t0: first.ts, expiry: first.expiry },
-    ));
+        { n: TOTAL_ROWS, t0: first.ts, expiry: first.expiry },
+      ),
+    );
     const [check] = await store.query<{ n: string; lo: number; hi: number }>(
       `SELECT count() AS n, ${msColumn('min(ts)', 'lo')}, ${msColumn('max(ts)', 'hi')} FROM option_trades`,
     );

@@ -5,7 +5,13 @@
  */
 import { WebSocket } from 'ws';
 
-interface Connect { cmd: 'connect'; url: string; keys: string[]; n: number; subscribe: boolean }
+interface Connect {
+  cmd: 'connect';
+  url: string;
+  keys: string[];
+  n: number;
+  subscribe: boolean;
+}
 type Command = Connect | { cmd: 'report' } | { cmd: 'close' };
 
 let clients: WebSocket[] = [];
@@ -20,38 +26,46 @@ async function connect(c: Connect): Promise<void> {
   closedAbnormally = {};
   latencies = [];
   const opened = await Promise.all(
-    Array.from({ length: c.n }, (_, i) =>
-      new Promise<WebSocket>((resolve, reject) => {
-        const key = c.keys[i % c.keys.length] ?? '';
-        const ws = new WebSocket(c.url, { headers: { 'X-API-Key': key } });
-        const sampler = i % 20 === 0;
-        ws.on('message', (data: Buffer) => {
-          received++;
-          if (!sampler) return;
-          const text = data.toString('utf8');
-          if (!text.includes('"subscription"')) return;
-          const m = JSON.parse(text) as { params: { data: { time: string } } };
-          latencies.push(Date.now() - Date.parse(m.params.data.time));
-        });
-        ws.on('close', (code: number) => {
-          if (code !== 1000 && code !== 1005) closedAbnormally[code] = (closedAbnormally[code] ?? 0) + 1;
-        });
-        ws.once('open', () => {
-          if (c.subscribe) ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'public/subscribe', params: { channels: ['tape.BTCUSDT'] } }));
-          resolve(ws);
-        });
-        ws.once('error', reject);
-      }),
+    Array.from(
+      { length: c.n },
+      (_, i) =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const key = c.keys[i % c.keys.length] ?? '';
+          const ws = new WebSocket(c.url, { headers: { 'X-API-Key': key } });
+          const sampler = i % 20 === 0;
+          ws.on('message', (data: Buffer) => {
+            received++;
+            if (!sampler) return;
+            const text = data.toString('utf8');
+            if (!text.includes('"subscription"')) return;
+            const m = JSON.parse(text) as { params: { data: { time: string } } };
+            latencies.push(Date.now() - Date.parse(m.params.data.time));
+          });
+          ws.on('close', (code: number) => {
+            if (code !== 1000 && code !== 1005) closedAbnormally[code] = (closedAbnormally[code] ?? 0) + 1;
+          });
+          ws.once('open', () => {
+            if (c.subscribe)
+              ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'public/subscribe', params: { channels: ['tape.BTCUSDT'] } }));
+            resolve(ws);
+          });
+          ws.once('error', reject);
+        }),
     ),
   );
   clients = opened;
 }
 
 process.on('message', (m: Command) => {
-  if (m.cmd === 'connect') connect(m).then(() => send({ ok: true }), (err: unknown) => send({ ok: false, error: String(err) }));
+  if (m.cmd === 'connect')
+    connect(m).then(
+      () => send({ ok: true }),
+      (err: unknown) => send({ ok: false, error: String(err) }),
+    );
   else if (m.cmd === 'report') {
     const sorted = [...latencies].sort((a, b) => a - b);
-    const q = (p: number): number | null => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null));
+    const q = (p: number): number | null =>
+      sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null);
     send({ received, samples: sorted.length, e2e_p50_ms: q(0.5), e2e_p99_ms: q(0.99), closedAbnormally });
   } else {
     for (const ws of clients) ws.close(1000);

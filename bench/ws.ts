@@ -34,9 +34,26 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function trade(n: number): OptionTrade {
   const now = Date.now();
   return {
-    venue: 'deribit', symbol: 'BTCUSDT', ts: now, receivedAt: now, id: `bench:${n}`, instrument: 'BTC-27MAR26-100000-C', strike: 100_000, expiry: Date.UTC(2026, 2, 27, 8),
-    optionType: 'call', price: 0.0125, priceCurrency: 'BTC', priceUsd: 1_250, size: 0.5, premiumUsd: 625, side: 'buy', iv: 0.52, indexPrice: 100_000, underlyingPrice: 100_100,
-    tradeId: String(n), block: false,
+    venue: 'deribit',
+    symbol: 'BTCUSDT',
+    ts: now,
+    receivedAt: now,
+    id: `bench:${n}`,
+    instrument: 'BTC-27MAR26-100000-C',
+    strike: 100_000,
+    expiry: Date.UTC(2026, 2, 27, 8),
+    optionType: 'call',
+    price: 0.0125,
+    priceCurrency: 'BTC',
+    priceUsd: 1_250,
+    size: 0.5,
+    premiumUsd: 625,
+    side: 'buy',
+    iv: 0.52,
+    indexPrice: 100_000,
+    underlyingPrice: 100_100,
+    tradeId: String(n),
+    block: false,
   };
 }
 
@@ -56,7 +73,10 @@ async function publishAtRate(bus: MemoryBus): Promise<number> {
 }
 
 function child(): { proc: ChildProcess; ask: (m: unknown) => Promise<Record<string, unknown>> } {
-  const proc = fork(fileURLToPath(new URL('./ws-clients-process.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(fileURLToPath(new URL('./ws-clients-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = (m: unknown): Promise<Record<string, unknown>> =>
     new Promise((resolve) => {
       proc.once('message', (r) => resolve(r as Record<string, unknown>));
@@ -87,13 +107,19 @@ async function baseline(bus: MemoryBus, clients: ReturnType<typeof child>): Prom
   const fanout: number[] = [];
   let seq = 0;
   const consumer = await bus.subscribe({
-    groupId: `bench-bare-${process.pid}`, topics: [TOPICS.option_trade], fromBeginning: false,
+    groupId: `bench-bare-${process.pid}`,
+    topics: [TOPICS.option_trade],
+    fromBeginning: false,
     eachBatch: async (batch) => {
       for (const m of batch.messages) {
         const at = performance.now();
         const e = decodeMarketEvent(TOPICS.option_trade, m.value);
         if (e.type !== 'option_trade') continue;
-        const text = JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params: { channel: 'tape.BTCUSDT', seq: ++seq, data: tapeRow(e.event) } });
+        const text = JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'subscription',
+          params: { channel: 'tape.BTCUSDT', seq: ++seq, data: tapeRow(e.event) },
+        });
         for (const ws of sockets) ws.send(text);
         fanout.push(performance.now() - at);
       }
@@ -113,7 +139,14 @@ export async function runWsBench(): Promise<void> {
   const t = await migratedStore();
   const bus = new MemoryBus();
   await ensureProductTopics(bus, 4);
-  const app = await buildApp({ store: t.store, config: apiConfig({}), logger: false, requestLogging: false, snapshots: new SnapshotCache(t.store, { pollMs: 0 }), feed: { bus } });
+  const app = await buildApp({
+    store: t.store,
+    config: apiConfig({}),
+    logger: false,
+    requestLogging: false,
+    snapshots: new SnapshotCache(t.store, { pollMs: 0 }),
+    feed: { bus },
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/ws`;
   const keys: string[] = [];
@@ -150,14 +183,23 @@ export async function runWsBench(): Promise<void> {
     const seen = await clients.ask({ cmd: 'report' });
     await clients.ask({ cmd: 'close' });
     const feedResult = {
-      clients: CLIENTS, rate_per_s: RATE, seconds: SECONDS, published, expected_messages: published * CLIENTS,
-      fanout_p50_ms: quantile(fanout, 0.5), fanout_p99_ms: quantile(fanout, 0.99), slow_consumer_disconnects: (await slowDisconnects()) - slowBefore, ...seen,
+      clients: CLIENTS,
+      rate_per_s: RATE,
+      seconds: SECONDS,
+      published,
+      expected_messages: published * CLIENTS,
+      fanout_p50_ms: quantile(fanout, 0.5),
+      fanout_p99_ms: quantile(fanout, 0.99),
+      slow_consumer_disconnects: (await slowDisconnects()) - slowBefore,
+      ...seen,
       rss_per_idle_connection_kb: Math.round((rssIdle - rssBefore) / CLIENTS / 102.4) / 10,
     };
     process.stdout.write(`ws feed: ${JSON.stringify(feedResult)}\n`);
     const bare = await baseline(bus, clients);
     process.stdout.write(`bare ws broadcast baseline: ${JSON.stringify(bare)}\n`);
-    process.stdout.write(`fan-out p99 ratio feed/bare: ${Math.round((feedResult.fanout_p99_ms / Math.max(0.01, Number(bare['fanout_p99_ms']))) * 100) / 100}; target p99 < 50 ms: ${feedResult.fanout_p99_ms < 50 ? 'met' : 'NOT met'}\n`);
+    process.stdout.write(
+      `fan-out p99 ratio feed/bare: ${Math.round((feedResult.fanout_p99_ms / Math.max(0.01, Number(bare['fanout_p99_ms']))) * 100) / 100}; target p99 < 50 ms: ${feedResult.fanout_p99_ms < 50 ? 'met' : 'NOT met'}\n`,
+    );
   } finally {
     clients.proc.kill();
     await app.close();

@@ -27,7 +27,11 @@ export function redeliveryPolicy(retryBackoffMs: number): RetryPolicy {
  * The batch handler as a pipeline step ('bus.consume'): timed and logged by the step runner. A throw is final
  * for the step ('fail'): the consumer redelivers the batch after its backoff instead of retrying in place.
  */
-export function handlerStep(eachBatch: (batch: ConsumedBatch) => Promise<void>, groupId: string, log: Logger): PipelineStep<ConsumedBatch, void> {
+export function handlerStep(
+  eachBatch: (batch: ConsumedBatch) => Promise<void>,
+  groupId: string,
+  log: Logger,
+): PipelineStep<ConsumedBatch, void> {
   return {
     name: 'bus.consume',
     log,

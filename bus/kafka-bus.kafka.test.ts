@@ -8,11 +8,20 @@ import { KafkaBus } from './kafka-bus.ts';
 // The Kafka suite needs a broker: tools/run-tests.mjs starts one (ops/kafka/start.sh) and sets
 // KAFKA_TEST_BROKERS. Without it, or with the broker down, this file FAILS (it never skips).
 const raw = process.env.KAFKA_TEST_BROKERS;
-const brokers = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+const brokers = (raw ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s.length > 0);
 
 async function probe(): Promise<string | null> {
   if (brokers.length === 0) return 'KAFKA_TEST_BROKERS is not set (run `npm test`, which starts Kafka, or set it)';
-  const admin = new Kafka({ clientId: 'probe', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 2000, retry: { retries: 1 } }).admin();
+  const admin = new Kafka({
+    clientId: 'probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 2000,
+    retry: { retries: 1 },
+  }).admin();
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
@@ -51,7 +60,10 @@ if (problem !== null) {
       const topic = `grouping-fix-${Date.now()}`;
       await bus.ensureTopics([{ name: topic, partitions: 3 }]);
       const before = kafkajsGroupingFix.calls();
-      await bus.publish(topic, [{ key: 'a', value: Buffer.from('1') }, { key: 'b', value: Buffer.from('2') }]);
+      await bus.publish(topic, [
+        { key: 'a', value: Buffer.from('1') },
+        { key: 'b', value: Buffer.from('2') },
+      ]);
       assert.ok(kafkajsGroupingFix.calls() > before, 'the producer grouped its send with the linear grouping');
     } finally {
       await bus.close();

@@ -75,7 +75,8 @@ export class KafkaBus implements Bus {
       if (ready) {
         for (const t of topics) {
           const have = meta.find((x) => x.name === t.name)?.partitions.length;
-          if (have !== t.partitions) this.log.warn({ topic: t.name, have, wanted: t.partitions }, 'topic exists with another partition count');
+          if (have !== t.partitions)
+            this.log.warn({ topic: t.name, have, wanted: t.partitions }, 'topic exists with another partition count');
         }
         return;
       }

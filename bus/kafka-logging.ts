@@ -16,7 +16,12 @@ const CHOSEN = [/Limiting retries for the idempotent producer/];
 export function pinoLogCreator(log: Logger): logCreator {
   return () =>
     ({ namespace, level, log: entry }) => {
-      const { message, timestamp: _ts, logger: _logger, ...extra } = entry as { message: string; timestamp?: string; logger?: string } & Record<string, unknown>;
+      const {
+        message,
+        timestamp: _ts,
+        logger: _logger,
+        ...extra
+      } = entry as { message: string; timestamp?: string; logger?: string } & Record<string, unknown>;
       const fields = { kafkajs: namespace, ...extra };
       const text = `${message} ${typeof extra.error === 'string' ? extra.error : ''}`;
       if (CHOSEN.some((re) => re.test(text)) || (namespace === 'Connection' && message.startsWith('Response '))) {

@@ -9,7 +9,7 @@ runBusContract('memory', () => new MemoryBus({ clientId: 'contract', retryBackof
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const msgs = (n: number, from = 0, key = 'k'): BusMessage[] =>
-  Array.from({ length: n }, (_, i) => ({ key, value: Buffer.from([((from + i) & 0xff)]), headers: { n: String(from + i) } }));
+  Array.from({ length: n }, (_, i) => ({ key, value: Buffer.from([(from + i) & 0xff]), headers: { n: String(from + i) } }));
 
 async function until(predicate: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -48,7 +48,10 @@ describe('memory bus specifics', () => {
       gate();
       await sleep(1);
     }
-    assert.deepEqual(delivered, Array.from({ length: 13 }, (_, i) => String(i)));
+    assert.deepEqual(
+      delivered,
+      Array.from({ length: 13 }, (_, i) => String(i)),
+    );
     gate();
     await consumer.stop();
     await bus.close();
@@ -76,7 +79,11 @@ describe('memory bus specifics', () => {
     await bus.ensureTopics([{ name: 't', partitions: 1 }]);
     for (let i = 0; i < 10; i++) await bus.publish('t', msgs(50, i * 50));
     const seen: string[] = [];
-    const c = await bus.subscribe({ groupId: 'late', topics: ['t'], eachBatch: async (x) => void seen.push(...x.messages.map((m) => m.offset)) });
+    const c = await bus.subscribe({
+      groupId: 'late',
+      topics: ['t'],
+      eachBatch: async (x) => void seen.push(...x.messages.map((m) => m.offset)),
+    });
     await until(() => seen.length >= 100);
     assert.equal(seen[0], '400');
     assert.equal(seen[99], '499');
@@ -89,7 +96,12 @@ describe('memory bus specifics', () => {
     await bus.ensureTopics([{ name: 't', partitions: 2 }]);
     await bus.publish('t', msgs(20));
     const seen: string[] = [];
-    const c = await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: false, eachBatch: async (x) => void seen.push(...x.messages.map((m) => m.headers.n ?? '')) });
+    const c = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      fromBeginning: false,
+      eachBatch: async (x) => void seen.push(...x.messages.map((m) => m.headers.n ?? '')),
+    });
     await bus.publish('t', msgs(2, 20));
     await until(() => seen.length >= 2);
     await sleep(10);
@@ -111,9 +123,17 @@ describe('memory bus specifics', () => {
     const bus = new MemoryBus({ assignment: 'roundrobin' });
     await bus.ensureTopics([{ name: 't', partitions: 3 }]);
     const seen1: number[][] = [];
-    const c1 = await bus.subscribe({ groupId: 'g', topics: ['t'], eachBatch: async () => undefined, onAssignment: (a) => seen1.push(a.map((x) => x.partition)) });
+    const c1 = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      eachBatch: async () => undefined,
+      onAssignment: (a) => seen1.push(a.map((x) => x.partition)),
+    });
     const c2 = await bus.subscribe({ groupId: 'g', topics: ['t'], eachBatch: async () => undefined });
-    assert.deepEqual(seen1, [[0, 1, 2], [0, 2]]);
+    assert.deepEqual(seen1, [
+      [0, 1, 2],
+      [0, 2],
+    ]);
     assert.deepEqual(c2.assignments(), [{ topic: 't', partition: 1 }]);
     await c2.stop();
     assert.deepEqual(seen1.at(-1), [0, 1, 2]);
@@ -150,6 +170,10 @@ describe('memory bus specifics', () => {
     assert.match(text2, new RegExp(`gex_bus_consumer_lag_messages\\{topic="${topic}",group="gm",partition="1",service="gex"\\} 0`));
     await c.stop();
     await bus.close();
-    assert.doesNotMatch(await metricsRegistry.metrics(), new RegExp(`gex_bus_consumer_lag_messages\\{topic="${topic}"`), 'a stopped subscription is no longer tracked');
+    assert.doesNotMatch(
+      await metricsRegistry.metrics(),
+      new RegExp(`gex_bus_consumer_lag_messages\\{topic="${topic}"`),
+      'a stopped subscription is no longer tracked',
+    );
   });
 });

@@ -96,7 +96,10 @@ export class MemoryBus implements Bus {
       group,
       ...commonConsumerOptions<MemoryConsumer>(
         options,
-        { maxBatchSize: positiveInt(options.maxBatchSize ?? this.defaultMaxBatchSize, 'maxBatchSize'), retryBackoffMs: this.retryBackoffMs },
+        {
+          maxBatchSize: positiveInt(options.maxBatchSize ?? this.defaultMaxBatchSize, 'maxBatchSize'),
+          retryBackoffMs: this.retryBackoffMs,
+        },
         { metrics: this.metrics, log: this.log, consumers: this.consumers },
         untrack,
       ),

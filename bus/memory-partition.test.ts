@@ -30,7 +30,10 @@ test('a trimmed message is released at once, not at the next compaction (a value
   assert.equal(alive.slice(60).filter(Boolean).length, 40, 'retained values must stay');
   // The retained ones are still readable, with their offsets and bytes.
   const rest = part.read(60, 100);
-  assert.deepEqual(rest.map((m) => Number(m.offset)), Array.from({ length: 40 }, (_, i) => 60 + i));
+  assert.deepEqual(
+    rest.map((m) => Number(m.offset)),
+    Array.from({ length: 40 }, (_, i) => 60 + i),
+  );
   assert.equal(rest[0]?.value[0], 60);
   assert.equal(part.earliest, 60);
   assert.equal(part.retained, 40);

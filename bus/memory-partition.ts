@@ -4,7 +4,15 @@ const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** Compact the backing array once this many freed slots sit at its head (and they are at least half of it). */
 const COMPACT_MIN = 4096;
 /** What a freed slot holds until compaction (below `floor`, never read). */
-const FREED: ConsumedMessage = Object.freeze({ topic: '', partition: -1, offset: '-1', key: '', value: Buffer.alloc(0), headers: EMPTY_HEADERS, timestamp: 0 });
+const FREED: ConsumedMessage = Object.freeze({
+  topic: '',
+  partition: -1,
+  offset: '-1',
+  key: '',
+  value: Buffer.alloc(0),
+  headers: EMPTY_HEADERS,
+  timestamp: 0,
+});
 
 interface PendingAppend {
   readonly messages: readonly BusMessage[];

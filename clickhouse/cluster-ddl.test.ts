@@ -23,36 +23,57 @@ describe('toClusterDdl: hand-written vectors', () => {
 
   test('an engine without arguments, a table created AS another, a view, column changes, a mutation, drops, an insert', () => {
     assert.equal(
-      toClusterDdl('CREATE TABLE market_trades_1h AS market_trades_1m ENGINE = AggregatingMergeTree ORDER BY (symbol, market, bucket)', C)[0],
+      toClusterDdl(
+        'CREATE TABLE market_trades_1h AS market_trades_1m ENGINE = AggregatingMergeTree ORDER BY (symbol, market, bucket)',
+        C,
+      )[0],
       "CREATE TABLE market_trades_1h_local ON CLUSTER gex_cluster AS market_trades_1m_local ENGINE = ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/market_trades_1h_local', '{replica}') ORDER BY (symbol, market, bucket)",
     );
-    assert.deepEqual(toClusterDdl('CREATE MATERIALIZED VIEW IF NOT EXISTS v TO market_trades_1h AS SELECT symbol FROM market_trades_1m AS m JOIN perp_trades USING symbol GROUP BY symbol', C), [
-      'CREATE MATERIALIZED VIEW IF NOT EXISTS v ON CLUSTER gex_cluster TO market_trades_1h_local AS SELECT symbol FROM market_trades_1m_local AS m JOIN perp_trades_local USING symbol GROUP BY symbol',
-    ]);
+    assert.deepEqual(
+      toClusterDdl(
+        'CREATE MATERIALIZED VIEW IF NOT EXISTS v TO market_trades_1h AS SELECT symbol FROM market_trades_1m AS m JOIN perp_trades USING symbol GROUP BY symbol',
+        C,
+      ),
+      [
+        'CREATE MATERIALIZED VIEW IF NOT EXISTS v ON CLUSTER gex_cluster TO market_trades_1h_local AS SELECT symbol FROM market_trades_1m_local AS m JOIN perp_trades_local USING symbol GROUP BY symbol',
+      ],
+    );
     assert.deepEqual(toClusterDdl('ALTER TABLE option_tickers\n    ADD COLUMN IF NOT EXISTS bid Nullable(Float64)', C), [
       'ALTER TABLE option_tickers_local ON CLUSTER gex_cluster ADD COLUMN IF NOT EXISTS bid Nullable(Float64)',
       'ALTER TABLE option_tickers ON CLUSTER gex_cluster ADD COLUMN IF NOT EXISTS bid Nullable(Float64)',
     ]);
-    assert.deepEqual(toClusterDdl('ALTER TABLE market_trades_1m UPDATE venue_mask = 1 WHERE venue_mask = 0 SETTINGS mutations_sync = 2', C), [
-      'ALTER TABLE market_trades_1m_local ON CLUSTER gex_cluster UPDATE venue_mask = 1 WHERE venue_mask = 0 SETTINGS mutations_sync = 2',
+    assert.deepEqual(
+      toClusterDdl('ALTER TABLE market_trades_1m UPDATE venue_mask = 1 WHERE venue_mask = 0 SETTINGS mutations_sync = 2', C),
+      ['ALTER TABLE market_trades_1m_local ON CLUSTER gex_cluster UPDATE venue_mask = 1 WHERE venue_mask = 0 SETTINGS mutations_sync = 2'],
+    );
+    assert.deepEqual(toClusterDdl('ALTER TABLE some_mv MODIFY QUERY SELECT a FROM spot_trades', C), [
+      'ALTER TABLE some_mv ON CLUSTER gex_cluster MODIFY QUERY SELECT a FROM spot_trades_local',
     ]);
-    assert.deepEqual(toClusterDdl('ALTER TABLE some_mv MODIFY QUERY SELECT a FROM spot_trades', C), ['ALTER TABLE some_mv ON CLUSTER gex_cluster MODIFY QUERY SELECT a FROM spot_trades_local']);
     assert.deepEqual(toClusterDdl('DROP VIEW IF EXISTS some_mv', C), ['DROP VIEW IF EXISTS some_mv ON CLUSTER gex_cluster']);
-    assert.deepEqual(toClusterDdl('DROP TABLE users', C), ['DROP TABLE users ON CLUSTER gex_cluster', 'DROP TABLE users_local ON CLUSTER gex_cluster']);
+    assert.deepEqual(toClusterDdl('DROP TABLE users', C), [
+      'DROP TABLE users ON CLUSTER gex_cluster',
+      'DROP TABLE users_local ON CLUSTER gex_cluster',
+    ]);
     assert.deepEqual(toClusterDdl('INSERT INTO users SELECT * FROM users', C), ['INSERT INTO users SELECT * FROM users']);
   });
 
   test('refusals: unknown table, replicated or non-MergeTree engine, unknown statement, bad cluster name', () => {
     assert.throws(() => toClusterDdl('CREATE TABLE nope (a UInt8) ENGINE = MergeTree ORDER BY a', C), /nope has no sharding key/);
     assert.throws(() => toClusterDdl('CREATE TABLE users (a UInt8) ENGINE = Memory', C), ClusterDdlError);
-    assert.throws(() => toClusterDdl("CREATE TABLE users (a UInt8) ENGINE = ReplicatedMergeTree('/p', 'r') ORDER BY a", C), ClusterDdlError);
+    assert.throws(
+      () => toClusterDdl("CREATE TABLE users (a UInt8) ENGINE = ReplicatedMergeTree('/p', 'r') ORDER BY a", C),
+      ClusterDdlError,
+    );
     assert.throws(() => toClusterDdl('RENAME TABLE users TO people', C), /no cluster rule/);
     assert.throws(() => toClusterDdl('ALTER TABLE users MODIFY TTL ts', C), /only column changes and mutations/);
     assert.throws(() => toClusterDdl('DROP VIEW v', 'gex; DROP'), /not a plain identifier/);
   });
 
   test('localizeSelect leaves unknown names and columns alone', () => {
-    assert.equal(localizeSelect('SELECT from_ms FROM numbers(3) JOIN spot_trades ON 1'), 'SELECT from_ms FROM numbers(3) JOIN spot_trades_local ON 1');
+    assert.equal(
+      localizeSelect('SELECT from_ms FROM numbers(3) JOIN spot_trades ON 1'),
+      'SELECT from_ms FROM numbers(3) JOIN spot_trades_local ON 1',
+    );
   });
 });
 
@@ -63,7 +84,13 @@ function createdTables(statements: readonly string[]): Map<string, string[]> {
     const m = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/i.exec(sql);
     if (m === null) continue;
     const order = /\bORDER\s+BY\s+(\([^)]*\)|\w+)/i.exec(sql)?.[1] ?? '';
-    out.set(m[1] as string, order.replace(/[()]/g, '').split(',').map((c) => c.trim()));
+    out.set(
+      m[1] as string,
+      order
+        .replace(/[()]/g, '')
+        .split(',')
+        .map((c) => c.trim()),
+    );
   }
   return out;
 }
@@ -96,9 +123,15 @@ describe('the cluster variant of every migration', () => {
     assert.equal(m021.statements.filter((q) => q.startsWith('DROP')).length, 0);
     assert.deepEqual(
       m021.statements.filter((q) => q.includes('MODIFY QUERY')).map((q) => q.split(' ').slice(0, 7).join(' ')),
-      ['market_perp_trades_1m_mv', 'market_spot_trades_1m_mv', 'market_liquidations_1m_mv'].map((v) => `ALTER TABLE ${v} ON CLUSTER ${C} MODIFY`),
+      ['market_perp_trades_1m_mv', 'market_spot_trades_1m_mv', 'market_liquidations_1m_mv'].map(
+        (v) => `ALTER TABLE ${v} ON CLUSTER ${C} MODIFY`,
+      ),
     );
-    assert.ok(m021.statements.filter((q) => q.includes('MODIFY QUERY')).every((q) => /FROM (perp|spot)_trades_local|FROM liquidations_local/.test(q)));
+    assert.ok(
+      m021.statements
+        .filter((q) => q.includes('MODIFY QUERY'))
+        .every((q) => /FROM (perp|spot)_trades_local|FROM liquidations_local/.test(q)),
+    );
   });
 
   test('every DDL runs ON CLUSTER; inserts are unchanged; dedup windows are the replicated setting', () => {
@@ -112,15 +145,28 @@ describe('the cluster variant of every migration', () => {
 
   test('each table: replicated local engine with its zoo path, Distributed table with the sharding key of its ORDER BY columns', () => {
     const tables = createdTables(statements);
-    assert.deepEqual([...tables.keys()].sort(), Object.keys(SHARDING_KEYS).sort(), 'SHARDING_KEYS lists exactly the tables the migrations create');
+    assert.deepEqual(
+      [...tables.keys()].sort(),
+      Object.keys(SHARDING_KEYS).sort(),
+      'SHARDING_KEYS lists exactly the tables the migrations create',
+    );
     for (const [table, orderBy] of tables) {
       const local = all.find((q) => q.includes(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER`));
       assert.ok(local !== undefined, table);
-      assert.match(local, new RegExp(`ENGINE = Replicated\\w*MergeTree\\('/clickhouse/tables/\\{shard\\}/\\{database\\}/${table}_local', '\\{replica\\}'`));
+      assert.match(
+        local,
+        new RegExp(`ENGINE = Replicated\\w*MergeTree\\('/clickhouse/tables/\\{shard\\}/\\{database\\}/${table}_local', '\\{replica\\}'`),
+      );
       const key = SHARDING_KEYS[table] as string;
-      assert.ok(all.includes(`CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER ${C} AS ${table}_local ENGINE = Distributed(${C}, currentDatabase(), ${table}_local, ${key})`), table);
+      assert.ok(
+        all.includes(
+          `CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER ${C} AS ${table}_local ENGINE = Distributed(${C}, currentDatabase(), ${table}_local, ${key})`,
+        ),
+        table,
+      );
       const keyColumns = (/^cityHash64\((.*)\)$/.exec(key)?.[1] ?? '').split(',').map((c) => c.trim());
-      for (const col of keyColumns) assert.ok(orderBy.includes(col), `${table}: sharding column ${col} is in ORDER BY (${orderBy.join(', ')})`);
+      for (const col of keyColumns)
+        assert.ok(orderBy.includes(col), `${table}: sharding column ${col} is in ORDER BY (${orderBy.join(', ')})`);
     }
   });
 
@@ -129,7 +175,11 @@ describe('the cluster variant of every migration', () => {
       const m = /\bENGINE\s*=\s*(\w+)(\(([^)]*)\))?/i.exec(sql);
       if (m === null || !/^CREATE\s+TABLE/i.test(sql)) continue;
       const args = m[3] === undefined ? '' : `, ${m[3]}`;
-      assert.match(out[0] as string, new RegExp(`ENGINE = Replicated${m[1] as string}\\('[^']+', '\\{replica\\}'${args.replace(/[()]/g, '\\$&')}\\)`), sql.slice(0, 60));
+      assert.match(
+        out[0] as string,
+        new RegExp(`ENGINE = Replicated${m[1] as string}\\('[^']+', '\\{replica\\}'${args.replace(/[()]/g, '\\$&')}\\)`),
+        sql.slice(0, 60),
+      );
     }
   });
 

@@ -118,7 +118,9 @@ export function toClusterDdl(statement: string, cluster: string): string[] {
     const target = mv[3] as string;
     shardingKey(target);
     const ifNotExists = mv[1] === undefined ? '' : 'IF NOT EXISTS ';
-    return [`CREATE MATERIALIZED VIEW ${ifNotExists}${mv[2] as string} ON CLUSTER ${cluster} TO ${local(target)} AS ${localizeSelect(sql.slice(mv[0].length))}`];
+    return [
+      `CREATE MATERIALIZED VIEW ${ifNotExists}${mv[2] as string} ON CLUSTER ${cluster} TO ${local(target)} AS ${localizeSelect(sql.slice(mv[0].length))}`,
+    ];
   }
   const create = CREATE_TABLE.exec(sql);
   if (create !== null) return createTable(sql, create, cluster);

@@ -23,8 +23,15 @@ test('the reader finds every column of the raw tables in 001 (immutable, so thes
   const v1 = tableColumns(loadMigrations().find((m) => m.name === '001_raw_tables')?.statements ?? []);
   const counts = Object.fromEntries([...v1].filter(([t]) => t in RAW_TABLE_FAMILIES).map(([t, c]) => [t, c.size]));
   assert.deepEqual(counts, {
-    instruments: 14, option_trades: 20, option_tickers: 20, perp_trades: 11, spot_trades: 11,
-    perp_stats: 12, liquidations: 9, index_prices: 8, dead_letters: 7,
+    instruments: 14,
+    option_trades: 20,
+    option_tickers: 20,
+    perp_trades: 11,
+    spot_trades: 11,
+    perp_stats: 12,
+    liquidations: 9,
+    index_prices: 8,
+    dead_letters: 7,
   });
 });
 
@@ -36,12 +43,15 @@ test('the DDL reader follows ALTER ADD / MODIFY / DROP COLUMN and marks computed
     'ALTER TABLE t DROP COLUMN IF EXISTS c',
     'ALTER TABLE other ADD COLUMN x Int8',
   ]);
-  assert.deepEqual([...(t.get('t')?.values() ?? [])], [
-    { name: 'a', type: 'String', derived: false },
-    { name: 'b', type: "DateTime64(3, 'UTC')", derived: false },
-    { name: 'd', type: 'Nullable(Float64)', derived: false },
-    { name: 'e', type: 'UInt8', derived: true },
-  ]);
+  assert.deepEqual(
+    [...(t.get('t')?.values() ?? [])],
+    [
+      { name: 'a', type: 'String', derived: false },
+      { name: 'b', type: "DateTime64(3, 'UTC')", derived: false },
+      { name: 'd', type: 'Nullable(Float64)', derived: false },
+      { name: 'e', type: 'UInt8', derived: true },
+    ],
+  );
   assert.equal(t.has('other'), false);
 });
 

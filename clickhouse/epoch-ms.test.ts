@@ -15,7 +15,10 @@ test('the helpers write the documented SQL', () => {
     msNullableColumn('prev_computed_at', 'prev_ms'),
     'if(prev_computed_at IS NULL, NULL, toFloat64(toUnixTimestamp64Milli(assumeNotNull(prev_computed_at)))) AS prev_ms',
   );
-  assert.equal(msNullable('revoked_at', msText), 'if(revoked_at IS NULL, NULL, toString(toUnixTimestamp64Milli(assumeNotNull(revoked_at))))');
+  assert.equal(
+    msNullable('revoked_at', msText),
+    'if(revoked_at IS NULL, NULL, toString(toUnixTimestamp64Milli(assumeNotNull(revoked_at))))',
+  );
 });
 
 describe('round trip through the embedded store', () => {

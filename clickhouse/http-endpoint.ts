@@ -24,9 +24,24 @@ export interface ClickHouseHttpOptions {
 
 /** URL parameters of the HTTP protocol itself, not ClickHouse settings. */
 const PROTOCOL_PARAMS = new Set([
-  'query', 'database', 'default_format', 'user', 'password', 'query_id', 'session_id', 'session_timeout', 'session_check',
-  'compress', 'decompress', 'buffer_size', 'wait_end_of_query', 'enable_http_compression', 'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms', 'http_response_buffer_size', 'http_zlib_compression_level',
+  'query',
+  'database',
+  'default_format',
+  'user',
+  'password',
+  'query_id',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
+  'enable_http_compression',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_response_buffer_size',
+  'http_zlib_compression_level',
 ]);
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
@@ -34,12 +49,20 @@ const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * them too. The product's time zone; 64-bit integers quoted in JSON (a ClickHouse server's default; chDB's is off);
  * Pretty formats without colour codes and row numbers (as `gex sql` prints).
  */
-const PROFILE = ["SET session_timezone = 'UTC'", 'SET output_format_json_quote_64bit_integers = 1', 'SET output_format_pretty_color = 0', 'SET output_format_pretty_row_numbers = 0'];
+const PROFILE = [
+  "SET session_timezone = 'UTC'",
+  'SET output_format_json_quote_64bit_integers = 1',
+  'SET output_format_pretty_color = 0',
+  'SET output_format_pretty_row_numbers = 0',
+];
 /** ClickHouse error code -> HTTP status, as the server maps them. */
 const STATUS_OF_CODE: Readonly<Record<number, number>> = { 62: 400, 60: 404, 81: 404, 164: 403, 516: 403 };
 
 class HttpError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(`Code: ${code}. DB::Exception: ${message}`);
   }
 }
@@ -64,7 +87,8 @@ function isAdmin(user: string, password: string, token: string | undefined): boo
   if (user !== 'admin') return false;
   const a = Buffer.from(password);
   const b = Buffer.from(token ?? '');
-  if (token === undefined || token === '' || a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(516, 'admin: Authentication failed: password is incorrect.');
+  if (token === undefined || token === '' || a.length !== b.length || !timingSafeEqual(a, b))
+    throw new HttpError(516, 'admin: Authentication failed: password is incorrect.');
   return true;
 }
 
@@ -109,7 +133,8 @@ async function execute(opts: ClickHouseHttpOptions, req: IncomingMessage, url: U
   const session = new Session(opts.dataPath);
   try {
     for (const statement of setup) await session.queryAsync(statement);
-    const result = Object.keys(params).length > 0 ? await session.queryBindAsync(sql, params, { format }) : await session.queryAsync(sql, { format });
+    const result =
+      Object.keys(params).length > 0 ? await session.queryBindAsync(sql, params, { format }) : await session.queryAsync(sql, { format });
     return { body: Buffer.from(result.bytes()), format };
   } finally {
     session.close();
@@ -137,7 +162,10 @@ export async function startClickHouseHttp(opts: ClickHouseHttpOptions): Promise<
     }
     execute(opts, req, url).then(
       ({ body, format }) => {
-        res.writeHead(200, { 'content-type': format.startsWith('JSON') ? 'application/json; charset=UTF-8' : 'text/plain; charset=UTF-8', 'x-clickhouse-format': format });
+        res.writeHead(200, {
+          'content-type': format.startsWith('JSON') ? 'application/json; charset=UTF-8' : 'text/plain; charset=UTF-8',
+          'x-clickhouse-format': format,
+        });
         res.end(body);
       },
       (err: unknown) => sendError(res, err),

@@ -43,7 +43,10 @@ describe('migrate', () => {
     const tables = await store.query<{ name: string; engine: string }>(
       "SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name != 'schema_migrations' ORDER BY name",
     );
-    assert.deepEqual(tables.map((t) => t.name), RAW);
+    assert.deepEqual(
+      tables.map((t) => t.name),
+      RAW,
+    );
     assert.ok(tables.every((t) => t.engine === 'ReplacingMergeTree'));
     assert.deepEqual(await migrate(store, { dir }), { applied: [] });
     const recorded = await store.query<{ version: number; name: string; checksum: string; age: number }>(
@@ -68,7 +71,10 @@ describe('migrate', () => {
   test('refuses to run when an applied migration file changed', async () => {
     appendFileSync(join(dir, '001_raw_tables.sql'), '\n-- edited\n');
     writeFileSync(join(dir, '003_never.sql'), 'CREATE TABLE t_never (s String) ENGINE = Memory;');
-    await assert.rejects(migrate(store, { dir }), (e: unknown) => e instanceof MigrationError && /001_raw_tables was changed/.test(e.message));
+    await assert.rejects(
+      migrate(store, { dir }),
+      (e: unknown) => e instanceof MigrationError && /001_raw_tables was changed/.test(e.message),
+    );
     const never = await store.query("SELECT name FROM system.tables WHERE name = 't_never'");
     assert.deepEqual(never, [], 'nothing applied after a refusal');
     rmSync(join(dir, '003_never.sql'));

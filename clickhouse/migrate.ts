@@ -116,7 +116,9 @@ export async function migrate(store: Store, opts: MigrateOptions = {}): Promise<
     const m = onDisk.get(row.version);
     if (m === undefined) throw new MigrationError(`applied migration ${row.name} is missing from ${opts.dir ?? MIGRATIONS_DIR}`);
     if (m.name !== row.name || m.checksum !== row.checksum) {
-      throw new MigrationError(`migration ${row.name} was changed after it was applied (now ${m.name}, checksum ${m.checksum} != ${row.checksum}); add a new migration instead`);
+      throw new MigrationError(
+        `migration ${row.name} was changed after it was applied (now ${m.name}, checksum ${m.checksum} != ${row.checksum}); add a new migration instead`,
+      );
     }
     newest = Math.max(newest, row.version);
   }

@@ -29,11 +29,18 @@ export function applyViewChanges(views: Map<string, string>, statements: readonl
 }
 
 /** Statements of a new migration that would break live writers (empty = safe). */
-export function writerSafetyProblems(m: { readonly version: number; readonly name: string; readonly statements: readonly string[] }): string[] {
+export function writerSafetyProblems(m: {
+  readonly version: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}): string[] {
   if (m.version < WRITER_SAFE_FROM) return [];
   return m.statements
     .filter((s) => FORBIDDEN.test(s.trim()))
-    .map((s) => `${m.name}: "${s.trim().slice(0, 60)}" drops or replaces a table or view live writers may feed; add beside it, or ALTER TABLE <view> MODIFY QUERY`);
+    .map(
+      (s) =>
+        `${m.name}: "${s.trim().slice(0, 60)}" drops or replaces a table or view live writers may feed; add beside it, or ALTER TABLE <view> MODIFY QUERY`,
+    );
 }
 
 /**

@@ -15,11 +15,19 @@ FROM numbers({k:UInt32}) ORDER BY n`;
 
 /** RowBinaryWithNamesAndTypes header: column count, names, types (short strings: one-byte lengths). */
 const header = (names: readonly string[], types: readonly string[]): Buffer =>
-  Buffer.concat([Buffer.from([names.length]), ...[...names, ...types].map((x) => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)]))]);
+  Buffer.concat([
+    Buffer.from([names.length]),
+    ...[...names, ...types].map((x) => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)])),
+  ]);
 
 /** The columns as plain arrays of cells. */
 const plain = (r: ColumnsResult): Record<string, Cell[]> =>
-  Object.fromEntries(r.names.map((n) => [n, Array.from({ length: r.rows }, (_, i) => cellAt(r.columns[n] as NonNullable<ColumnsResult['columns'][string]>, i))]));
+  Object.fromEntries(
+    r.names.map((n) => [
+      n,
+      Array.from({ length: r.rows }, (_, i) => cellAt(r.columns[n] as NonNullable<ColumnsResult['columns'][string]>, i)),
+    ]),
+  );
 
 describe('embedded store: queryColumns', () => {
   let store: Store;
@@ -53,9 +61,14 @@ describe('embedded store: queryColumns', () => {
     assert.deepEqual([empty.names, empty.rows, plain(empty)], [['n'], 0, { n: [] }]);
     // Growth past the first block of 1,024 rows, NULLs included.
     const many = await store.queryColumns('SELECT number AS n, if(number % 1000 = 7, NULL, number / 2) AS h FROM numbers(5000) ORDER BY n');
-    assert.deepEqual(plain(many)['h'], Array.from({ length: 5000 }, (_, i) => (i % 1000 === 7 ? null : i / 2)));
+    assert.deepEqual(
+      plain(many)['h'],
+      Array.from({ length: 5000 }, (_, i) => (i % 1000 === 7 ? null : i / 2)),
+    );
     // All columns fixed-width and not Nullable: the one-stride path.
-    const fixed = await store.queryColumns('SELECT toUInt32(number) AS n, number / 4 AS f, -toInt64(number) * 1000000000 AS i, toUInt8(1) AS b FROM numbers(3000) ORDER BY n');
+    const fixed = await store.queryColumns(
+      'SELECT toUInt32(number) AS n, number / 4 AS f, -toInt64(number) * 1000000000 AS i, toUInt8(1) AS b FROM numbers(3000) ORDER BY n',
+    );
     assert.equal(fixed.rows, 3000);
     assert.deepEqual(plain(fixed)['f']?.slice(0, 3), [0, 0.25, 0.5]);
     assert.deepEqual(plain(fixed)['i']?.slice(2998), [-2998e9, -2999e9]);
@@ -67,15 +80,27 @@ describe('embedded store: queryColumns', () => {
        FROM numbers(2) ORDER BY i8`,
     );
     assert.deepEqual(plain(types), {
-      i8: [-128, -127], u16: [65535, 65534], i16: [-32768, -32767], i32: [-2147483648, -2147483647],
-      f32: [0.25, -0.25], u64: [9007199254740991, 9007199254740990], i64: [-9007199254740991, -9007199254740990], d: [0, 1],
+      i8: [-128, -127],
+      u16: [65535, 65534],
+      i16: [-32768, -32767],
+      i32: [-2147483648, -2147483647],
+      f32: [0.25, -0.25],
+      u64: [9007199254740991, 9007199254740990],
+      i64: [-9007199254740991, -9007199254740990],
+      d: [0, 1],
     });
   });
 
   test('an unsupported type, a ClickHouse error and a placeholder mismatch are errors', async () => {
-    await assert.rejects(store.queryColumns("SELECT [1] AS a"), /unsupported column type Array\(UInt8\)/);
-    await assert.rejects(store.queryColumns('SELECT * FROM no_such_table'), (e: unknown) => e instanceof StoreQueryError && e.type === 'UNKNOWN_TABLE');
-    await assert.rejects(store.queryColumns('SELECT 1', { unused: 1 }), (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message));
+    await assert.rejects(store.queryColumns('SELECT [1] AS a'), /unsupported column type Array\(UInt8\)/);
+    await assert.rejects(
+      store.queryColumns('SELECT * FROM no_such_table'),
+      (e: unknown) => e instanceof StoreQueryError && e.type === 'UNKNOWN_TABLE',
+    );
+    await assert.rejects(
+      store.queryColumns('SELECT 1', { unused: 1 }),
+      (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message),
+    );
   });
 
   test('leaves query() as it was (nothing persists in the chDB session)', async () => {

@@ -39,8 +39,19 @@ const T = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, U64: 6, I64: 7, F32: 8
 type T = (typeof T)[keyof typeof T];
 
 const FIXED: Readonly<Record<string, T>> = {
-  UInt8: T.U8, Bool: T.U8, Int8: T.I8, UInt16: T.U16, Date: T.U16, Int16: T.I16, UInt32: T.U32, Int32: T.I32,
-  UInt64: T.U64, Int64: T.I64, Float32: T.F32, Float64: T.F64, String: T.Str,
+  UInt8: T.U8,
+  Bool: T.U8,
+  Int8: T.I8,
+  UInt16: T.U16,
+  Date: T.U16,
+  Int16: T.I16,
+  UInt32: T.U32,
+  Int32: T.I32,
+  UInt64: T.U64,
+  Int64: T.I64,
+  Float32: T.F32,
+  Float64: T.F64,
+  String: T.Str,
 };
 
 interface ColumnType {
@@ -118,17 +129,28 @@ class Reader {
   number(t: T): number {
     const v = this.view;
     switch (t) {
-      case T.U8: return v.getUint8(this.need(1));
-      case T.I8: return v.getInt8(this.need(1));
-      case T.U16: return v.getUint16(this.need(2), true);
-      case T.I16: return v.getInt16(this.need(2), true);
-      case T.U32: return v.getUint32(this.need(4), true);
-      case T.I32: return v.getInt32(this.need(4), true);
-      case T.F32: return v.getFloat32(this.need(4), true);
-      case T.F64: return v.getFloat64(this.need(8), true);
-      case T.U64: return u64At(v, this.need(8));
-      case T.I64: return i64At(v, this.need(8));
-      default: throw new Error('RowBinary: not a number type');
+      case T.U8:
+        return v.getUint8(this.need(1));
+      case T.I8:
+        return v.getInt8(this.need(1));
+      case T.U16:
+        return v.getUint16(this.need(2), true);
+      case T.I16:
+        return v.getInt16(this.need(2), true);
+      case T.U32:
+        return v.getUint32(this.need(4), true);
+      case T.I32:
+        return v.getInt32(this.need(4), true);
+      case T.F32:
+        return v.getFloat32(this.need(4), true);
+      case T.F64:
+        return v.getFloat64(this.need(8), true);
+      case T.U64:
+        return u64At(v, this.need(8));
+      case T.I64:
+        return i64At(v, this.need(8));
+      default:
+        throw new Error('RowBinary: not a number type');
     }
   }
 }
@@ -169,7 +191,16 @@ class Builder {
 }
 
 const WIDTH: Readonly<Partial<Record<T, number>>> = {
-  [T.U8]: 1, [T.I8]: 1, [T.U16]: 2, [T.I16]: 2, [T.U32]: 4, [T.I32]: 4, [T.U64]: 8, [T.I64]: 8, [T.F32]: 4, [T.F64]: 8,
+  [T.U8]: 1,
+  [T.I8]: 1,
+  [T.U16]: 2,
+  [T.I16]: 2,
+  [T.U32]: 4,
+  [T.I32]: 4,
+  [T.U64]: 8,
+  [T.I64]: 8,
+  [T.F32]: 4,
+  [T.F64]: 8,
 };
 
 /**
@@ -197,17 +228,38 @@ function readFixedColumn(v: DataView, t: T, offset: number, stride: number, rows
   const out = new Float64Array(rows);
   let p = offset;
   switch (t) {
-    case T.F64: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat64(p, true); break;
-    case T.F32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat32(p, true); break;
-    case T.U8: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint8(p); break;
-    case T.I8: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt8(p); break;
-    case T.U16: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint16(p, true); break;
-    case T.I16: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt16(p, true); break;
-    case T.U32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true); break;
-    case T.I32: for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt32(p, true); break;
-    case T.U64: for (let i = 0; i < rows; i++, p += stride) out[i] = u64At(v, p); break;
-    case T.I64: for (let i = 0; i < rows; i++, p += stride) out[i] = i64At(v, p); break;
-    default: throw new Error('RowBinary: not a number type');
+    case T.F64:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat64(p, true);
+      break;
+    case T.F32:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getFloat32(p, true);
+      break;
+    case T.U8:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint8(p);
+      break;
+    case T.I8:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt8(p);
+      break;
+    case T.U16:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint16(p, true);
+      break;
+    case T.I16:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt16(p, true);
+      break;
+    case T.U32:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getUint32(p, true);
+      break;
+    case T.I32:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = v.getInt32(p, true);
+      break;
+    case T.U64:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = u64At(v, p);
+      break;
+    case T.I64:
+      for (let i = 0; i < rows; i++, p += stride) out[i] = i64At(v, p);
+      break;
+    default:
+      throw new Error('RowBinary: not a number type');
   }
   return out;
 }

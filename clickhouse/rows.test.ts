@@ -16,9 +16,7 @@ async function readBack(store: Store, table: string): Promise<Record<string, unk
     'SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} ORDER BY position',
     { t: table },
   );
-  const replaced = TIME_COLUMNS.filter((c) => cols.some((x) => x.name === c)).map(
-    (c) => msColumn(c, c),
-  );
+  const replaced = TIME_COLUMNS.filter((c) => cols.some((x) => x.name === c)).map((c) => msColumn(c, c));
   return store.query<Record<string, unknown>>(`SELECT * REPLACE (${replaced.join(', ')}) FROM {t:Identifier} FINAL ORDER BY id`, {
     t: table,
   });

@@ -20,14 +20,7 @@ export type IndexPriceRow = RowOf<typeof F.index>;
 export type DeadLetterRow = RowOf<typeof F.dead_letter>;
 
 export type RawRow =
-  | InstrumentRow
-  | OptionTradeRow
-  | OptionTickerRow
-  | LinearTradeRow
-  | PerpStatsRow
-  | LiquidationRow
-  | IndexPriceRow
-  | DeadLetterRow;
+  InstrumentRow | OptionTradeRow | OptionTickerRow | LinearTradeRow | PerpStatsRow | LiquidationRow | IndexPriceRow | DeadLetterRow;
 
 /** Raw table of each event family (plus dead letters). */
 export const RAW_TABLES = {

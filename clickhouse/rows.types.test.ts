@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { exact, type Equal, type Flat } from '#schemas/testing/type-equality.ts';
 import type * as R from './rows.ts';
 
-
 type Ms = number;
 
 interface V1BaseRow {

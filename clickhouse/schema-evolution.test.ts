@@ -10,8 +10,20 @@ import * as fx from './testing/fixtures.ts';
 import { openTempStore } from './testing/temp-store.ts';
 
 /** The option-ticker fields added after v1 (schemas/families.ts, migration 050). */
-const ADDED = ['priceCurrency', 'bidPrice', 'askPrice', 'bidPriceUsd', 'askPriceUsd', 'bidSize', 'askSize', 'lastPrice', 'lastPriceUsd', 'volume24h'] as const;
-const ADDED_COLUMNS = 'price_currency, bid_price, ask_price, bid_price_usd, ask_price_usd, bid_size, ask_size, last_price, last_price_usd, volume24h';
+const ADDED = [
+  'priceCurrency',
+  'bidPrice',
+  'askPrice',
+  'bidPriceUsd',
+  'askPriceUsd',
+  'bidSize',
+  'askSize',
+  'lastPrice',
+  'lastPriceUsd',
+  'volume24h',
+] as const;
+const ADDED_COLUMNS =
+  'price_currency, bid_price, ask_price, bid_price_usd, ask_price_usd, bid_size, ask_size, last_price, last_price_usd, volume24h';
 
 /** A v1 ticker (exactly the v1 fields: what a v1 producer wrote). */
 const v1Ticker: OptionTicker = { ...fx.optionTicker, id: 'v1' };
@@ -60,18 +72,44 @@ describe('schema evolution: fields added after v1 (option ticker book, migration
   });
 
   test('a decoded v1 event and an event without the fields store NULL columns; set fields store their values', async () => {
-    const decoded = new AvroCodec().decodeAs<OptionTicker>('option_ticker', new AvroCodec(V1_EVENT_SCHEMAS, []).encode('option_ticker', v1Ticker));
+    const decoded = new AvroCodec().decodeAs<OptionTicker>(
+      'option_ticker',
+      new AvroCodec(V1_EVENT_SCHEMAS, []).encode('option_ticker', v1Ticker),
+    );
     const omitted: OptionTicker = { ...v1Ticker, id: 'v1-omitted' };
     const row = optionTickerRow(omitted);
     assert.equal(row.bid_price, null);
     assert.equal(row.volume24h, null);
     await store.insert('option_tickers', [optionTickerRow(decoded), row, optionTickerRow(withBook)]);
     const rows = await store.query<Record<string, unknown>>(`SELECT id, ${ADDED_COLUMNS} FROM option_tickers FINAL ORDER BY id`);
-    const nulls = { price_currency: null, bid_price: null, ask_price: null, bid_price_usd: null, ask_price_usd: null, bid_size: null, ask_size: null, last_price: null, last_price_usd: null, volume24h: null };
+    const nulls = {
+      price_currency: null,
+      bid_price: null,
+      ask_price: null,
+      bid_price_usd: null,
+      ask_price_usd: null,
+      bid_size: null,
+      ask_size: null,
+      last_price: null,
+      last_price_usd: null,
+      volume24h: null,
+    };
     assert.deepEqual(rows, [
       { id: 'v1', ...nulls },
       { id: 'v1-omitted', ...nulls },
-      { id: 'v2', price_currency: 'USDC', bid_price: 3.1, ask_price: 3.4, bid_price_usd: 3.1, ask_price_usd: 3.4, bid_size: 25, ask_size: 12.5, last_price: 3.3, last_price_usd: 3.3, volume24h: 410 },
+      {
+        id: 'v2',
+        price_currency: 'USDC',
+        bid_price: 3.1,
+        ask_price: 3.4,
+        bid_price_usd: 3.1,
+        ask_price_usd: 3.4,
+        bid_size: 25,
+        ask_size: 12.5,
+        last_price: 3.3,
+        last_price_usd: 3.3,
+        volume24h: 410,
+      },
     ]);
   });
 });

@@ -12,10 +12,7 @@ describe('splitSqlStatements', () => {
 
   test('keeps ; inside strings, quoted identifiers and escaped quotes', () => {
     const sql = "SELECT 'a;b', 'it''s;', 'back\\';slash', \"col;x\", `t;y` FROM t;\nSELECT 2";
-    assert.deepEqual(splitSqlStatements(sql), [
-      "SELECT 'a;b', 'it''s;', 'back\\';slash', \"col;x\", `t;y` FROM t",
-      'SELECT 2',
-    ]);
+    assert.deepEqual(splitSqlStatements(sql), ["SELECT 'a;b', 'it''s;', 'back\\';slash', \"col;x\", `t;y` FROM t", 'SELECT 2']);
   });
 
   test('drops comments, including ones containing ; and quotes', () => {

@@ -51,7 +51,7 @@ describe('embedded store', () => {
     await store.command('TRUNCATE TABLE option_trades');
     await store.insert('option_trades', trades(0, 10), { dedupToken: 'leak-check' });
     await store.insert('option_trades', trades(10, 10));
-    await store.command('INSERT INTO option_trades SELECT * REPLACE (concat(id, \'-copy\') AS id) FROM option_trades');
+    await store.command("INSERT INTO option_trades SELECT * REPLACE (concat(id, '-copy') AS id) FROM option_trades");
     assert.equal(await count(store), '40');
   });
 
@@ -94,22 +94,53 @@ describe('embedded store', () => {
   });
 
   test('placeholders and params must match (catches string-built SQL)', async () => {
-    await assert.rejects(store.query('SELECT 1', { unused: 'x' }), (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message));
-    await assert.rejects(store.query('SELECT {a:UInt8} AS a'), (e: unknown) => e instanceof StoreQueryError && /no value for placeholder/.test(e.message));
+    await assert.rejects(
+      store.query('SELECT 1', { unused: 'x' }),
+      (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message),
+    );
+    await assert.rejects(
+      store.query('SELECT {a:UInt8} AS a'),
+      (e: unknown) => e instanceof StoreQueryError && /no value for placeholder/.test(e.message),
+    );
     await assert.rejects(store.insert('option_trades; DROP TABLE x', [{}]), StoreQueryError);
   });
 
   test('ClickHouse errors are StoreQueryError with code and type', async () => {
     await assert.rejects(store.query('SELECT * FROM no_such_table'), (e: unknown) => {
-      return e instanceof StoreQueryError && !(e instanceof StoreUnavailableError) && e.code === '60' && e.type === 'UNKNOWN_TABLE' && e.op === 'query';
+      return (
+        e instanceof StoreQueryError &&
+        !(e instanceof StoreUnavailableError) &&
+        e.code === '60' &&
+        e.type === 'UNKNOWN_TABLE' &&
+        e.op === 'query'
+      );
     });
-    await assert.rejects(store.insert('option_trades', [{ venue: 'x', ts: 'not a time' }]), (e: unknown) => e instanceof StoreQueryError && e.op === 'insert');
+    await assert.rejects(
+      store.insert('option_trades', [{ venue: 'x', ts: 'not a time' }]),
+      (e: unknown) => e instanceof StoreQueryError && e.op === 'insert',
+    );
   });
 
   test('metrics: insert rows and durations per table, errors per op', async () => {
-    const before = (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value ?? 0;
-    await store.insert('liquidations', [{ venue: 'okx', symbol: 'ETHUSDT', ts: Date.now(), received_at: Date.now(), id: 'm1', instrument: 'ETH-USDT-SWAP', side: 'long', price: 1, size: 2 }]);
-    const after = (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')?.value;
+    const before =
+      (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find((v) => v.labels.table === 'liquidations')
+        ?.value ?? 0;
+    await store.insert('liquidations', [
+      {
+        venue: 'okx',
+        symbol: 'ETHUSDT',
+        ts: Date.now(),
+        received_at: Date.now(),
+        id: 'm1',
+        instrument: 'ETH-USDT-SWAP',
+        side: 'long',
+        price: 1,
+        size: 2,
+      },
+    ]);
+    const after = (await metricsRegistry.getSingleMetric('gex_store_inserted_rows_total')?.get())?.values.find(
+      (v) => v.labels.table === 'liquidations',
+    )?.value;
     assert.equal(after, before + 1);
     const text = await metricsRegistry.metrics();
     assert.match(text, /gex_store_insert_duration_seconds_count\{[^}]*table="liquidations"[^}]*\} [1-9]/);
@@ -173,13 +204,16 @@ describe('server store', () => {
   test('a ClickHouse error body from the server is a StoreQueryError', async () => {
     const srv: Server = createServer((_req, res) => {
       res.writeHead(404, { 'x-clickhouse-exception-code': '60' });
-      res.end('Code: 60. DB::Exception: Unknown table expression identifier \'nope\'. (UNKNOWN_TABLE) (version 26.7.2.1)\n');
+      res.end("Code: 60. DB::Exception: Unknown table expression identifier 'nope'. (UNKNOWN_TABLE) (version 26.7.2.1)\n");
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const { port } = srv.address() as AddressInfo;
     const store = await createStore({ url: `http://127.0.0.1:${port}`, dataPath: '/nonexistent' });
     try {
-      await assert.rejects(store.query('SELECT * FROM nope'), (e: unknown) => e instanceof StoreQueryError && e.code === '60' && e.type === 'UNKNOWN_TABLE');
+      await assert.rejects(
+        store.query('SELECT * FROM nope'),
+        (e: unknown) => e instanceof StoreQueryError && e.code === '60' && e.type === 'UNKNOWN_TABLE',
+      );
     } finally {
       await store.close();
       await new Promise<void>((r) => srv.close(() => r()));

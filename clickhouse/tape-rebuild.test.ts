@@ -17,9 +17,11 @@ test('option_tape_1m: a trade redelivered in another batch is summed twice by th
     await t.store.insert('option_trades', [a, b].map(optionTradeRow), { dedupToken: 'batch-1' });
     await t.store.insert('option_trades', [b].map(optionTradeRow), { dedupToken: 'batch-2' });
     const sums = async () =>
-      (await t.store.query<{ n: string; size: number; premium: number; block: number }>(
-        'SELECT toString(sum(trades)) AS n, sum(size) AS size, sum(premium_usd) AS premium, sum(block_premium_usd) AS block FROM option_tape_1m',
-      ))[0];
+      (
+        await t.store.query<{ n: string; size: number; premium: number; block: number }>(
+          'SELECT toString(sum(trades)) AS n, sum(size) AS size, sum(premium_usd) AS premium, sum(block_premium_usd) AS block FROM option_tape_1m',
+        )
+      )[0];
     assert.deepEqual(await sums(), { n: '3', size: 8, premium: 8_000, block: 6_000 }, 'the redelivered trade counted twice');
     await rebuildMarketMinutes(t.store, T0 - 60_000, T0 + 60_000);
     assert.deepEqual(await sums(), { n: '2', size: 5, premium: 5_000, block: 3_000 }, 'each trade once, from option_trades FINAL');

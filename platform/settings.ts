@@ -12,20 +12,28 @@ import { SYMBOLS, VENUES } from '#schemas/events.ts';
 const csv = <T extends string>(allowed: readonly T[]) =>
   z
     .string()
-    .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
     .pipe(z.array(z.enum(allowed as [T, ...T[]])).min(1));
 
 const optionalCsv = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  )
   .optional();
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 /** A positive integer, or `unlimited` (null). */
-const limit = z
-  .union([z.literal('unlimited'), z.coerce.number().int().positive()])
-  .transform((v) => (v === 'unlimited' ? null : v));
+const limit = z.union([z.literal('unlimited'), z.coerce.number().int().positive()]).transform((v) => (v === 'unlimited' ? null : v));
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -40,61 +48,383 @@ export interface SettingSpec {
 }
 
 export const SETTINGS = {
-  kafkaBrokers: { env: 'KAFKA_BROKERS', flag: 'kafka-brokers', schema: optionalCsv, default: undefined, description: 'Comma-separated Kafka bootstrap brokers. Unset: the in-process bus (embedded default).' },
-  kafkaClientId: { env: 'KAFKA_CLIENT_ID', flag: 'kafka-client-id', schema: z.string().min(1), default: 'gex', description: 'Kafka client id prefix.' },
-  topicPartitions: { env: 'TOPIC_PARTITIONS', flag: 'topic-partitions', schema: positiveInt, default: '6', description: 'Partitions per topic when the product creates its topics.' },
-  clickhouseUrl: { env: 'CLICKHOUSE_URL', flag: 'clickhouse-url', schema: z.url().optional(), default: undefined, description: 'ClickHouse server HTTP URL. Unset: embedded chDB under DATA_DIR.' },
-  clickhouseUser: { env: 'CLICKHOUSE_USER', flag: 'clickhouse-user', schema: z.string(), default: 'default', description: 'ClickHouse user (server only).' },
-  clickhousePassword: { env: 'CLICKHOUSE_PASSWORD', flag: 'clickhouse-password', schema: z.string(), default: '', description: 'ClickHouse password (server only).' },
-  clickhouseDatabase: { env: 'CLICKHOUSE_DATABASE', flag: 'clickhouse-database', schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), default: 'default', description: 'ClickHouse database.' },
-  clickhouseHttpPort: { env: 'CLICKHOUSE_HTTP_PORT', flag: 'clickhouse-http-port', schema: port.optional(), default: undefined, description: 'Serve the embedded store over a ClickHouse-compatible HTTP endpoint on this port (0 = any free port). Unset: off.' },
-  clickhouseHttpHost: { env: 'CLICKHOUSE_HTTP_HOST', flag: 'clickhouse-http-host', schema: z.string().min(1), default: '127.0.0.1', description: 'Address of the ClickHouse-compatible HTTP endpoint.' },
-  clickhouseHttpAdminToken: { env: 'CLICKHOUSE_HTTP_ADMIN_TOKEN', flag: 'clickhouse-http-admin-token', schema: z.string().min(16).optional(), default: undefined, description: 'Password of user admin on the HTTP endpoint (may write: other product processes use it through CLICKHOUSE_URL). Unset: read-only users only.' },
-  clickhouseCluster: { env: 'CLICKHOUSE_CLUSTER', flag: 'clickhouse-cluster', schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(), default: undefined, description: 'Run the migrations as their replicated variant ON CLUSTER this cluster (Replicated*MergeTree + Distributed tables; clickhouse/README.md "Cluster schema"). Server only. Unset: single node.' },
-  dataDir: { env: 'DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data', description: 'Data directory of the embedded store (one process per directory).' },
+  kafkaBrokers: {
+    env: 'KAFKA_BROKERS',
+    flag: 'kafka-brokers',
+    schema: optionalCsv,
+    default: undefined,
+    description: 'Comma-separated Kafka bootstrap brokers. Unset: the in-process bus (embedded default).',
+  },
+  kafkaClientId: {
+    env: 'KAFKA_CLIENT_ID',
+    flag: 'kafka-client-id',
+    schema: z.string().min(1),
+    default: 'gex',
+    description: 'Kafka client id prefix.',
+  },
+  topicPartitions: {
+    env: 'TOPIC_PARTITIONS',
+    flag: 'topic-partitions',
+    schema: positiveInt,
+    default: '6',
+    description: 'Partitions per topic when the product creates its topics.',
+  },
+  clickhouseUrl: {
+    env: 'CLICKHOUSE_URL',
+    flag: 'clickhouse-url',
+    schema: z.url().optional(),
+    default: undefined,
+    description: 'ClickHouse server HTTP URL. Unset: embedded chDB under DATA_DIR.',
+  },
+  clickhouseUser: {
+    env: 'CLICKHOUSE_USER',
+    flag: 'clickhouse-user',
+    schema: z.string(),
+    default: 'default',
+    description: 'ClickHouse user (server only).',
+  },
+  clickhousePassword: {
+    env: 'CLICKHOUSE_PASSWORD',
+    flag: 'clickhouse-password',
+    schema: z.string(),
+    default: '',
+    description: 'ClickHouse password (server only).',
+  },
+  clickhouseDatabase: {
+    env: 'CLICKHOUSE_DATABASE',
+    flag: 'clickhouse-database',
+    schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+    default: 'default',
+    description: 'ClickHouse database.',
+  },
+  clickhouseHttpPort: {
+    env: 'CLICKHOUSE_HTTP_PORT',
+    flag: 'clickhouse-http-port',
+    schema: port.optional(),
+    default: undefined,
+    description: 'Serve the embedded store over a ClickHouse-compatible HTTP endpoint on this port (0 = any free port). Unset: off.',
+  },
+  clickhouseHttpHost: {
+    env: 'CLICKHOUSE_HTTP_HOST',
+    flag: 'clickhouse-http-host',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'Address of the ClickHouse-compatible HTTP endpoint.',
+  },
+  clickhouseHttpAdminToken: {
+    env: 'CLICKHOUSE_HTTP_ADMIN_TOKEN',
+    flag: 'clickhouse-http-admin-token',
+    schema: z.string().min(16).optional(),
+    default: undefined,
+    description:
+      'Password of user admin on the HTTP endpoint (may write: other product processes use it through CLICKHOUSE_URL). Unset: read-only users only.',
+  },
+  clickhouseCluster: {
+    env: 'CLICKHOUSE_CLUSTER',
+    flag: 'clickhouse-cluster',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
+    default: undefined,
+    description:
+      'Run the migrations as their replicated variant ON CLUSTER this cluster (Replicated*MergeTree + Distributed tables; clickhouse/README.md "Cluster schema"). Server only. Unset: single node.',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    flag: 'data-dir',
+    schema: z.string().min(1),
+    default: './data',
+    description: 'Data directory of the embedded store (one process per directory).',
+  },
   host: { env: 'HOST', flag: 'host', schema: z.string().min(1), default: '127.0.0.1', description: 'Address the API listens on.' },
   port: { env: 'PORT', flag: 'port', schema: port, default: '8080', description: 'Port of the /v2 API.' },
-  metricsPort: { env: 'METRICS_PORT', flag: 'metrics-port', schema: port, default: '9464', description: 'Port of the Prometheus /metrics endpoint (0 = any free port).' },
-  symbols: { env: 'SYMBOLS', flag: 'symbols', schema: csv(SYMBOLS), default: SYMBOLS.join(','), description: 'Symbols to ingest and compute.' },
-  venues: { env: 'VENUES', flag: 'venues', schema: csv(VENUES), default: 'deribit,bybit,okx,binance,derive,thalex,delta_india,delta,bullish,paradex', description: 'Venues to connect to.' },
-  snapshotIntervalMs: { env: 'SNAPSHOT_INTERVAL_MS', flag: 'snapshot-interval-ms', schema: positiveInt, default: '30000', description: 'Analytics snapshot cadence, aligned to the wall clock.' },
-  sandbox: { env: 'SANDBOX', flag: 'sandbox', schema: bool, default: 'false', description: 'Feed the connectors from the local sandbox market instead of live venues.' },
-  sandboxSeed: { env: 'SANDBOX_SEED', flag: 'sandbox-seed', schema: z.coerce.number().int(), default: '42', description: 'Seed of the sandbox market (same seed, same market).' },
-  sandboxUrls: { env: 'SANDBOX_URLS', flag: 'sandbox-urls', schema: z.string().min(1).optional(), default: undefined, description: 'With SANDBOX: a JSON file of the URLs of a sandbox market running in another process ({venue: {rest, ws: {role: url}}}, the sandbox\'s own urls); ingest connects to it instead of starting one. Unset: ingest starts its own sandbox.' },
-  ingestStartFillMs: { env: 'INGEST_START_FILL_MS', flag: 'ingest-start-fill-ms', schema: z.coerce.number().int().min(0), default: '0', description: 'At start, once every socket of a venue is open, fill the trades of this many ms back from its REST recent-trades endpoints (the gap-fill venues): a restarted ingest process recovers what its predecessor did not publish. 0 = off.' },
+  metricsPort: {
+    env: 'METRICS_PORT',
+    flag: 'metrics-port',
+    schema: port,
+    default: '9464',
+    description: 'Port of the Prometheus /metrics endpoint (0 = any free port).',
+  },
+  symbols: {
+    env: 'SYMBOLS',
+    flag: 'symbols',
+    schema: csv(SYMBOLS),
+    default: SYMBOLS.join(','),
+    description: 'Symbols to ingest and compute.',
+  },
+  venues: {
+    env: 'VENUES',
+    flag: 'venues',
+    schema: csv(VENUES),
+    default: 'deribit,bybit,okx,binance,derive,thalex,delta_india,delta,bullish,paradex',
+    description: 'Venues to connect to.',
+  },
+  snapshotIntervalMs: {
+    env: 'SNAPSHOT_INTERVAL_MS',
+    flag: 'snapshot-interval-ms',
+    schema: positiveInt,
+    default: '30000',
+    description: 'Analytics snapshot cadence, aligned to the wall clock.',
+  },
+  sandbox: {
+    env: 'SANDBOX',
+    flag: 'sandbox',
+    schema: bool,
+    default: 'false',
+    description: 'Feed the connectors from the local sandbox market instead of live venues.',
+  },
+  sandboxSeed: {
+    env: 'SANDBOX_SEED',
+    flag: 'sandbox-seed',
+    schema: z.coerce.number().int(),
+    default: '42',
+    description: 'Seed of the sandbox market (same seed, same market).',
+  },
+  sandboxUrls: {
+    env: 'SANDBOX_URLS',
+    flag: 'sandbox-urls',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description:
+      "With SANDBOX: a JSON file of the URLs of a sandbox market running in another process ({venue: {rest, ws: {role: url}}}, the sandbox's own urls); ingest connects to it instead of starting one. Unset: ingest starts its own sandbox.",
+  },
+  ingestStartFillMs: {
+    env: 'INGEST_START_FILL_MS',
+    flag: 'ingest-start-fill-ms',
+    schema: z.coerce.number().int().min(0),
+    default: '0',
+    description:
+      'At start, once every socket of a venue is open, fill the trades of this many ms back from its REST recent-trades endpoints (the gap-fill venues): a restarted ingest process recovers what its predecessor did not publish. 0 = off.',
+  },
   // --- query API (the api role); see query-api/README.md
-  apiKeyPrefix: { env: 'API_KEY_PREFIX', flag: 'api-key-prefix', schema: z.string().regex(/^[a-z][a-z0-9]{0,15}$/), default: 'gex', description: 'Prefix of API keys: <prefix>_live_<32 chars>.' },
-  redisUrl: { env: 'REDIS_URL', flag: 'redis-url', schema: z.string().regex(/^rediss?:\/\//).optional(), default: undefined, description: 'Redis holding the shared rate-limit and quota counters. Unset: in-process counters.' },
-  redisKeyPrefix: { env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', schema: z.string().max(64), default: 'gex:', description: 'Prefix of the Redis keys of the API.' },
-  redisTimeoutMs: { env: 'REDIS_TIMEOUT_MS', flag: 'redis-timeout-ms', schema: positiveInt, default: '50', description: 'Redis command timeout; beyond it the stricter in-process fallback counter is used.' },
-  rateLimitFallbackFactor: { env: 'RATE_LIMIT_FALLBACK_FACTOR', flag: 'rate-limit-fallback-factor', schema: z.coerce.number().gt(0).max(1), default: '0.5', description: 'Per-minute cap of the per-machine fallback counter, as a fraction of the plan cap.' },
-  adminPort: { env: 'ADMIN_PORT', flag: 'admin-port', schema: port, default: '8081', description: 'Loopback-only admin endpoint of the api role (gex keys / gex users talk to it). 0 = any free port.' },
-  accountsRefreshMs: { env: 'ACCOUNTS_REFRESH_MS', flag: 'accounts-refresh-ms', schema: positiveInt, default: '10000', description: 'How often the API reloads users and API keys from ClickHouse (revocations take effect within this).' },
-  usageFlushMs: { env: 'USAGE_FLUSH_MS', flag: 'usage-flush-ms', schema: positiveInt, default: '5000', description: 'How often metered usage is appended to usage_events.' },
-  discoveryCacheMs: { env: 'DISCOVERY_CACHE_MS', flag: 'discovery-cache-ms', schema: positiveInt, default: '10000', description: 'Cache lifetime of the store-derived discovery data (/v2/symbols, /v2/status, /v2/expiries, data_coverage).' },
-  marketCacheMs: { env: 'MARKET_CACHE_MS', flag: 'market-cache-ms', schema: z.coerce.number().int().min(0), default: '30000', description: 'Server cache of the market routes (spec: about 30 s for computed routes): a repeated request for the same window is served from memory within this time. 0 = off.' },
-  tapeTailRows: { env: 'TAPE_TAIL_ROWS', flag: 'tape-tail-rows', schema: z.coerce.number().int().min(0).max(1_000_000), default: '20000', description: 'Newest option trades per symbol the API keeps in memory from the bus, so /v2/tape pages inside them are served without a store read (query-api/tape/tail.ts). 0 = off: every page from the store.' },
-  tapeTailReconcileMs: { env: 'TAPE_TAIL_RECONCILE_MS', flag: 'tape-tail-reconcile-ms', schema: positiveInt, default: '30000', description: 'How often the tape tail is checked against the stored trades (any stored trade it lacks is added and counted in gex_api_tape_tail_repaired_total).' },
-  liveFlowTrades: { env: 'LIVE_FLOW_TRADES', flag: 'live-flow-trades', schema: z.coerce.number().int().min(0).max(20_000_000), default: '1000000', description: 'Live-contract option trades per flow symbol (BTC, ETH) the API keeps in memory from the bus, so /v2/tape/flow-by-strike sums them without a store read (query-api/tape/live-flow.ts; ~150 bytes a trade). More live trades than this: read from the store. 0 = off.' },
-  liveFlowReconcileMs: { env: 'LIVE_FLOW_RECONCILE_MS', flag: 'live-flow-reconcile-ms', schema: positiveInt, default: '600000', description: 'How often the live flow book is checked against the stored live trades (a full read of option_trades_live per flow symbol; a stored trade it lacks is added and counted in gex_api_live_flow_repaired_total).' },
-  healthPerIpPerMinute: { env: 'HEALTH_RATE_LIMIT', flag: 'health-rate-limit', schema: positiveInt, default: '60', description: 'Requests per minute per client IP on /v2/health.' },
-  httpBodyLimitBytes: { env: 'HTTP_BODY_LIMIT_BYTES', flag: 'http-body-limit-bytes', schema: positiveInt, default: '16384', description: 'Largest request body the API accepts (bytes; the /v2 routes are GETs): a larger one is a 413.' },
-  httpMaxHeaderBytes: { env: 'HTTP_MAX_HEADER_BYTES', flag: 'http-max-header-bytes', schema: positiveInt, default: '16384', description: 'Largest request line + headers the API accepts (bytes): larger is a 431 and the connection is closed.' },
-  httpHeadersTimeoutMs: { env: 'HTTP_HEADERS_TIMEOUT_MS', flag: 'http-headers-timeout-ms', schema: positiveInt, default: '10000', description: 'A client must send its complete request headers within this time (slow-client cut-off: 408 and close).' },
-  httpRequestTimeoutMs: { env: 'HTTP_REQUEST_TIMEOUT_MS', flag: 'http-request-timeout-ms', schema: positiveInt, default: '30000', description: 'A client must send its complete request (headers and body) within this time (408 and close). Not applied to upgraded WebSocket sessions.' },
-  httpKeepAliveTimeoutMs: { env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', flag: 'http-keep-alive-timeout-ms', schema: positiveInt, default: '5000', description: 'An idle keep-alive connection is closed after this time.' },
-  trustProxy: { env: 'TRUST_PROXY', flag: 'trust-proxy', schema: bool, default: 'false', description: 'Take the client IP from X-Forwarded-For (behind a load balancer).' },
-  responseValidation: { env: 'RESPONSE_VALIDATION', flag: 'response-validation', schema: bool, default: 'false', description: 'Validate every response against its zod schema (on in tests and CI; costs CPU per response).' },
-  publicBaseUrl: { env: 'PUBLIC_BASE_URL', flag: 'public-base-url', schema: z.string().max(512), default: '', description: 'Absolute base URL used in links (docs_url, openapi_url). Empty: relative links.' },
-  quotaStarter: { env: 'QUOTA_STARTER', flag: 'quota-starter', schema: limit, default: '10000', description: 'Monthly request quota of level starter (or "unlimited").' },
-  quotaStandard: { env: 'QUOTA_STANDARD', flag: 'quota-standard', schema: limit, default: '100000', description: 'Monthly request quota of level standard.' },
+  apiKeyPrefix: {
+    env: 'API_KEY_PREFIX',
+    flag: 'api-key-prefix',
+    schema: z.string().regex(/^[a-z][a-z0-9]{0,15}$/),
+    default: 'gex',
+    description: 'Prefix of API keys: <prefix>_live_<32 chars>.',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    flag: 'redis-url',
+    schema: z
+      .string()
+      .regex(/^rediss?:\/\//)
+      .optional(),
+    default: undefined,
+    description: 'Redis holding the shared rate-limit and quota counters. Unset: in-process counters.',
+  },
+  redisKeyPrefix: {
+    env: 'REDIS_KEY_PREFIX',
+    flag: 'redis-key-prefix',
+    schema: z.string().max(64),
+    default: 'gex:',
+    description: 'Prefix of the Redis keys of the API.',
+  },
+  redisTimeoutMs: {
+    env: 'REDIS_TIMEOUT_MS',
+    flag: 'redis-timeout-ms',
+    schema: positiveInt,
+    default: '50',
+    description: 'Redis command timeout; beyond it the stricter in-process fallback counter is used.',
+  },
+  rateLimitFallbackFactor: {
+    env: 'RATE_LIMIT_FALLBACK_FACTOR',
+    flag: 'rate-limit-fallback-factor',
+    schema: z.coerce.number().gt(0).max(1),
+    default: '0.5',
+    description: 'Per-minute cap of the per-machine fallback counter, as a fraction of the plan cap.',
+  },
+  adminPort: {
+    env: 'ADMIN_PORT',
+    flag: 'admin-port',
+    schema: port,
+    default: '8081',
+    description: 'Loopback-only admin endpoint of the api role (gex keys / gex users talk to it). 0 = any free port.',
+  },
+  accountsRefreshMs: {
+    env: 'ACCOUNTS_REFRESH_MS',
+    flag: 'accounts-refresh-ms',
+    schema: positiveInt,
+    default: '10000',
+    description: 'How often the API reloads users and API keys from ClickHouse (revocations take effect within this).',
+  },
+  usageFlushMs: {
+    env: 'USAGE_FLUSH_MS',
+    flag: 'usage-flush-ms',
+    schema: positiveInt,
+    default: '5000',
+    description: 'How often metered usage is appended to usage_events.',
+  },
+  discoveryCacheMs: {
+    env: 'DISCOVERY_CACHE_MS',
+    flag: 'discovery-cache-ms',
+    schema: positiveInt,
+    default: '10000',
+    description: 'Cache lifetime of the store-derived discovery data (/v2/symbols, /v2/status, /v2/expiries, data_coverage).',
+  },
+  marketCacheMs: {
+    env: 'MARKET_CACHE_MS',
+    flag: 'market-cache-ms',
+    schema: z.coerce.number().int().min(0),
+    default: '30000',
+    description:
+      'Server cache of the market routes (spec: about 30 s for computed routes): a repeated request for the same window is served from memory within this time. 0 = off.',
+  },
+  tapeTailRows: {
+    env: 'TAPE_TAIL_ROWS',
+    flag: 'tape-tail-rows',
+    schema: z.coerce.number().int().min(0).max(1_000_000),
+    default: '20000',
+    description:
+      'Newest option trades per symbol the API keeps in memory from the bus, so /v2/tape pages inside them are served without a store read (query-api/tape/tail.ts). 0 = off: every page from the store.',
+  },
+  tapeTailReconcileMs: {
+    env: 'TAPE_TAIL_RECONCILE_MS',
+    flag: 'tape-tail-reconcile-ms',
+    schema: positiveInt,
+    default: '30000',
+    description:
+      'How often the tape tail is checked against the stored trades (any stored trade it lacks is added and counted in gex_api_tape_tail_repaired_total).',
+  },
+  liveFlowTrades: {
+    env: 'LIVE_FLOW_TRADES',
+    flag: 'live-flow-trades',
+    schema: z.coerce.number().int().min(0).max(20_000_000),
+    default: '1000000',
+    description:
+      'Live-contract option trades per flow symbol (BTC, ETH) the API keeps in memory from the bus, so /v2/tape/flow-by-strike sums them without a store read (query-api/tape/live-flow.ts; ~150 bytes a trade). More live trades than this: read from the store. 0 = off.',
+  },
+  liveFlowReconcileMs: {
+    env: 'LIVE_FLOW_RECONCILE_MS',
+    flag: 'live-flow-reconcile-ms',
+    schema: positiveInt,
+    default: '600000',
+    description:
+      'How often the live flow book is checked against the stored live trades (a full read of option_trades_live per flow symbol; a stored trade it lacks is added and counted in gex_api_live_flow_repaired_total).',
+  },
+  healthPerIpPerMinute: {
+    env: 'HEALTH_RATE_LIMIT',
+    flag: 'health-rate-limit',
+    schema: positiveInt,
+    default: '60',
+    description: 'Requests per minute per client IP on /v2/health.',
+  },
+  httpBodyLimitBytes: {
+    env: 'HTTP_BODY_LIMIT_BYTES',
+    flag: 'http-body-limit-bytes',
+    schema: positiveInt,
+    default: '16384',
+    description: 'Largest request body the API accepts (bytes; the /v2 routes are GETs): a larger one is a 413.',
+  },
+  httpMaxHeaderBytes: {
+    env: 'HTTP_MAX_HEADER_BYTES',
+    flag: 'http-max-header-bytes',
+    schema: positiveInt,
+    default: '16384',
+    description: 'Largest request line + headers the API accepts (bytes): larger is a 431 and the connection is closed.',
+  },
+  httpHeadersTimeoutMs: {
+    env: 'HTTP_HEADERS_TIMEOUT_MS',
+    flag: 'http-headers-timeout-ms',
+    schema: positiveInt,
+    default: '10000',
+    description: 'A client must send its complete request headers within this time (slow-client cut-off: 408 and close).',
+  },
+  httpRequestTimeoutMs: {
+    env: 'HTTP_REQUEST_TIMEOUT_MS',
+    flag: 'http-request-timeout-ms',
+    schema: positiveInt,
+    default: '30000',
+    description:
+      'A client must send its complete request (headers and body) within this time (408 and close). Not applied to upgraded WebSocket sessions.',
+  },
+  httpKeepAliveTimeoutMs: {
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    flag: 'http-keep-alive-timeout-ms',
+    schema: positiveInt,
+    default: '5000',
+    description: 'An idle keep-alive connection is closed after this time.',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    flag: 'trust-proxy',
+    schema: bool,
+    default: 'false',
+    description: 'Take the client IP from X-Forwarded-For (behind a load balancer).',
+  },
+  responseValidation: {
+    env: 'RESPONSE_VALIDATION',
+    flag: 'response-validation',
+    schema: bool,
+    default: 'false',
+    description: 'Validate every response against its zod schema (on in tests and CI; costs CPU per response).',
+  },
+  publicBaseUrl: {
+    env: 'PUBLIC_BASE_URL',
+    flag: 'public-base-url',
+    schema: z.string().max(512),
+    default: '',
+    description: 'Absolute base URL used in links (docs_url, openapi_url). Empty: relative links.',
+  },
+  quotaStarter: {
+    env: 'QUOTA_STARTER',
+    flag: 'quota-starter',
+    schema: limit,
+    default: '10000',
+    description: 'Monthly request quota of level starter (or "unlimited").',
+  },
+  quotaStandard: {
+    env: 'QUOTA_STANDARD',
+    flag: 'quota-standard',
+    schema: limit,
+    default: '100000',
+    description: 'Monthly request quota of level standard.',
+  },
   quotaPro: { env: 'QUOTA_PRO', flag: 'quota-pro', schema: limit, default: '500000', description: 'Monthly request quota of level pro.' },
-  quotaEnterprise: { env: 'QUOTA_ENTERPRISE', flag: 'quota-enterprise', schema: limit, default: 'unlimited', description: 'Monthly request quota of level enterprise.' },
-  historyDaysStarter: { env: 'HISTORY_DAYS_STARTER', flag: 'history-days-starter', schema: limit, default: '30', description: 'History window (days) of level starter (or "unlimited").' },
-  historyDaysStandard: { env: 'HISTORY_DAYS_STANDARD', flag: 'history-days-standard', schema: limit, default: '365', description: 'History window (days) of level standard.' },
-  historyDaysPro: { env: 'HISTORY_DAYS_PRO', flag: 'history-days-pro', schema: limit, default: '1095', description: 'History window (days) of level pro.' },
-  historyDaysEnterprise: { env: 'HISTORY_DAYS_ENTERPRISE', flag: 'history-days-enterprise', schema: limit, default: 'unlimited', description: 'History window (days) of level enterprise.' },
-  logLevel: { env: 'LOG_LEVEL', flag: 'log-level', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']), default: 'info', description: 'Log level of the JSON logs (stderr).' },
+  quotaEnterprise: {
+    env: 'QUOTA_ENTERPRISE',
+    flag: 'quota-enterprise',
+    schema: limit,
+    default: 'unlimited',
+    description: 'Monthly request quota of level enterprise.',
+  },
+  historyDaysStarter: {
+    env: 'HISTORY_DAYS_STARTER',
+    flag: 'history-days-starter',
+    schema: limit,
+    default: '30',
+    description: 'History window (days) of level starter (or "unlimited").',
+  },
+  historyDaysStandard: {
+    env: 'HISTORY_DAYS_STANDARD',
+    flag: 'history-days-standard',
+    schema: limit,
+    default: '365',
+    description: 'History window (days) of level standard.',
+  },
+  historyDaysPro: {
+    env: 'HISTORY_DAYS_PRO',
+    flag: 'history-days-pro',
+    schema: limit,
+    default: '1095',
+    description: 'History window (days) of level pro.',
+  },
+  historyDaysEnterprise: {
+    env: 'HISTORY_DAYS_ENTERPRISE',
+    flag: 'history-days-enterprise',
+    schema: limit,
+    default: 'unlimited',
+    description: 'History window (days) of level enterprise.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+    default: 'info',
+    description: 'Log level of the JSON logs (stderr).',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -150,7 +480,10 @@ export function settingsHelp(): string {
   ]);
   const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)));
   return rows
-    .map((r) => `  ${(r[0] as string).padEnd(w[0] as number)}  ${(r[1] as string).padEnd(w[1] as number)}  ${(r[2] as string).padEnd(w[2] as number)}  ${r[3]}`)
+    .map(
+      (r) =>
+        `  ${(r[0] as string).padEnd(w[0] as number)}  ${(r[1] as string).padEnd(w[1] as number)}  ${(r[2] as string).padEnd(w[2] as number)}  ${r[3]}`,
+    )
     .join('\n');
 }
 
@@ -158,7 +491,8 @@ export function settingsHelp(): string {
 export function settingsMarkdown(): string {
   const cell = (s: string): string => s.replaceAll('|', '\\|');
   const rows = Object.values(SETTINGS as Record<string, SettingSpec>).map(
-    (s) => `| \`--${s.flag}\` | \`${s.env}\` | ${s.default === undefined ? 'unset' : s.default === '' ? 'empty' : `\`${cell(s.default)}\``} | ${cell(s.description)} |`,
+    (s) =>
+      `| \`--${s.flag}\` | \`${s.env}\` | ${s.default === undefined ? 'unset' : s.default === '' ? 'empty' : `\`${cell(s.default)}\``} | ${cell(s.description)} |`,
   );
   return ['| flag | variable | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -68,7 +68,10 @@ declare module 'fastify' {
   }
 }
 
-const plainSerializerCompiler = () => (data: unknown): string => JSON.stringify(data);
+const plainSerializerCompiler =
+  () =>
+  (data: unknown): string =>
+    JSON.stringify(data);
 
 const defaultCacheHealth = (): CacheHealth => ({ ok: true, age_seconds: null });
 const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): CacheHealth => cache.health(clock());
@@ -84,7 +87,11 @@ function httpLimits(config: AppDeps['config']) {
     bodyLimit: config.httpBodyLimitBytes,
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
-    http: { maxHeaderSize: config.httpMaxHeaderBytes, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))) },
+    http: {
+      maxHeaderSize: config.httpMaxHeaderBytes,
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
+    },
   };
 }
 
@@ -101,8 +108,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     // A path parameter that is not valid percent-encoding (e.g. /v2/options/greeks/%ff) fails in the router,
     // before the hooks and the error handler: answer it with the error envelope here.
     frameworkErrors: (_err, request, reply) => {
-      const body = respond.error(request, 'VALIDATION_ERROR', 'malformed request', { errors: [{ name: '(path)', location: 'path', message: 'not valid percent-encoding', received: null }] });
-      void (reply as unknown as FastifyReply).code(422).header('x-request-id', request.id).type('application/json; charset=utf-8').send(JSON.stringify(body));
+      const body = respond.error(request, 'VALIDATION_ERROR', 'malformed request', {
+        errors: [{ name: '(path)', location: 'path', message: 'not valid percent-encoding', received: null }],
+      });
+      void (reply as unknown as FastifyReply)
+        .code(422)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(body));
     },
     ...(deps.logger === false ? { logger: false } : { loggerInstance: (deps.logger ?? childLogger('api')) as FastifyBaseLogger }),
     logController: new LogController({ disableRequestLogging: deps.requestLogging === false, requestIdLogLabel: 'request_id' }),
@@ -118,7 +131,13 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   app.setSerializerCompiler(config.responseValidation ? serializerCompiler : plainSerializerCompiler);
 
   const repository = new AccountsRepository(store, clock);
-  const accounts = new AccountCache({ repository, keyPrefix: config.apiKeyPrefix, refreshMs: config.accountsRefreshMs, clock, log: app.log });
+  const accounts = new AccountCache({
+    repository,
+    keyPrefix: config.apiKeyPrefix,
+    refreshMs: config.accountsRefreshMs,
+    clock,
+    log: app.log,
+  });
   const usage = new UsageRecorder(store, clock, app.log, config.usageFlushMs);
   let shared: RedisCounter | undefined;
   if (config.redisUrl !== undefined) {
@@ -129,11 +148,25 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const ipLimiter = new IpLimiter(config.healthPerIpPerMinute, clock);
   const tapeTail =
     deps.tapeBus !== undefined && config.tapeTailRows > 0
-      ? new TapeTail({ bus: deps.tapeBus, store, symbols: SYMBOLS, capacity: config.tapeTailRows, reconcileMs: config.tapeTailReconcileMs, clock })
+      ? new TapeTail({
+          bus: deps.tapeBus,
+          store,
+          symbols: SYMBOLS,
+          capacity: config.tapeTailRows,
+          reconcileMs: config.tapeTailReconcileMs,
+          clock,
+        })
       : null;
   const liveFlow =
     deps.tapeBus !== undefined && config.liveFlowTrades > 0
-      ? new LiveFlow({ bus: deps.tapeBus, store, symbols: FLOW_SYMBOLS, capacity: config.liveFlowTrades, reconcileMs: config.liveFlowReconcileMs, clock })
+      ? new LiveFlow({
+          bus: deps.tapeBus,
+          store,
+          symbols: FLOW_SYMBOLS,
+          capacity: config.liveFlowTrades,
+          reconcileMs: config.liveFlowReconcileMs,
+          clock,
+        })
       : null;
 
   const ctx: AppContext = {
@@ -168,15 +201,30 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   await app.register(gatePlugin, { accounts, config, limiter, ipLimiter });
   await app.register(docsPlugin);
   await app.register(explorerPlugin);
-  const families = [discoveryRoutes, asyncApiRoutes, marketRoutes, referenceRoutes, tapeRoutes, optionsRoutes, ...(deps.snapshots !== undefined ? [gexRoutes] : []), ...(deps.routes ?? [])];
+  const families = [
+    discoveryRoutes,
+    asyncApiRoutes,
+    marketRoutes,
+    referenceRoutes,
+    tapeRoutes,
+    optionsRoutes,
+    ...(deps.snapshots !== undefined ? [gexRoutes] : []),
+    ...(deps.routes ?? []),
+  ];
   for (const family of families) {
     await app.register(async (scope) => family(scope, ctx));
   }
-  const feed = deps.feed !== undefined && deps.snapshots !== undefined ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) }) : null;
+  const feed =
+    deps.feed !== undefined && deps.snapshots !== undefined
+      ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) })
+      : null;
   app.decorate('wsFeed', feed);
   // The trade mirrors subscribe in the background (a Kafka group join takes seconds): until their first load the
   // tape and flow-by-strike routes read the store; a bus that refuses leaves them on the store for good.
-  for (const [name, mirror] of [['tape tail', tapeTail], ['live flow book', liveFlow]] as const) {
+  for (const [name, mirror] of [
+    ['tape tail', tapeTail],
+    ['live flow book', liveFlow],
+  ] as const) {
     mirror?.start().catch((err: unknown) => app.log.warn({ err }, `${name}: bus subscription failed; the route reads the store`));
   }
   await app.ready();

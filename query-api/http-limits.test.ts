@@ -57,7 +57,13 @@ describe('HTTP limits (listening server)', () => {
   before(async () => {
     t = await migratedStore();
     key = await userWithKey(t.store, { userId: 'sec', plan: 'enterprise' });
-    app = await testApp(t.store, { httpMaxHeaderBytes: 4096, httpBodyLimitBytes: 1024, httpHeadersTimeoutMs: 400, httpRequestTimeoutMs: 800, httpKeepAliveTimeoutMs: 300 });
+    app = await testApp(t.store, {
+      httpMaxHeaderBytes: 4096,
+      httpBodyLimitBytes: 1024,
+      httpHeadersTimeoutMs: 400,
+      httpRequestTimeoutMs: 800,
+      httpKeepAliveTimeoutMs: 300,
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
@@ -82,7 +88,13 @@ describe('HTTP limits (listening server)', () => {
 
   test('a body over HTTP_BODY_LIMIT_BYTES: 422 VALIDATION_ERROR naming the limit (the spec has no 413 code)', async () => {
     const body = 'x'.repeat(4000);
-    const r = await raw(port, [`POST /v2/meta HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`], 5000);
+    const r = await raw(
+      port,
+      [
+        `POST /v2/meta HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ],
+      5000,
+    );
     assert.equal(statusOf(r.text), 422);
     assert.match(r.text, /"code":"VALIDATION_ERROR"/);
     assert.match(r.text, /request body over the size limit \(HTTP_BODY_LIMIT_BYTES\)/);

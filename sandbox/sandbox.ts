@@ -12,7 +12,14 @@ import { startThalexServer } from './servers/thalex.ts';
 import { startDeltaServer } from './servers/delta.ts';
 import { startBullishServer } from './servers/bullish.ts';
 import { startParadexServer } from './servers/paradex.ts';
-import { REAL_TIMINGS, type MalformedKind, type ProtocolTimings, type VenueServer, type VenueServerContext, type VenueUrls } from './servers/types.ts';
+import {
+  REAL_TIMINGS,
+  type MalformedKind,
+  type ProtocolTimings,
+  type VenueServer,
+  type VenueServerContext,
+  type VenueUrls,
+} from './servers/types.ts';
 
 export interface StartSandboxOptions {
   readonly seed: number;
@@ -79,7 +86,11 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     ...(opts.symbols ? { symbols: opts.symbols } : {}),
     ...(opts.ledgerCapacity !== undefined ? { ledgerCapacity: opts.ledgerCapacity } : {}),
   });
-  const ctx: VenueServerContext = { market, delivered: new TradeLedger(opts.ledgerCapacity), timings: { ...REAL_TIMINGS, ...opts.timings } };
+  const ctx: VenueServerContext = {
+    market,
+    delivered: new TradeLedger(opts.ledgerCapacity),
+    timings: { ...REAL_TIMINGS, ...opts.timings },
+  };
   const starters: Readonly<Record<SandboxVenue, (ctx: VenueServerContext, port: number) => Promise<VenueServer>>> = {
     deribit: startDeribitServer,
     bybit: startBybitServer,

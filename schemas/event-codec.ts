@@ -1,13 +1,6 @@
 import { avroCodec, type AvroCodec } from './avro/codec.ts';
 import type { AvroFamily } from './avro/event-schemas.ts';
-import {
-  TOPICS,
-  eventKey,
-  type MarketEvent,
-  type MarketEventType,
-  type DeadLetter,
-  type AnalyticsSnapshot,
-} from './events.ts';
+import { TOPICS, eventKey, type MarketEvent, type MarketEventType, type DeadLetter, type AnalyticsSnapshot } from './events.ts';
 
 /** Structurally a bus message (schemas/ sits below ops/ and does not import it). */
 export interface EncodedMessage {

@@ -9,7 +9,6 @@ import { exact, type Equal, type Flat } from './testing/type-equality.ts';
 import type { MarketSymbol, Venue, TakerSide, OptionType, InstrumentKind } from './events.ts';
 import type * as E from './events.ts';
 
-
 interface V1EventBase {
   readonly venue: Venue;
   readonly symbol: MarketSymbol;
@@ -141,7 +140,6 @@ interface V1AnalyticsSnapshot {
   readonly id: string;
 }
 
-
 test('inferred event types equal the v1 interfaces', () => {
   exact<Equal<Pick<E.Instrument, keyof V1Instrument>, Flat<V1Instrument>>>(true);
   exact<Equal<Pick<E.OptionTrade, keyof V1OptionTrade>, Flat<V1OptionTrade>>>(true);
@@ -153,11 +151,12 @@ test('inferred event types equal the v1 interfaces', () => {
   exact<Equal<Pick<E.DeadLetter, keyof V1DeadLetter>, Flat<V1DeadLetter>>>(true);
   exact<Equal<Pick<E.AnalyticsSnapshot, keyof V1AnalyticsSnapshot>, Flat<V1AnalyticsSnapshot>>>(true);
   // Fields added after v1 (`added(...)`) are optional properties: `?: T | null`.
-  exact<Equal<Pick<E.OptionTicker, 'bidPrice' | 'priceCurrency'>, { readonly bidPrice?: number | null; readonly priceCurrency?: string | null }>>(true);
+  exact<
+    Equal<Pick<E.OptionTicker, 'bidPrice' | 'priceCurrency'>, { readonly bidPrice?: number | null; readonly priceCurrency?: string | null }>
+  >(true);
   // @ts-expect-error an added field is not a required key
   exact<Equal<Pick<E.OptionTicker, 'bidPrice'>, { readonly bidPrice: number | null }>>(true);
   // @ts-expect-error a differing type is caught (optional vs required number)
   exact<Equal<Pick<E.PerpStats, keyof V1PerpStats>, Flat<V1PerpStats & { readonly extra: number }>>>(true);
   assert.ok(true);
 });
-

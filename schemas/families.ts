@@ -93,7 +93,14 @@ export const OPTION_TICKER = family({
     optional(double('underlyingPrice', { doc: "The expiry's forward / underlying future price the venue prices against." })),
     optional(double('indexPrice', { doc: 'USD.' })),
     // Added in migration 050 (ingest/README.md: which venue publishes which).
-    added(optional(string('priceCurrency', { doc: 'Currency of bidPrice, askPrice and lastPrice as the venue quotes them (BTC, ETH, USD, USDC, USDT).', lowCardinality: true }))),
+    added(
+      optional(
+        string('priceCurrency', {
+          doc: 'Currency of bidPrice, askPrice and lastPrice as the venue quotes them (BTC, ETH, USD, USDC, USDT).',
+          lowCardinality: true,
+        }),
+      ),
+    ),
     added(optional(double('bidPrice', { doc: 'Best bid, in `priceCurrency` per coin of underlying.' }))),
     added(optional(double('askPrice', { doc: 'Best ask, in `priceCurrency` per coin of underlying.' }))),
     added(optional(double('bidPriceUsd', { doc: 'Best bid, USD per coin of underlying.' }))),
@@ -183,13 +190,7 @@ export const ANALYTICS_SNAPSHOT = family({
   record: 'AnalyticsSnapshot',
   namespace: 'gex.analytics',
   doc: 'An analytics snapshot published for the WebSocket feed. `payload` is the JSON document.',
-  fields: [
-    stringOf('symbol', SYMBOLS),
-    string('kind'),
-    timestampMs('computedAt'),
-    string('payload'),
-    string('id'),
-  ],
+  fields: [stringOf('symbol', SYMBOLS), string('kind'), timestampMs('computedAt'), string('payload'), string('id')],
 });
 
 /** Every family by its Avro family name (schemas/avro/event-schemas.ts); perp and spot trades share LINEAR_TRADE. */

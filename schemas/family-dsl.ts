@@ -97,7 +97,9 @@ export const boolean = <const N extends string>(name: N, opts?: FieldOptions): F
   field(name, { kind: 'boolean' }, opts);
 
 /** The field, nullable: `null` when the venue did not publish it (Avro ["null", T] default null, ClickHouse Nullable). */
-export function optional<N extends string, T extends LogicalType>(f: FieldDecl<N, T>): FieldDecl<N, { readonly kind: 'optional'; readonly of: T }> {
+export function optional<N extends string, T extends LogicalType>(
+  f: FieldDecl<N, T>,
+): FieldDecl<N, { readonly kind: 'optional'; readonly of: T }> {
   return { ...f, type: { kind: 'optional', of: f.type } };
 }
 
@@ -112,7 +114,9 @@ export function added<N extends string, T extends LogicalType>(
 }
 
 /** The field as a list of its type (Avro array, ClickHouse Array). */
-export function arrayOf<N extends string, T extends LogicalType>(f: FieldDecl<N, T>): FieldDecl<N, { readonly kind: 'array'; readonly of: T }> {
+export function arrayOf<N extends string, T extends LogicalType>(
+  f: FieldDecl<N, T>,
+): FieldDecl<N, { readonly kind: 'array'; readonly of: T }> {
   return { ...f, type: { kind: 'array', of: f.type } };
 }
 

@@ -25,9 +25,15 @@ const kafkaFiles = files.filter((f) => f.endsWith('.kafka.test.ts'));
 function probe(hostPort) {
   const [host, port] = hostPort.split(',')[0].split(':');
   return new Promise((resolve) => {
-    const s = net.connect({ host, port: Number(port) }, () => { s.destroy(); resolve(true); });
+    const s = net.connect({ host, port: Number(port) }, () => {
+      s.destroy();
+      resolve(true);
+    });
     s.on('error', () => resolve(false));
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.setTimeout(1000, () => {
+      s.destroy();
+      resolve(false);
+    });
   });
 }
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -41,7 +47,10 @@ if (kafkaFiles.length) {
   } else if (!env.KAFKA_TEST_BROKERS && has('java') && has('mvn')) {
     console.error('[test] no broker on 127.0.0.1:9092: starting one with ops/kafka/start.sh');
     const r = spawnSync('bash', [join(root, 'ops/kafka/start.sh')], { stdio: 'inherit', env });
-    if (r.status !== 0) { console.error('[test] FAILED to start Kafka'); process.exit(1); }
+    if (r.status !== 0) {
+      console.error('[test] FAILED to start Kafka');
+      process.exit(1);
+    }
     startedKafka = true;
     env.KAFKA_TEST_BROKERS = '127.0.0.1:9092';
   } else if (env.CI === 'true') {
@@ -49,7 +58,9 @@ if (kafkaFiles.length) {
     process.exit(1);
   } else {
     const bar = '!'.repeat(78);
-    console.error(`${bar}\n!! SKIPPING THE KAFKA SUITE: no broker at ${brokers} and no Java/Maven to start one.\n!! Skipped files: ${kafkaFiles.join(', ')}\n!! Install Java 17 + Maven (or set KAFKA_TEST_BROKERS) to run it.\n${bar}`);
+    console.error(
+      `${bar}\n!! SKIPPING THE KAFKA SUITE: no broker at ${brokers} and no Java/Maven to start one.\n!! Skipped files: ${kafkaFiles.join(', ')}\n!! Install Java 17 + Maven (or set KAFKA_TEST_BROKERS) to run it.\n${bar}`,
+    );
     files = files.filter((f) => !f.endsWith('.kafka.test.ts'));
   }
 }
@@ -59,26 +70,42 @@ if (kafkaFiles.length) {
 const promFiles = files.filter((f) => f.endsWith('.prometheus.test.ts'));
 if (promFiles.length && !(has('promtool') && has('prometheus'))) {
   if (env.CI === 'true') {
-    console.error('[test] CI=true and no promtool/prometheus on PATH: the Prometheus suite is required in CI (apt-get install prometheus).');
+    console.error(
+      '[test] CI=true and no promtool/prometheus on PATH: the Prometheus suite is required in CI (apt-get install prometheus).',
+    );
     process.exit(1);
   }
   const bar = '!'.repeat(78);
-  console.error(`${bar}\n!! SKIPPING THE PROMETHEUS SUITE: promtool/prometheus not on PATH.\n!! Skipped files: ${promFiles.join(', ')}\n!! Install Debian's prometheus package to run it.\n${bar}`);
+  console.error(
+    `${bar}\n!! SKIPPING THE PROMETHEUS SUITE: promtool/prometheus not on PATH.\n!! Skipped files: ${promFiles.join(', ')}\n!! Install Debian's prometheus package to run it.\n${bar}`,
+  );
   files = files.filter((f) => !f.endsWith('.prometheus.test.ts'));
 }
 
 // Browser suite (*.browser.test.ts: the web explorer in a real headless Chromium via puppeteer-core) needs a
 // system Chromium (Debian's `chromium`, or CHROMIUM_PATH): required in CI, skipped loudly without it elsewhere.
 const browserFiles = files.filter((f) => f.endsWith('.browser.test.ts'));
-const chromium = env.CHROMIUM_PATH ?? ['chromium', 'chromium-browser', 'google-chrome-stable'].map((c) => spawnSync('sh', ['-c', `command -v ${c}`]).stdout?.toString().trim()).find((p) => p);
+const chromium =
+  env.CHROMIUM_PATH ??
+  ['chromium', 'chromium-browser', 'google-chrome-stable']
+    .map((c) =>
+      spawnSync('sh', ['-c', `command -v ${c}`])
+        .stdout?.toString()
+        .trim(),
+    )
+    .find((p) => p);
 if (browserFiles.length && chromium) env.CHROMIUM_PATH = chromium;
 if (browserFiles.length && !chromium) {
   if (env.CI === 'true') {
-    console.error('[test] CI=true and no Chromium (chromium on PATH or CHROMIUM_PATH): the browser suite is required in CI (apt-get install chromium).');
+    console.error(
+      '[test] CI=true and no Chromium (chromium on PATH or CHROMIUM_PATH): the browser suite is required in CI (apt-get install chromium).',
+    );
     process.exit(1);
   }
   const bar = '!'.repeat(78);
-  console.error(`${bar}\n!! SKIPPING THE BROWSER SUITE: no Chromium on PATH and no CHROMIUM_PATH.\n!! Skipped files: ${browserFiles.join(', ')}\n!! Install Debian's chromium package to run it.\n${bar}`);
+  console.error(
+    `${bar}\n!! SKIPPING THE BROWSER SUITE: no Chromium on PATH and no CHROMIUM_PATH.\n!! Skipped files: ${browserFiles.join(', ')}\n!! Install Debian's chromium package to run it.\n${bar}`,
+  );
   files = files.filter((f) => !f.endsWith('.browser.test.ts'));
 }
 

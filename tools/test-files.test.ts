@@ -7,11 +7,17 @@ import { findTestFiles } from './test-files.mjs';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 test('npm test searches every tracked *.test.ts: no test file sits outside the runner', () => {
-  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], { cwd: ROOT, encoding: 'utf8' })
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((f) => f.endsWith('.test.ts'));
   assert.ok(tracked.length > 100, `only ${tracked.length} test files tracked`);
   const found = new Set(findTestFiles(ROOT));
-  assert.deepEqual(tracked.filter((f) => !found.has(f)), []);
+  assert.deepEqual(
+    tracked.filter((f) => !found.has(f)),
+    [],
+  );
   assert.ok(found.has('bench/steady-load.test.ts'));
 });

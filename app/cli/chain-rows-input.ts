@@ -12,8 +12,22 @@ import type { MarketSymbol } from '#schemas/events.ts';
 
 const NUMBER_FIELDS = ['spot', 'strike', 't_years', 'forward', 'open_interest'] as const;
 const NULLABLE_FIELDS = [
-  'perp_price', 'bid_price_usd', 'ask_price_usd', 'bid_size', 'ask_size', 'mark_price_usd', 'last_price_usd', 'mark_iv', 'bid_iv', 'ask_iv',
-  'delta', 'gamma', 'vega', 'theta', 'volume_24h', 'dealer_inventory',
+  'perp_price',
+  'bid_price_usd',
+  'ask_price_usd',
+  'bid_size',
+  'ask_size',
+  'mark_price_usd',
+  'last_price_usd',
+  'mark_iv',
+  'bid_iv',
+  'ask_iv',
+  'delta',
+  'gamma',
+  'vega',
+  'theta',
+  'volume_24h',
+  'dealer_inventory',
 ] as const;
 const SOURCES = ['delta_source', 'gamma_source', 'vega_source', 'theta_source'] as const;
 
@@ -59,21 +73,35 @@ function rowOf(o: Record<string, unknown>, where: string): OptionChainRow {
     if (s !== 'none' && s !== 'venue' && s !== 'computed') fail(f);
     sources[f] = s as 'none' | 'venue' | 'computed';
   }
-  return { ...(numbers as Pick<OptionChainRow, (typeof NUMBER_FIELDS)[number]>), ...(nullable as Pick<OptionChainRow, (typeof NULLABLE_FIELDS)[number]>), ...(sources as Pick<OptionChainRow, (typeof SOURCES)[number]>),
-    symbol: symbol as MarketSymbol, venue: o.venue as string, instrument: o.instrument as string, option_type: type as 'call' | 'put',
-    computed_at: times.computed_at as number, expiry: times.expiry as number, ticker_ts: times.ticker_ts as number };
+  return {
+    ...(numbers as Pick<OptionChainRow, (typeof NUMBER_FIELDS)[number]>),
+    ...(nullable as Pick<OptionChainRow, (typeof NULLABLE_FIELDS)[number]>),
+    ...(sources as Pick<OptionChainRow, (typeof SOURCES)[number]>),
+    symbol: symbol as MarketSymbol,
+    venue: o.venue as string,
+    instrument: o.instrument as string,
+    option_type: type as 'call' | 'put',
+    computed_at: times.computed_at as number,
+    expiry: times.expiry as number,
+    ticker_ts: times.ticker_ts as number,
+  };
 }
 
 /** The rows of the file, or an Error naming what is wrong. */
 export function parseChainRows(text: string): ChainRowsFile {
   const trimmed = text.trim();
-  const objects: unknown[] = trimmed.startsWith('[') ? (JSON.parse(trimmed) as unknown[]) : trimmed.split('\n').filter((l) => l.trim() !== '').map((l, i) => {
-    try {
-      return JSON.parse(l) as unknown;
-    } catch {
-      throw new Error(`line ${i + 1}: not JSON`);
-    }
-  });
+  const objects: unknown[] = trimmed.startsWith('[')
+    ? (JSON.parse(trimmed) as unknown[])
+    : trimmed
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l, i) => {
+          try {
+            return JSON.parse(l) as unknown;
+          } catch {
+            throw new Error(`line ${i + 1}: not JSON`);
+          }
+        });
   if (objects.length === 0) throw new Error('no rows');
   const rows = objects.map((o, i) => {
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`row ${i + 1}: not an object`);
@@ -81,7 +109,10 @@ export function parseChainRows(text: string): ChainRowsFile {
   });
   const first = rows[0] as OptionChainRow;
   const other = rows.find((r) => r.symbol !== first.symbol || r.computed_at !== first.computed_at);
-  if (other !== undefined) throw new Error(`rows of more than one chain: ${first.symbol} at ${new Date(first.computed_at).toISOString()} and ${other.symbol} at ${new Date(other.computed_at).toISOString()}`);
+  if (other !== undefined)
+    throw new Error(
+      `rows of more than one chain: ${first.symbol} at ${new Date(first.computed_at).toISOString()} and ${other.symbol} at ${new Date(other.computed_at).toISOString()}`,
+    );
   return { symbol: first.symbol, t: first.computed_at, rows };
 }
 

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 
 const root = new URL('../../', import.meta.url).pathname;
 function gex(args: readonly string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], { cwd: root, input, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], {
+    cwd: root,
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

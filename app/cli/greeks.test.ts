@@ -7,7 +7,11 @@ import { computeGreeksFromChain, parseChainFile } from '#processors/analytics/ch
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = 'test/fixtures/chain-synthetic-11-5.json';
 function gex(args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -8,53 +8,69 @@ import { Session } from 'chdb';
 
 const root = new URL('../../', import.meta.url).pathname;
 function gex(dataDir: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test('gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL and settings changes fail in the engine', { timeout: 400_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gex-sql-'));
-  try {
-    assert.equal(gex(dir, 'migrate').code, 0);
-    const count = "SELECT count() > 0 AS migrated, toTimeZone(toDateTime(0), 'UTC') AS epoch, toUInt64(18446744073709551615) AS big FROM schema_migrations";
-    const csv = gex(dir, 'sql', count, '--format', 'csv');
-    assert.equal(csv.code, 0, csv.stderr);
-    assert.equal(csv.stdout, '"migrated","epoch","big"\n1,"1970-01-01 00:00:00",18446744073709551615\n');
-    const jsonl = gex(dir, 'sql', count, '--format', 'jsonl');
-    assert.equal(jsonl.stdout, '{"migrated":1,"epoch":"1970-01-01 00:00:00","big":"18446744073709551615"}\n', 'session time zone UTC, 64-bit integers quoted');
-    const table = gex(dir, 'sql', 'SELECT 1 AS one');
-    assert.equal(table.code, 0, table.stderr);
-    assert.equal(table.stdout, '┌─one─┐\n│   1 │\n└─────┘\n');
-    const before = gex(dir, 'sql', 'SELECT count() AS n FROM schema_migrations', '--format', 'csv').stdout;
-    for (const write of [
-      "INSERT INTO schema_migrations SELECT * FROM schema_migrations",
-      'CREATE TABLE sneaky (x UInt8) ENGINE = Memory',
-      'DROP TABLE schema_migrations',
-      'SET readonly = 0',
-      'SELECT 1 SETTINGS max_threads = 1',
-    ]) {
-      const r = gex(dir, 'sql', write);
-      assert.equal(r.code, 1, `${write} must fail`);
-      assert.match(r.stderr, /readonly mode|READONLY/, write);
-    }
-    assert.equal(gex(dir, 'sql', 'SELECT count() AS n FROM schema_migrations', '--format', 'csv').stdout, before, 'nothing changed');
-    assert.equal(gex(dir, 'sql', "EXISTS TABLE sneaky", '--format', 'csv').stdout, '"result"\n0\n');
-    assert.equal(gex(dir, 'sql').code, 2);
-    assert.equal(gex(dir, 'sql', 'SELECT 1', '--format', 'xml').code, 2);
-    const bad = gex(dir, 'sql', 'SELEC 1');
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /gex sql: .*Syntax error/);
-    // A running process holding the store: gex sql says so instead of failing obscurely.
-    const holder = new Session(join(dir, 'clickhouse'));
+test(
+  'gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL and settings changes fail in the engine',
+  { timeout: 400_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gex-sql-'));
     try {
-      await holder.queryAsync('SELECT 1');
-      const held = gex(dir, 'sql', 'SELECT 1');
-      assert.equal(held.code, 1);
-      assert.match(held.stderr, /cannot open the store .* \(is a running gex process holding it\? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs\)/);
+      assert.equal(gex(dir, 'migrate').code, 0);
+      const count =
+        "SELECT count() > 0 AS migrated, toTimeZone(toDateTime(0), 'UTC') AS epoch, toUInt64(18446744073709551615) AS big FROM schema_migrations";
+      const csv = gex(dir, 'sql', count, '--format', 'csv');
+      assert.equal(csv.code, 0, csv.stderr);
+      assert.equal(csv.stdout, '"migrated","epoch","big"\n1,"1970-01-01 00:00:00",18446744073709551615\n');
+      const jsonl = gex(dir, 'sql', count, '--format', 'jsonl');
+      assert.equal(
+        jsonl.stdout,
+        '{"migrated":1,"epoch":"1970-01-01 00:00:00","big":"18446744073709551615"}\n',
+        'session time zone UTC, 64-bit integers quoted',
+      );
+      const table = gex(dir, 'sql', 'SELECT 1 AS one');
+      assert.equal(table.code, 0, table.stderr);
+      assert.equal(table.stdout, '┌─one─┐\n│   1 │\n└─────┘\n');
+      const before = gex(dir, 'sql', 'SELECT count() AS n FROM schema_migrations', '--format', 'csv').stdout;
+      for (const write of [
+        'INSERT INTO schema_migrations SELECT * FROM schema_migrations',
+        'CREATE TABLE sneaky (x UInt8) ENGINE = Memory',
+        'DROP TABLE schema_migrations',
+        'SET readonly = 0',
+        'SELECT 1 SETTINGS max_threads = 1',
+      ]) {
+        const r = gex(dir, 'sql', write);
+        assert.equal(r.code, 1, `${write} must fail`);
+        assert.match(r.stderr, /readonly mode|READONLY/, write);
+      }
+      assert.equal(gex(dir, 'sql', 'SELECT count() AS n FROM schema_migrations', '--format', 'csv').stdout, before, 'nothing changed');
+      assert.equal(gex(dir, 'sql', 'EXISTS TABLE sneaky', '--format', 'csv').stdout, '"result"\n0\n');
+      assert.equal(gex(dir, 'sql').code, 2);
+      assert.equal(gex(dir, 'sql', 'SELECT 1', '--format', 'xml').code, 2);
+      const bad = gex(dir, 'sql', 'SELEC 1');
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /gex sql: .*Syntax error/);
+      // A running process holding the store: gex sql says so instead of failing obscurely.
+      const holder = new Session(join(dir, 'clickhouse'));
+      try {
+        await holder.queryAsync('SELECT 1');
+        const held = gex(dir, 'sql', 'SELECT 1');
+        assert.equal(held.code, 1);
+        assert.match(
+          held.stderr,
+          /cannot open the store .* \(is a running gex process holding it\? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs\)/,
+        );
+      } finally {
+        holder.close();
+      }
     } finally {
-      holder.close();
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

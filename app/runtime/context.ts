@@ -44,7 +44,10 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
     steps.push(() => http.close());
     writeStoreEndpoint(config.dataDir, http.url);
     steps.push(() => Promise.resolve(removeStoreEndpoint(config.dataDir)));
-    log.info({ url: http.url, admin: config.clickhouseHttpAdminToken !== undefined }, 'ClickHouse HTTP endpoint serving the embedded store');
+    log.info(
+      { url: http.url, admin: config.clickhouseHttpAdminToken !== undefined },
+      'ClickHouse HTTP endpoint serving the embedded store',
+    );
   }
 
   const bus = createBus({ brokers: config.kafkaBrokers, clientId: config.kafkaClientId });

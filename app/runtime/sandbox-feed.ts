@@ -12,7 +12,9 @@ import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
 export const DEMO_LEDGER_CAPACITY = 0;
 
 /** The local sandbox market for the configured venues, and the URL overrides that aim the connectors at it. */
-export async function startSandboxFeed(config: Config): Promise<{ sandbox: Sandbox | null; urls: Partial<Record<Venue, VenueUrls>>; stop(): Promise<void> }> {
+export async function startSandboxFeed(
+  config: Config,
+): Promise<{ sandbox: Sandbox | null; urls: Partial<Record<Venue, VenueUrls>>; stop(): Promise<void> }> {
   if (config.sandboxUrls !== undefined) return { sandbox: null, urls: externalSandboxUrls(config), stop: () => Promise.resolve() };
   const venues = config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v));
   const skipped = config.venues.filter((v) => !(SANDBOX_VENUES as readonly string[]).includes(v));

@@ -61,7 +61,10 @@ async function withBus(makeBus: () => Bus | Promise<Bus>, body: (bus: Bus) => Pr
 }
 
 function sortedParts(c: BusConsumer): number[] {
-  return c.assignments().map((a) => a.partition).sort((a, b) => a - b);
+  return c
+    .assignments()
+    .map((a) => a.partition)
+    .sort((a, b) => a - b);
 }
 
 export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, options: ContractOptions = {}): void {
@@ -104,12 +107,20 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         // Offsets are consecutive per partition, starting at 0.
         const byPartition = new Map<number, number[]>();
         for (const m of rec.messages) byPartition.set(m.partition, [...(byPartition.get(m.partition) ?? []), Number(m.offset)]);
-        for (const [p, offsets] of byPartition) assert.deepEqual(offsets, offsets.map((_, i) => i), `offsets of partition ${p}`);
+        for (const [p, offsets] of byPartition)
+          assert.deepEqual(
+            offsets,
+            offsets.map((_, i) => i),
+            `offsets of partition ${p}`,
+          );
         assert.ok(byPartition.size >= 5, `50 keys spread over ${byPartition.size} of 6 partitions`);
         const lag = await bus.lag(consumer.groupId, topic);
         assert.equal(lag.length, 6);
         for (const row of lag) assert.equal(row.committed, row.end, `partition ${row.partition} fully committed`);
-        assert.equal(lag.reduce((s, r) => s + Number(r.end), 0), 2000);
+        assert.equal(
+          lag.reduce((s, r) => s + Number(r.end), 0),
+          2000,
+        );
       });
     });
 
@@ -154,20 +165,29 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         const topic = `contract.resume.${uid()}`;
         const groupId = `g.resume.${uid()}`;
         await bus.ensureTopics([{ name: topic, partitions: 3 }]);
-        await bus.publish(topic, Array.from({ length: 100 }, (_, i) => msg(`k${i % 7}`, i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 100 }, (_, i) => msg(`k${i % 7}`, i)),
+        );
         const recA = new Recorder();
         const a = await bus.subscribe({ groupId, topics: [topic], maxBatchSize: 10, eachBatch: recA.handler });
         await waitFor('first 100', () => recA.messages.length >= 100, waitMs);
         await a.stop();
         assert.equal(recA.messages.length, 100);
 
-        await bus.publish(topic, Array.from({ length: 50 }, (_, i) => msg(`k${i % 7}`, 100 + i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 50 }, (_, i) => msg(`k${i % 7}`, 100 + i)),
+        );
         const recB = new Recorder();
         const b = await bus.subscribe({ groupId, topics: [topic], eachBatch: recB.handler });
         await waitFor('next 50', () => recB.messages.length >= 50, waitMs);
         await sleep(quietMs);
         await b.stop();
-        assert.deepEqual([...recB.seqs()].sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => 100 + i));
+        assert.deepEqual(
+          [...recB.seqs()].sort((x, y) => x - y),
+          Array.from({ length: 50 }, (_, i) => 100 + i),
+        );
         assert.equal(recB.messages.length, 50);
         const lag = await bus.lag(groupId, topic);
         for (const row of lag) assert.equal(row.committed, row.end);
@@ -178,7 +198,10 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
       await withBus(makeBus, async (bus) => {
         const topic = `contract.retry.${uid()}`;
         await bus.ensureTopics([{ name: topic, partitions: 1 }]);
-        await bus.publish(topic, Array.from({ length: 30 }, (_, i) => msg('one-key', i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 30 }, (_, i) => msg('one-key', i)),
+        );
         const deliveries: number[][] = [];
         let failed = false;
         const consumer = await bus.subscribe({
@@ -202,9 +225,15 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         const retried = deliveries[failedAt + 1] ?? [];
         assert.equal(retried[0], failedBatch[0], 'the next delivery restarts at the failed batch');
         assert.equal(flat.filter((n) => n === 15).length, 2, 'message 15 arrives twice');
-        assert.deepEqual([...new Set(flat)].sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i));
+        assert.deepEqual(
+          [...new Set(flat)].sort((x, y) => x - y),
+          Array.from({ length: 30 }, (_, i) => i),
+        );
         const lag = await bus.lag(consumer.groupId, topic);
-        assert.deepEqual(lag.map((r) => [r.committed, r.end]), [['30', '30']]);
+        assert.deepEqual(
+          lag.map((r) => [r.committed, r.end]),
+          [['30', '30']],
+        );
       });
     });
 
@@ -232,7 +261,10 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         await waitFor('1 + 1 split', () => victim.assignments().length === 1 && survivor.assignments().length === 1, waitMs);
         const victimPartition = victim.assignments()[0]?.partition;
 
-        await bus.publish(topic, Array.from({ length: 200 }, (_, i) => msg(`k${i % 20}`, i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 200 }, (_, i) => msg(`k${i % 20}`, i)),
+        );
         await waitFor('victim holds a batch', () => recVictim.batches.length === 1, waitMs);
         const inFlight = recVictim.messages.map(seqOf);
         assert.ok(inFlight.length > 0);
@@ -242,11 +274,17 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
 
         await waitFor('survivor gets everything', () => recSurvivor.seqs().size >= 200, waitMs);
         for (const n of inFlight) assert.ok(recSurvivor.seqs().has(n), `redelivered ${n}`);
-        assert.ok(recSurvivor.messages.some((m) => m.partition === victimPartition), 'survivor took the dead partition');
+        assert.ok(
+          recSurvivor.messages.some((m) => m.partition === victimPartition),
+          'survivor took the dead partition',
+        );
         await survivor.stop();
         const lag = await bus.lag(groupId, topic);
         for (const row of lag) assert.equal(row.committed, row.end);
-        assert.equal(lag.reduce((s, r) => s + Number(r.end), 0), 200);
+        assert.equal(
+          lag.reduce((s, r) => s + Number(r.end), 0),
+          200,
+        );
       });
     });
 
@@ -256,11 +294,17 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         await bus.ensureTopics([{ name: topic, partitions: 2 }]);
         const rec = new Recorder();
         const consumer = await bus.subscribe({ groupId: `g.pause.${uid()}`, topics: [topic], eachBatch: rec.handler });
-        await bus.publish(topic, Array.from({ length: 10 }, (_, i) => msg(`k${i}`, i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 10 }, (_, i) => msg(`k${i}`, i)),
+        );
         await waitFor('first 10', () => rec.messages.length >= 10, waitMs);
         consumer.pause();
         assert.equal(consumer.isPaused(), true);
-        await bus.publish(topic, Array.from({ length: 10 }, (_, i) => msg(`k${i}`, 10 + i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 10 }, (_, i) => msg(`k${i}`, 10 + i)),
+        );
         await sleep(Math.max(quietMs, 1000));
         assert.equal(rec.messages.length, 10, 'nothing delivered while paused');
         consumer.resume();
@@ -268,7 +312,10 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         await waitFor('all 20 after resume', () => rec.messages.length >= 20, waitMs);
         await sleep(quietMs);
         assert.equal(rec.messages.length, 20);
-        assert.deepEqual([...rec.seqs()].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+        assert.deepEqual(
+          [...rec.seqs()].sort((a, b) => a - b),
+          Array.from({ length: 20 }, (_, i) => i),
+        );
         await consumer.stop();
       });
     });
@@ -278,7 +325,10 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         const topic = `contract.stop.${uid()}`;
         const groupId = `g.stop.${uid()}`;
         await bus.ensureTopics([{ name: topic, partitions: 1 }]);
-        await bus.publish(topic, Array.from({ length: 5 }, (_, i) => msg('k', i)));
+        await bus.publish(
+          topic,
+          Array.from({ length: 5 }, (_, i) => msg('k', i)),
+        );
         let release: () => void = () => undefined;
         const gate = new Promise<void>((r) => {
           release = r;
@@ -302,7 +352,10 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         await stopping;
         assert.equal(finished, true);
         assert.deepEqual(rec.messages.map(seqOf), [0, 1, 2, 3, 4]);
-        assert.deepEqual((await bus.lag(groupId, topic)).map((r) => [r.committed, r.end]), [['5', '5']]);
+        assert.deepEqual(
+          (await bus.lag(groupId, topic)).map((r) => [r.committed, r.end]),
+          [['5', '5']],
+        );
 
         await bus.publish(topic, [msg('k', 5)]);
         const next = new Recorder();

@@ -36,7 +36,13 @@ export async function openTempStore(opts: Partial<StoreOptions> = {}): Promise<T
 
 async function openViaHttp(opts: Partial<StoreOptions>, dataPath: string): Promise<TempStore> {
   const embedded = await createStore({ dataPath, ...(opts.database !== undefined ? { database: opts.database } : {}) });
-  const endpoint = await startClickHouseHttp({ dataPath, database: opts.database ?? 'default', host: '127.0.0.1', port: 0, adminToken: ADMIN_TOKEN });
+  const endpoint = await startClickHouseHttp({
+    dataPath,
+    database: opts.database ?? 'default',
+    host: '127.0.0.1',
+    port: 0,
+    adminToken: ADMIN_TOKEN,
+  });
   const store = await createStore({ ...opts, url: endpoint.url, username: 'admin', password: ADMIN_TOKEN, dataPath });
   return {
     store,

@@ -13,7 +13,13 @@ test('parseFrames: listing line seeds the registry, frames become JSON lines, de
     '{"arg":{"channel":"trades"',
     '',
   ];
-  const summary = await parseFrames('okx', lines, (l) => out.push(l), (l) => err.push(l), { now: () => 1 });
+  const summary = await parseFrames(
+    'okx',
+    lines,
+    (l) => out.push(l),
+    (l) => err.push(l),
+    { now: () => 1 },
+  );
   assert.deepEqual(summary, { frames: 4, events: 6, ignored: 1, deadLetters: 1 });
   assert.equal(out.length, 6);
   const last = JSON.parse(out[5] ?? '') as { type: string; event: { size: number } };
@@ -23,5 +29,13 @@ test('parseFrames: listing line seeds the registry, frames become JSON lines, de
 });
 
 test('parseFrames: unknown venue throws (the CLI reports it)', async () => {
-  await assert.rejects(parseFrames('nope', [], () => {}, () => {}), /no connector/);
+  await assert.rejects(
+    parseFrames(
+      'nope',
+      [],
+      () => {},
+      () => {},
+    ),
+    /no connector/,
+  );
 });

@@ -75,9 +75,7 @@ export function ivFromPercent(p: number | null): number | null {
   return p === null ? null : clean(p / 100);
 }
 
-const BASE_TO_SYMBOL: ReadonlyMap<string, MarketSymbol> = new Map(
-  SYMBOLS.map((s) => [SYMBOL_BASE[s], s] as const),
-);
+const BASE_TO_SYMBOL: ReadonlyMap<string, MarketSymbol> = new Map(SYMBOLS.map((s) => [SYMBOL_BASE[s], s] as const));
 
 /** Our symbol for a venue base coin ('BTC' -> 'BTCUSDT'), or null for untracked underlyings. */
 export function symbolForBase(base: string): MarketSymbol | null {
@@ -135,9 +133,7 @@ export function guard<C>(fn: (frame: string, ctx: C) => ParseResult): (frame: st
   };
 }
 
-export function restGuard<C>(
-  fn: (body: string, ctx: C) => RestParseResult,
-): (body: string, ctx: C) => RestParseResult {
+export function restGuard<C>(fn: (body: string, ctx: C) => RestParseResult): (body: string, ctx: C) => RestParseResult {
   return (body, ctx) => {
     try {
       return fn(body, ctx);

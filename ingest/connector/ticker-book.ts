@@ -18,7 +18,19 @@ export interface QuotedBook {
 }
 
 export type TickerBook = Required<
-  Pick<OptionTicker, 'priceCurrency' | 'bidPrice' | 'askPrice' | 'bidPriceUsd' | 'askPriceUsd' | 'bidSize' | 'askSize' | 'lastPrice' | 'lastPriceUsd' | 'volume24h'>
+  Pick<
+    OptionTicker,
+    | 'priceCurrency'
+    | 'bidPrice'
+    | 'askPrice'
+    | 'bidPriceUsd'
+    | 'askPriceUsd'
+    | 'bidSize'
+    | 'askSize'
+    | 'lastPrice'
+    | 'lastPriceUsd'
+    | 'volume24h'
+  >
 >;
 
 /** USD per unit of `priceCurrency`: 1 for USD and stablecoins, else the index price (null when not known). */

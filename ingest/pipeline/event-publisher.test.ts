@@ -34,7 +34,11 @@ test('behind a slow bus: add() returns backpressure, and batches stay full (no f
   }
   await publisher.close();
   assert.ok(pressured > 0, 'above the high-water mark add() hands back a promise');
-  assert.equal(bus.sizes.reduce((a, b) => a + b, 0), 1000, 'every event published once');
+  assert.equal(
+    bus.sizes.reduce((a, b) => a + b, 0),
+    1000,
+    'every event published once',
+  );
   assert.deepEqual(bus.sizes, new Array<number>(10).fill(100), 'ten full batches of maxBatch, never one per add');
   await bus.close();
 });

@@ -52,7 +52,10 @@ export class EventPublisher {
     run: async (b) => ok(await this.bus.publish(b.topic, b.messages)),
   };
 
-  constructor(private readonly bus: Bus, opts: Partial<PublisherOptions> = {}) {
+  constructor(
+    private readonly bus: Bus,
+    opts: Partial<PublisherOptions> = {},
+  ) {
     this.opts = { ...DEFAULTS, ...opts };
   }
 

@@ -17,7 +17,13 @@ export interface StartFillHooks {
 }
 
 /** Waits (up to `maxWaitMs`) for every planned socket to be open, then `settleMs` for the subscriptions, then fills. */
-export function scheduleStartFill(hooks: StartFillHooks, lookBackMs: number, startedAt = Date.now(), settleMs = 500, maxWaitMs = 60_000): void {
+export function scheduleStartFill(
+  hooks: StartFillHooks,
+  lookBackMs: number,
+  startedAt = Date.now(),
+  settleMs = 500,
+  maxWaitMs = 60_000,
+): void {
   const poll = setInterval(() => {
     const { open, planned } = hooks.counts();
     const timedOut = Date.now() - startedAt > maxWaitMs;

@@ -21,7 +21,13 @@ function setUp(): { rest: VenueRest; starts: { url: string; at: number }[] } {
   }) as typeof fetch;
   const gapFill: GapFillSpec = {
     covers: () => true,
-    requests: (_symbols, sinceMs) => [1, 2, 3].map((k) => ({ id: `r${k}`, url: `http://venue/${sinceMs}/${k}`, paceMs: PACE_MS, parse: () => ({ ok: true, events: [], nextUrl: null }) })),
+    requests: (_symbols, sinceMs) =>
+      [1, 2, 3].map((k) => ({
+        id: `r${k}`,
+        url: `http://venue/${sinceMs}/${k}`,
+        paceMs: PACE_MS,
+        parse: () => ({ ok: true, events: [], nextUrl: null }),
+      })),
   };
   const spec = { venue: 'binance', urls: {}, gapFill } as Pick<VenueConnectorSpec, 'venue' | 'urls' | 'gapFill'> as VenueConnectorSpec;
   const client = new RestPoller({ venue: 'binance', fetch: fakeFetch, intervalCap: 1_000 });
@@ -32,8 +38,14 @@ function setUp(): { rest: VenueRest; starts: { url: string; at: number }[] } {
 test('paced gap-fill requests start at least paceMs apart, and two overlapping fills run one after the other', async () => {
   const { rest, starts } = setUp();
   // Two outages' fills asked at once (since 100_000 and 200_000 after the margin).
-  await Promise.all([rest.gapFill(['BTCUSDT'], 130_000, 140_000, new Set(['public-0'])), rest.gapFill(['BTCUSDT'], 230_000, 240_000, new Set(['public-0']))]);
-  assert.deepEqual(starts.map((s) => s.url), [1, 2, 3].map((k) => `http://venue/100000/${k}`).concat([1, 2, 3].map((k) => `http://venue/200000/${k}`)));
+  await Promise.all([
+    rest.gapFill(['BTCUSDT'], 130_000, 140_000, new Set(['public-0'])),
+    rest.gapFill(['BTCUSDT'], 230_000, 240_000, new Set(['public-0'])),
+  ]);
+  assert.deepEqual(
+    starts.map((s) => s.url),
+    [1, 2, 3].map((k) => `http://venue/100000/${k}`).concat([1, 2, 3].map((k) => `http://venue/200000/${k}`)),
+  );
   for (let i = 1; i < starts.length; i++) {
     const gap = (starts[i]?.at ?? 0) - (starts[i - 1]?.at ?? 0);
     assert.ok(gap >= PACE_MS - 2, `request ${i} started ${gap.toFixed(1)} ms after the previous one (pace ${PACE_MS})`);

@@ -26,7 +26,12 @@ async function startHttp(reply: (r: SeenRequest) => string): Promise<{ url: stri
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: SeenRequest = { method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') };
+      const r: SeenRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'],
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(r);
       res.setHeader('content-type', 'application/json');
       res.end(reply(r));
@@ -49,8 +54,15 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
   test('binary frames go to parseBinary (Paradex SBE); a malformed binary frame is one base64 dead letter', async () => {
     const http = await startHttp(() => fixtureText('paradex/markets.json'));
     const good = encodeTrade({
-      timestampUs: 1_778_150_400_123_000n, seqNo: 7n, tradeId: 123_456_789n, side: 2, price: 9_650_050_000_000n, size: 12_500_000n,
-      createdAtUs: 1_778_150_400_120_000n, tradeType: 1, market: 'BTC-USD-PERP',
+      timestampUs: 1_778_150_400_123_000n,
+      seqNo: 7n,
+      tradeId: 123_456_789n,
+      side: 2,
+      price: 9_650_050_000_000n,
+      size: 12_500_000n,
+      createdAtUs: 1_778_150_400_120_000n,
+      tradeType: 1,
+      market: 'BTC-USD-PERP',
     });
     const truncated = good.subarray(0, 30);
     const ws = await startTestWsServer((sock) => {
@@ -60,7 +72,11 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
       });
     });
     const publisher = new CapturingPublisher();
-    const running = await startVenue({ spec: createParadexConnector({ rest: http.url, ws: `${ws.url}/v1?sbeSchemaId=1&sbeSchemaVersion=1` }), symbols: ['BTCUSDT'], publisher });
+    const running = await startVenue({
+      spec: createParadexConnector({ rest: http.url, ws: `${ws.url}/v1?sbeSchemaId=1&sbeSchemaVersion=1` }),
+      symbols: ['BTCUSDT'],
+      publisher,
+    });
     try {
       await waitFor(() => publisher.events.some((e) => e.type === 'perp_trade') && publisher.letters.length > 0);
       const trade = publisher.events.find((e) => e.type === 'perp_trade');
@@ -98,8 +114,18 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
         assert.ok(r.path.startsWith('/public/get_all_instruments'));
       }
       const bodies = http.seen.map((r) => JSON.parse(r.body) as { instrument_type: string; page: number });
-      assert.deepEqual(bodies.filter((b) => b.instrument_type === 'option').map((b) => b.page).sort(), [1, 2], 'page 2 requested with its own body');
-      assert.deepEqual(bodies.filter((b) => b.instrument_type === 'perp').map((b) => b.page), [1]);
+      assert.deepEqual(
+        bodies
+          .filter((b) => b.instrument_type === 'option')
+          .map((b) => b.page)
+          .sort(),
+        [1, 2],
+        'page 2 requested with its own body',
+      );
+      assert.deepEqual(
+        bodies.filter((b) => b.instrument_type === 'perp').map((b) => b.page),
+        [1],
+      );
       assert.ok(running.instruments().some((i) => i.instrument === 'BTC-PERP'));
       assert.ok(running.instruments().some((i) => i.instrument === 'BTC-20261225-100000-C'));
     } finally {
@@ -111,10 +137,27 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
 
   test('client_protocol_ping: the socket sends WebSocket pings at the interval (Thalex rule)', async () => {
     const thalex = createThalexConnector({ ws: 'ws://x', rest: 'http://x' });
-    const plan = thalex.connections(['BTCUSDT'], [{
-      venue: 'thalex', symbol: 'BTCUSDT', ts: 0, receivedAt: 0, id: 'i', instrument: 'BTC-PERPETUAL', kind: 'perp', strike: null, expiry: null, optionType: null,
-      contractSize: 1, settlementCurrency: 'USD', quoteCurrency: 'USD', active: true,
-    }])[0];
+    const plan = thalex.connections(
+      ['BTCUSDT'],
+      [
+        {
+          venue: 'thalex',
+          symbol: 'BTCUSDT',
+          ts: 0,
+          receivedAt: 0,
+          id: 'i',
+          instrument: 'BTC-PERPETUAL',
+          kind: 'perp',
+          strike: null,
+          expiry: null,
+          optionType: null,
+          contractSize: 1,
+          settlementCurrency: 'USD',
+          quoteCurrency: 'USD',
+          active: true,
+        },
+      ],
+    )[0];
     assert.deepEqual(plan?.heartbeat, { kind: 'client_protocol_ping', intervalMs: 5000 });
     assert.deepEqual(socketHeartbeat({ kind: 'client_protocol_ping', intervalMs: 5000 }), { kind: 'protocol', intervalMs: 5000 });
 
@@ -124,7 +167,14 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
       venue: 'thalex',
       urls: {},
       instrumentRequests: () => [],
-      connections: () => [{ id: 'public', url: ws.url, subscribeFrames: ['{"method":"public/subscribe","params":{"channels":[]},"id":1}'], heartbeat: { kind: 'client_protocol_ping', intervalMs: 40 } }],
+      connections: () => [
+        {
+          id: 'public',
+          url: ws.url,
+          subscribeFrames: ['{"method":"public/subscribe","params":{"channels":[]},"id":1}'],
+          heartbeat: { kind: 'client_protocol_ping', intervalMs: 40 },
+        },
+      ],
       pollers: () => [],
       parse: () => ({ ok: true, outcome: 'ignored', events: [], control: { kind: 'ack' } }),
       instrumentFromName: () => null,
@@ -133,7 +183,11 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
     try {
       await waitFor(() => pings >= 3, 3000);
       assert.equal(ws.sockets.length, 1, 'answered pings keep the one connection');
-      assert.deepEqual(ws.received[0], ['{"method":"public/subscribe","params":{"channels":[]},"id":1}'], 'pings are protocol frames, not text');
+      assert.deepEqual(
+        ws.received[0],
+        ['{"method":"public/subscribe","params":{"channels":[]},"id":1}'],
+        'pings are protocol frames, not text',
+      );
     } finally {
       await running.stop();
       await ws.close();

@@ -62,7 +62,11 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   const onReconnectGap = (connection: string, since: number, until: number): void => {
     if (spec.gapFill === undefined || !spec.gapFill.covers(connection)) return;
     const first = gap === null;
-    gap = { since: Math.min(since, gap?.since ?? since), until: Math.max(until, gap?.until ?? until), connections: (gap?.connections ?? new Set<string>()).add(connection) };
+    gap = {
+      since: Math.min(since, gap?.since ?? since),
+      until: Math.max(until, gap?.until ?? until),
+      connections: (gap?.connections ?? new Set<string>()).add(connection),
+    };
     if (!first) return;
     setTimeout(() => {
       const g = gap;
@@ -78,7 +82,10 @@ export async function startVenue(opts: VenueRunnerOptions): Promise<RunningVenue
   await sockets.apply(symbols);
   if ((opts.startFillMs ?? 0) > 0 && spec.gapFill !== undefined) {
     const connectionIds = (): string[] => spec.connections(symbols, [...instruments.values()]).map((p) => p.id);
-    scheduleStartFill({ counts: () => sockets.counts(), connectionIds, onGap: onReconnectGap, stopped: () => stopped }, opts.startFillMs ?? 0);
+    scheduleStartFill(
+      { counts: () => sockets.counts(), connectionIds, onGap: onReconnectGap, stopped: () => stopped },
+      opts.startFillMs ?? 0,
+    );
   }
   for (const poller of spec.pollers(symbols, [...instruments.values()])) {
     stopPollers.push(client.schedule(poller.id, poller.intervalMs, async () => void (await rest.run(poller))));

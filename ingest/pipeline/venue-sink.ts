@@ -26,11 +26,16 @@ export class VenueSink {
   }
 
   /** As publish, and how many trade-like events were new (published) and how many were duplicates (dropped). */
-  publishFresh(events: readonly MarketEvent[], receivedAt: number, observeLag = true): { pressure: Promise<void> | undefined; published: number; duplicates: number } {
+  publishFresh(
+    events: readonly MarketEvent[],
+    receivedAt: number,
+    observeLag = true,
+  ): { pressure: Promise<void> | undefined; published: number; duplicates: number } {
     if (events.length === 0) return { pressure: undefined, published: 0, duplicates: 0 };
     const { fresh, duplicates } = this.recent.admit(events);
     if (duplicates > 0) duplicateTradesTotal.inc({ venue: this.venue }, duplicates);
-    if (observeLag) for (const e of fresh) if (e.type === 'option_trade' || e.type === 'perp_trade') observeVenueLag(this.venue, e.event.ts, receivedAt);
+    if (observeLag)
+      for (const e of fresh) if (e.type === 'option_trade' || e.type === 'perp_trade') observeVenueLag(this.venue, e.event.ts, receivedAt);
     return { pressure: fresh.length === 0 ? undefined : this.publisher.add(fresh), published: fresh.length, duplicates };
   }
 
@@ -38,13 +43,22 @@ export class VenueSink {
    * A frame the parser refused. At most DEAD_LETTER_RAW_MAX characters of it are kept (an oversized frame would
    * exceed the bus's largest message and stall the dead-letter stream); the reason then says how large it was.
    */
-  deadLetter(connection: string, channel: string, reason: string, raw: string, encoding: 'utf8' | 'base64', receivedAt: number): Promise<void> | undefined {
+  deadLetter(
+    connection: string,
+    channel: string,
+    reason: string,
+    raw: string,
+    encoding: 'utf8' | 'base64',
+    receivedAt: number,
+  ): Promise<void> | undefined {
     const venue = this.venue;
     // The connection is part of the id: one frame received on two connections in the same ms is two dead letters.
     const id = createHash('sha1').update(`${venue}\n${connection}\n${receivedAt}\n${raw}`).digest('hex');
     const cut = raw.length > DEAD_LETTER_RAW_MAX;
     const kept = cut ? raw.slice(0, DEAD_LETTER_RAW_MAX) : raw;
-    const why = cut ? `${reason} [frame of ${raw.length} ${encoding === 'base64' ? 'base64 ' : ''}characters; the first ${DEAD_LETTER_RAW_MAX} kept]` : reason;
+    const why = cut
+      ? `${reason} [frame of ${raw.length} ${encoding === 'base64' ? 'base64 ' : ''}characters; the first ${DEAD_LETTER_RAW_MAX} kept]`
+      : reason;
     return this.publisher.deadLetter({ venue, channel, reason: why, raw: kept, encoding, receivedAt, id });
   }
 }

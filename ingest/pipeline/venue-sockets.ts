@@ -1,7 +1,12 @@
 import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, ParseResult, ParserContext, VenueConnectorSpec } from '../connector/types.ts';
 import { createParserContext } from '../connector/context.ts';
-import { ResilientSocket, type HeartbeatRule as SocketHeartbeat, type ReconnectPolicy, type SocketEvent } from '../transport/resilient-socket.ts';
+import {
+  ResilientSocket,
+  type HeartbeatRule as SocketHeartbeat,
+  type ReconnectPolicy,
+  type SocketEvent,
+} from '../transport/resilient-socket.ts';
 import type { Logger } from '#platform/log.ts';
 import type { VenueSink } from './venue-sink.ts';
 
@@ -107,7 +112,12 @@ export class VenueSockets {
   /** Parse one frame; publish its events or dead letter, answer control frames, and pause on backpressure. */
   private frameHandler(plan: ConnectionPlan, socket: () => ResilientSocket): (frame: string | Buffer, receivedAt: number) => void {
     const { spec, sink } = this;
-    const ctx: ParserContext = createParserContext({ venue: spec.venue, connection: plan.id, instruments: this.instruments, indexPrices: this.indexPrices });
+    const ctx: ParserContext = createParserContext({
+      venue: spec.venue,
+      connection: plan.id,
+      instruments: this.instruments,
+      indexPrices: this.indexPrices,
+    });
     return (frame, receivedAt) => {
       ctx.receivedAt = receivedAt;
       const binary = typeof frame !== 'string';
@@ -119,7 +129,8 @@ export class VenueSockets {
       if (r.outcome === 'events') pressure = sink.publish(r.events, receivedAt);
       else if (r.outcome === 'ignored') {
         if (r.control.reply) socket().send(r.control.reply);
-      } else if (binary) pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);
+      } else if (binary)
+        pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);
       else pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame, 'utf8', receivedAt);
       if (pressure) socket().holdReading(pressure);
     };

@@ -37,8 +37,24 @@ function disaggregatedLine(): string {
   f[4] = '"CMX"';
   f[5] = '"00"';
   f[6] = '"088"';
-  [[8, 500000], [9, 61000], [10, 182000], [11, 24000], [12, 71000], [13, 9000], [14, 160000], [15, 38000], [16, 41000],
-    [17, 47000], [18, 33000], [19, 12000], [22, 28000], [23, 31000]].forEach(([col, v]) => { f[(col ?? 1) - 1] = String(v).padStart(9); });
+  [
+    [8, 500000],
+    [9, 61000],
+    [10, 182000],
+    [11, 24000],
+    [12, 71000],
+    [13, 9000],
+    [14, 160000],
+    [15, 38000],
+    [16, 41000],
+    [17, 47000],
+    [18, 33000],
+    [19, 12000],
+    [22, 28000],
+    [23, 31000],
+  ].forEach(([col, v]) => {
+    f[(col ?? 1) - 1] = String(v).padStart(9);
+  });
   f[185] = '"(CONTRACTS OF 100 TROY OUNCES)"';
   f[190] = '"FutOnly"';
   return f.join(',');
@@ -64,7 +80,10 @@ test('headerless Disaggregated (f_disagg.txt, 191 columns): by column count and 
 });
 
 test('headerless current-week text: the same rows as the headed slice, report by flag or by column count', () => {
-  for (const [headed, report] of [[TFF, 'tff'], [LEGACY, 'legacy']] as const) {
+  for (const [headed, report] of [
+    [TFF, 'tff'],
+    [LEGACY, 'legacy'],
+  ] as const) {
     const want = parseCot(raw(headed).toString('utf8'), 'f.txt', 'combined');
     assert.deepEqual(want.errors, []);
     const text = raw(`headerless_${headed}`).toString('utf8');
@@ -76,14 +95,24 @@ test('headerless current-week text: the same rows as the headed slice, report by
   }
   const tff = parseCot(raw(`headerless_${TFF}`).toString('utf8'), 'w.txt');
   assert.equal(tff.rows.length, 118);
-  assert.equal(tff.rows[0]?.line, 1, 'line numbers are the file\'s own');
+  assert.equal(tff.rows[0]?.line, 1, "line numbers are the file's own");
 });
 
 test('headerless: wrong report flag, unknown column count, bad row line numbers', () => {
   const text = raw(`headerless_${TFF}`).toString('utf8');
-  assert.deepEqual(parseCot(text, 'w.txt', 'futures_only', 'legacy').errors[0], { file: 'w.txt', line: 1, message: 'expected 129 fields, found 87' });
+  assert.deepEqual(parseCot(text, 'w.txt', 'futures_only', 'legacy').errors[0], {
+    file: 'w.txt',
+    line: 1,
+    message: 'expected 129 fields, found 87',
+  });
   const short = '"BITCOIN - CME",2026-03-17,133741,  100\n';
-  assert.deepEqual(parseCot(short, 's.txt').errors, [{ file: 's.txt', line: 1, message: 'headerless CFTC file: 4 fields match no known report (tff 87, legacy 129, disaggregated 191); use the yearly (headed) file' }]);
+  assert.deepEqual(parseCot(short, 's.txt').errors, [
+    {
+      file: 's.txt',
+      line: 1,
+      message: 'headerless CFTC file: 4 fields match no known report (tff 87, legacy 129, disaggregated 191); use the yearly (headed) file',
+    },
+  ]);
   assert.equal(parseCot(short, 'd.txt', 'futures_only', 'disaggregated').errors[0]?.message, 'expected 191 fields, found 4');
   const lines = text.split('\n');
   const bad = [lines[0], lines[1]?.replace(',2026-03-10,', ',2026-02-30,'), ...lines.slice(2)].join('\n');
@@ -92,7 +121,7 @@ test('headerless: wrong report flag, unknown column count, bad row line numbers'
   assert.equal(parseCot(headed, 'h.txt', 'futures_only', 'legacy').errors[0]?.message, 'a tff file, not legacy');
 });
 
-test('zip: the yearly archive\'s one member, stored or deflated, parses like the text', () => {
+test("zip: the yearly archive's one member, stored or deflated, parses like the text", () => {
   const text = raw(LEGACY);
   const want = parseCot(text.toString('utf8'), 'annual.txt');
   for (const method of [0, 8] as const) {
@@ -108,7 +137,10 @@ test('zip: the yearly archive\'s one member, stored or deflated, parses like the
     assert.deepEqual(parseCot(source.text, 'annual.txt').rows, want.rows);
   }
   // A directory entry beside the one file is not a second member.
-  const withDir = zip([{ name: 'dir/', data: Buffer.alloc(0), method: 0 }, { name: 'dir/FinFutYY.txt', data: raw(TFF) }]);
+  const withDir = zip([
+    { name: 'dir/', data: Buffer.alloc(0), method: 0 },
+    { name: 'dir/FinFutYY.txt', data: raw(TFF) },
+  ]);
   const m = readSingleMember(withDir);
   assert.equal(typeof m === 'string' ? m : m.name, 'dir/FinFutYY.txt');
 });
@@ -119,7 +151,14 @@ test('zip: malformed archives are a clear file-level error, never a throw', () =
   const cases: [string, Buffer, RegExp][] = [
     ['truncated', good.subarray(0, Math.floor(good.length / 2)), /no end-of-central-directory record/],
     ['tiny', good.subarray(0, 10), /no end-of-central-directory record/],
-    ['two members', zip([{ name: 'a.txt', data }, { name: 'b.txt', data }]), /holds 2 files \(a\.txt, b\.txt\); expected exactly one/],
+    [
+      'two members',
+      zip([
+        { name: 'a.txt', data },
+        { name: 'b.txt', data },
+      ]),
+      /holds 2 files \(a\.txt, b\.txt\); expected exactly one/,
+    ],
     ['empty', zip([]), /holds 0 files/],
     ['encrypted', zip([{ name: 'a.txt', data, flags: 1 }]), /a\.txt is encrypted/],
   ];
@@ -136,7 +175,11 @@ test('zip: malformed archives are a clear file-level error, never a throw', () =
     const source = unpackSource({ name: 'x.zip', text: '', bytes });
     assert.ok('message' in source && source.file === 'x.zip' && source.line === 1, what);
   }
-  assert.deepEqual(unpackSource({ name: 'y.zip', text: 'plain', bytes: Buffer.from('plain') }), { file: 'y.zip', line: 1, message: 'not a ZIP archive (no PK header)' });
+  assert.deepEqual(unpackSource({ name: 'y.zip', text: 'plain', bytes: Buffer.from('plain') }), {
+    file: 'y.zip',
+    line: 1,
+    message: 'not a ZIP archive (no PK header)',
+  });
   const plain = { name: 'FinFutWk.txt', text: 'x', bytes: Buffer.from('x') };
   assert.equal(unpackSource(plain), plain);
 });

@@ -34,7 +34,11 @@ export interface CotRecord extends CotWeek {
   readonly line: number;
 }
 
-export const normaliseHeader = (h: string): string => h.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+export const normaliseHeader = (h: string): string =>
+  h
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 
 export function detectReport(columns: ReadonlySet<string>): CotReport | null {
   if (columns.has('dealer_positions_long_all')) return 'tff';
@@ -65,7 +69,8 @@ function layoutOf(header: readonly string[], file: string): Layout | RowError {
   const names = header.map(normaliseHeader);
   const index = new Map(names.map((n, i) => [n, i]));
   const report = detectReport(new Set(names));
-  if (report === null) return { file, line: 1, message: 'not a CFTC COT file: no Traders in Financial Futures, Legacy or Disaggregated position columns' };
+  if (report === null)
+    return { file, line: 1, message: 'not a CFTC COT file: no Traders in Financial Futures, Legacy or Disaggregated position columns' };
   const dateColumn = DATE_COLUMNS.find((c) => index.has(c));
   const required = ['market_and_exchange_names', 'cftc_contract_market_code', 'open_interest_all'];
   for (const cat of COT_CATEGORIES[report]) {
@@ -135,12 +140,18 @@ function parseRecord(fields: string[], layout: Layout, variant: CotVariant, line
 function layoutOfFile(first: string, file: string, report: CotReport | undefined): { layout: Layout | RowError; start: number } {
   const fields = splitCsvLine(first);
   // A data line: a quoted market name then numbers and dates; a header row has names only.
-  const data = first.startsWith('"') && normaliseHeader(fields[0] ?? '') !== 'market_and_exchange_names' && fields.slice(1).some((f) => /^\s*[-\d.]+\s*$/.test(f));
+  const data =
+    first.startsWith('"') &&
+    normaliseHeader(fields[0] ?? '') !== 'market_and_exchange_names' &&
+    fields.slice(1).some((f) => /^\s*[-\d.]+\s*$/.test(f));
   if (!data) return { layout: layoutOf(fields, file), start: 1 };
   const chosen = report ?? (Object.keys(COT_COLUMNS) as CotReport[]).find((r) => COT_COLUMNS[r]?.length === fields.length);
   const columns = chosen === undefined ? undefined : COT_COLUMNS[chosen];
   if (columns === undefined) {
-    const why = chosen === undefined ? `${fields.length} fields match no known report (${(Object.keys(COT_COLUMNS) as CotReport[]).map((r) => `${r} ${COT_COLUMNS[r]?.length ?? 0}`).join(', ')})` : `no known column order for ${chosen}`;
+    const why =
+      chosen === undefined
+        ? `${fields.length} fields match no known report (${(Object.keys(COT_COLUMNS) as CotReport[]).map((r) => `${r} ${COT_COLUMNS[r]?.length ?? 0}`).join(', ')})`
+        : `no known column order for ${chosen}`;
     return { layout: { file, line: 1, message: `headerless CFTC file: ${why}; use the yearly (headed) file` }, start: 0 };
   }
   return { layout: layoutOf(columns, file), start: 0 };
@@ -156,7 +167,8 @@ export function parseCot(text: string, file: string, variant: CotVariant = 'futu
   const lines = textLines(text);
   const { layout, start } = layoutOfFile(lines[0] ?? '', file, report);
   if ('message' in layout) return { rows: [], errors: [layout], skipped: [] };
-  if (report !== undefined && layout.report !== report) return { rows: [], errors: [{ file, line: 1, message: `a ${layout.report} file, not ${report}` }], skipped: [] };
+  if (report !== undefined && layout.report !== report)
+    return { rows: [], errors: [{ file, line: 1, message: `a ${layout.report} file, not ${report}` }], skipped: [] };
   const rows: CotRecord[] = [];
   const errors: RowError[] = [];
   const seen = new Map<string, number>();

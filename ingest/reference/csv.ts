@@ -23,5 +23,8 @@ export function splitCsvLine(line: string): string[] {
 
 /** Lines of a text file without the trailing CR of CRLF files; a BOM is dropped. */
 export function textLines(text: string): string[] {
-  return text.replace(/^\uFEFF/, '').split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  return text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }

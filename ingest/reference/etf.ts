@@ -98,8 +98,10 @@ export function parseEtfFlows(text: string, file: string, region: EtfRegion = 'u
     const zero = d.total === 0 && d.flows.every((v) => v === 0);
     const next = days[i + 1];
     if (zero) skipped.push({ file, line: d.line, reason: `${d.date}: all-zero row (market holiday)` });
-    else if (isClosedFixedDay(d.date, region)) skipped.push({ file, line: d.line, reason: `${d.date}: spurious row on a day ${REGION_NAME[region]} markets are closed` });
-    else if (next !== undefined && next.key === d.key) skipped.push({ file, line: d.line, reason: `${d.date}: spurious row repeating ${next.date} (line ${next.line})` });
+    else if (isClosedFixedDay(d.date, region))
+      skipped.push({ file, line: d.line, reason: `${d.date}: spurious row on a day ${REGION_NAME[region]} markets are closed` });
+    else if (next !== undefined && next.key === d.key)
+      skipped.push({ file, line: d.line, reason: `${d.date}: spurious row repeating ${next.date} (line ${next.line})` });
     else if (seen.has(d.date)) errors.push({ file, line: d.line, message: `date ${d.date} already on line ${seen.get(d.date) ?? 0}` });
     else {
       seen.set(d.date, d.line);

@@ -54,7 +54,16 @@ test('fetcher over HTTP: loads, 304 / same bytes not reloaded, changed file relo
   bodies.set('/cot.txt', { body: fx('cftc_legacy_futures_only_2025_slice.txt'), etag: '"v1"' });
   const logged: FetchOutcome[] = [];
   const f = new ReferenceFetcher({ store, log: (o) => logged.push(o) });
-  const src: FetchSource = { name: 'legacy', kind: 'cot', urls: [`${base}/cot.txt`], every: 'week', weekday: 5, hour_utc: 21, variant: 'futures_only', headers: { 'user-agent': 'gex-test admin@example.com' } };
+  const src: FetchSource = {
+    name: 'legacy',
+    kind: 'cot',
+    urls: [`${base}/cot.txt`],
+    every: 'week',
+    weekday: 5,
+    hour_utc: 21,
+    variant: 'futures_only',
+    headers: { 'user-agent': 'gex-test admin@example.com' },
+  };
   const first = await f.runOnce(src);
   assert.equal(first.status, 'loaded');
   assert.equal(first.reports[0]?.written, 40);
@@ -75,23 +84,46 @@ test('fetcher over HTTP: loads, 304 / same bytes not reloaded, changed file relo
   assert.equal(bad.status, 'failed');
   assert.match(bad.reports[0]?.errors[0]?.message ?? '', /expected 129 fields/);
   assert.equal(await count('SELECT count() AS n FROM cot_positions FINAL'), '40', 'nothing of the bad file written');
-  assert.deepEqual(logged.map((o) => o.status), ['loaded', 'unchanged', 'unchanged', 'loaded', 'failed', 'failed']);
+  assert.deepEqual(
+    logged.map((o) => o.status),
+    ['loaded', 'unchanged', 'unchanged', 'loaded', 'failed', 'failed'],
+  );
   const refused = await new ReferenceFetcher({ store }).runOnce({ ...src, urls: ['http://127.0.0.1:1/nothing'] });
   assert.equal(refused.status, 'failed');
 });
 
-test('fetcher: the CFTC\'s official forms, a headerless current-week file and a yearly zip, load like the headed text', async () => {
+test("fetcher: the CFTC's official forms, a headerless current-week file and a yearly zip, load like the headed text", async () => {
   const tff = readFileSync(new URL('./fixtures/cftc_tff_futures_only_2026_slice.txt', import.meta.url));
   bodies.set('/dea/newcot/FinFutWk.txt', { body: fx('headerless_cftc_tff_futures_only_2026_slice.txt'), etag: '"w1"' });
   bodies.set('/files/dea/history/fut_fin_txt_2026.zip', { body: zip([{ name: 'FinFutYY.txt', data: tff }]), etag: '"z1"' });
-  bodies.set('/files/dea/history/broken_2026.zip', { body: zip([{ name: 'a.txt', data: tff }, { name: 'b.txt', data: tff }]), etag: '"z2"' });
+  bodies.set('/files/dea/history/broken_2026.zip', {
+    body: zip([
+      { name: 'a.txt', data: tff },
+      { name: 'b.txt', data: tff },
+    ]),
+    etag: '"z2"',
+  });
   const f = new ReferenceFetcher({ store });
-  const weekly = sourcesSchema.parse([{ name: 'tff-week', kind: 'cot', urls: [`${base}/dea/newcot/FinFutWk.txt`], every: 'week', weekday: 5, hour_utc: 21, variant: 'futures_only', report: 'tff' }])[0] as FetchSource;
+  const weekly = sourcesSchema.parse([
+    {
+      name: 'tff-week',
+      kind: 'cot',
+      urls: [`${base}/dea/newcot/FinFutWk.txt`],
+      every: 'week',
+      weekday: 5,
+      hour_utc: 21,
+      variant: 'futures_only',
+      report: 'tff',
+    },
+  ])[0] as FetchSource;
   const w = await f.runOnce(weekly);
   assert.deepEqual([w.status, w.reports[0]?.written], ['loaded', 118]);
   const yearly: FetchSource = { ...weekly, name: 'tff-year', urls: [`${base}/files/dea/history/fut_fin_txt_2026.zip`] };
   const y = await f.runOnce(yearly);
-  assert.deepEqual([y.status, y.reports[0]?.file, y.reports[0]?.written], ['loaded', `${base}/files/dea/history/fut_fin_txt_2026.zip:FinFutYY.txt`, 118]);
+  assert.deepEqual(
+    [y.status, y.reports[0]?.file, y.reports[0]?.written],
+    ['loaded', `${base}/files/dea/history/fut_fin_txt_2026.zip:FinFutYY.txt`, 118],
+  );
   assert.equal(await count("SELECT count() AS n FROM cot_positions FINAL WHERE report = 'tff'"), '118', 'the same 118 market-weeks');
   assert.equal((await f.runOnce(yearly)).status, 'unchanged', 'same zip bytes');
   const broken = await f.runOnce({ ...yearly, urls: [`${base}/files/dea/history/broken_2026.zip`] });
@@ -102,7 +134,9 @@ test('fetcher: the CFTC\'s official forms, a headerless current-week file and a 
 test('started role: every source once at start (13F: primary document then table), stop() waits', async () => {
   bodies.set('/p.xml', { body: fx('sec_13f_synthetic_gamma_2026q1_primary.xml'), etag: '"p"' });
   bodies.set('/t.xml', { body: fx('sec_13f_synthetic_gamma_2026q1_infotable.xml'), etag: '"t"' });
-  const sources = sourcesSchema.parse([{ name: '13f-gamma', kind: '13f', urls: [`${base}/p.xml`, `${base}/t.xml`], every: 'day', hour_utc: 12 }]);
+  const sources = sourcesSchema.parse([
+    { name: '13f-gamma', kind: '13f', urls: [`${base}/p.xml`, `${base}/t.xml`], every: 'day', hour_utc: 12 },
+  ]);
   const done: FetchOutcome[] = [];
   const role = startReferenceFetcher({ store, sources, log: (o) => done.push(o) });
   for (let i = 0; i < 100 && done.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -110,6 +144,11 @@ test('started role: every source once at start (13F: primary document then table
   assert.equal(done[0]?.status, 'loaded');
   assert.equal(await count("SELECT count() AS n FROM filings_13f FINAL WHERE filer_cik = '0000000103'"), '1');
   assert.throws(() => sourcesSchema.parse([{ name: 'x', kind: 'etf', urls: ['not a url'], every: 'day', hour_utc: 1 }]));
-  const example = sourcesSchema.parse(JSON.parse(readFileSync(new URL('../../ops/reference-sources.example.json', import.meta.url), 'utf8')));
-  assert.deepEqual(example.filter((s) => s.kind === 'cot').map((s) => new URL(s.urls[0] ?? '').pathname.split('/').pop()), ['FinFutWk.txt', 'FinComWk.txt', 'deafut.txt', 'f_disagg.txt', 'fut_fin_txt_2026.zip', 'deacot2026.zip']);
+  const example = sourcesSchema.parse(
+    JSON.parse(readFileSync(new URL('../../ops/reference-sources.example.json', import.meta.url), 'utf8')),
+  );
+  assert.deepEqual(
+    example.filter((s) => s.kind === 'cot').map((s) => new URL(s.urls[0] ?? '').pathname.split('/').pop()),
+    ['FinFutWk.txt', 'FinComWk.txt', 'deafut.txt', 'f_disagg.txt', 'fut_fin_txt_2026.zip', 'deacot2026.zip'],
+  );
 });

@@ -84,7 +84,13 @@ export class ReferenceFetcher {
     if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
     const bytes = Buffer.from(await res.arrayBuffer());
     const sha = createHash('sha256').update(bytes).digest('hex');
-    return { etag: res.headers.get('etag') ?? undefined, lastModified: res.headers.get('last-modified') ?? undefined, sha, text: bytes.toString('utf8'), bytes };
+    return {
+      etag: res.headers.get('etag') ?? undefined,
+      lastModified: res.headers.get('last-modified') ?? undefined,
+      sha,
+      text: bytes.toString('utf8'),
+      bytes,
+    };
   }
 
   private async fetchAndLoad(src: FetchSource): Promise<FetchOutcome> {
@@ -96,7 +102,12 @@ export class ReferenceFetcher {
       ...(src.variant !== undefined ? { cotVariant: src.variant } : {}),
       ...(src.report !== undefined ? { cotReport: src.report } : {}),
     };
-    const reports = await loadReferenceFiles(this.deps.store, src.kind, got.map(([name, v]) => ({ name, text: v.text, bytes: v.bytes })), opts);
+    const reports = await loadReferenceFiles(
+      this.deps.store,
+      src.kind,
+      got.map(([name, v]) => ({ name, text: v.text, bytes: v.bytes })),
+      opts,
+    );
     const refused = reports.filter((r) => r.errors.length > 0);
     if (refused.length > 0) return { source: src.name, status: 'failed', reports, error: `${refused.length} file(s) refused` };
     for (const [url, v] of got) this.seen.set(url, v);
@@ -105,7 +116,9 @@ export class ReferenceFetcher {
 }
 
 /** Runs every source once at start, then at each scheduled instant, until stop(). */
-export function startReferenceFetcher(deps: FetcherDeps & { readonly sources: readonly FetchSource[]; readonly clock?: () => number }): { stop(): Promise<void> } {
+export function startReferenceFetcher(deps: FetcherDeps & { readonly sources: readonly FetchSource[]; readonly clock?: () => number }): {
+  stop(): Promise<void>;
+} {
   const fetcher = new ReferenceFetcher(deps);
   const clock = deps.clock ?? Date.now;
   const timers = new Set<NodeJS.Timeout>();
@@ -114,10 +127,13 @@ export function startReferenceFetcher(deps: FetcherDeps & { readonly sources: re
   const schedule = (src: FetchSource): void => {
     if (stopped) return;
     const delay = Math.max(0, nextRunAt(src, clock()) - clock());
-    const t = setTimeout(() => {
-      timers.delete(t);
-      running = running.then(() => fetcher.runOnce(src)).finally(() => schedule(src));
-    }, Math.min(delay, 2 ** 31 - 1));
+    const t = setTimeout(
+      () => {
+        timers.delete(t);
+        running = running.then(() => fetcher.runOnce(src)).finally(() => schedule(src));
+      },
+      Math.min(delay, 2 ** 31 - 1),
+    );
     timers.add(t);
   };
   for (const src of deps.sources) {

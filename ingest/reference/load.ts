@@ -47,13 +47,30 @@ export interface FileReport {
 }
 
 const etfRow = (t: EtfTarget, d: EtfFlowDay, file: string, now: number) => ({
-  region: t.region, asset: t.asset, date: d.date, funds: d.funds, flows_usd_m: d.flows, total_usd_m: d.total, source_file: file, loaded_at: now,
+  region: t.region,
+  asset: t.asset,
+  date: d.date,
+  funds: d.funds,
+  flows_usd_m: d.flows,
+  total_usd_m: d.total,
+  source_file: file,
+  loaded_at: now,
 });
 
 const cotRow = (r: CotRecord, file: string, now: number) => ({
-  market_code: r.marketCode, report: r.report, variant: r.variant, report_date: r.reportDate, market_name: r.marketName,
-  contract_units: r.contractUnits, open_interest: r.openInterest, categories: r.categories, long: r.long, short: r.short,
-  spread: r.spread, source_file: file, loaded_at: now,
+  market_code: r.marketCode,
+  report: r.report,
+  variant: r.variant,
+  report_date: r.reportDate,
+  market_name: r.marketName,
+  contract_units: r.contractUnits,
+  open_interest: r.openInterest,
+  categories: r.categories,
+  long: r.long,
+  short: r.short,
+  spread: r.spread,
+  source_file: file,
+  loaded_at: now,
 });
 
 /** A restatement replaces the filing (part ''); a new-holdings amendment is its own part, keyed by its content. */
@@ -81,7 +98,10 @@ interface Parsed {
 function parseEtfFile(f: SourceFile, opts: LoadOptions, now: number): Parsed {
   const target = opts.etfTarget ?? etfTargetFromName(f.name);
   if (target === null || !isServedTarget(target)) {
-    const message = target === null ? 'region and asset unknown: name the file etf_flows_<us|hk>_<btc|eth|sol|xrp>... or pass --region and --asset' : 'hk flows are served for BTC only';
+    const message =
+      target === null
+        ? 'region and asset unknown: name the file etf_flows_<us|hk>_<btc|eth|sol|xrp>... or pass --region and --asset'
+        : 'hk flows are served for BTC only';
     return { file: f.name, table: 'etf_flows', result: { rows: [], errors: [{ file: f.name, line: 1, message }], skipped: [] }, rows: [] };
   }
   const result = parseEtfFlows(f.text, f.name, target.region);
@@ -113,7 +133,12 @@ export function unpackSource(f: SourceFile): SourceFile | RowError {
 }
 
 /** Parses and writes; per-file reports (a file with errors has written 0). */
-export async function loadReferenceFiles(store: Store, kind: ReferenceKind, files: readonly SourceFile[], opts: LoadOptions = {}): Promise<FileReport[]> {
+export async function loadReferenceFiles(
+  store: Store,
+  kind: ReferenceKind,
+  files: readonly SourceFile[],
+  opts: LoadOptions = {},
+): Promise<FileReport[]> {
   const now = opts.now ?? Date.now();
   const batch = opts.batchRows ?? 5000;
   const say = opts.progress ?? (() => undefined);

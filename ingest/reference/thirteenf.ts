@@ -80,7 +80,10 @@ function position(inner: string): Position | string {
 /** thousands or dollars for a table of this period (see the file comment). */
 export function valueUnit(periodEnd: string, positions: readonly { shares: number; value: number }[]): 'dollars' | 'thousands' {
   if (periodEnd >= '2023-01-01') return 'dollars';
-  const ratios = positions.filter((p) => p.shares > 0).map((p) => p.value / p.shares).sort((a, b) => a - b);
+  const ratios = positions
+    .filter((p) => p.shares > 0)
+    .map((p) => p.value / p.shares)
+    .sort((a, b) => a - b);
   if (ratios.length === 0) return 'thousands';
   const mid = ratios.length >> 1;
   const median = ratios.length % 2 === 1 ? (ratios[mid] as number) : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
@@ -93,7 +96,8 @@ export function parse13fTable(xml: string, file: string, cover: ThirteenFCover):
   const skipped: SkippedRow[] = [];
   const positions: Position[] = [];
   const tables = elements(xml, 'infoTable');
-  if (elements(xml, 'informationTable').length === 0) errors.push({ file, line: 1, message: 'not a 13F information table (no informationTable)' });
+  if (elements(xml, 'informationTable').length === 0)
+    errors.push({ file, line: 1, message: 'not a 13F information table (no informationTable)' });
   for (const el of tables) {
     const p = position(el.inner);
     if (typeof p === 'string') errors.push({ file, line: el.line, message: p });
@@ -124,7 +128,8 @@ export function parse13fFiles(files: readonly { readonly name: string; readonly 
   const skipped: SkippedRow[] = [];
   let cover: { value: ThirteenFCover; file: string; used: boolean } | null = null;
   const closeCover = () => {
-    if (cover !== null && !cover.used) errors.push({ file: cover.file, line: 1, message: 'primary document without an information table after it' });
+    if (cover !== null && !cover.used)
+      errors.push({ file: cover.file, line: 1, message: 'primary document without an information table after it' });
   };
   for (const f of files) {
     if (elements(f.text, 'edgarSubmission').length > 0) {
@@ -134,7 +139,8 @@ export function parse13fFiles(files: readonly { readonly name: string; readonly 
         errors.push(c);
         cover = null;
       } else cover = { value: c, file: f.name, used: false };
-    } else if (cover === null) errors.push({ file: f.name, line: 1, message: 'information table without a primary document (period, filer) before it' });
+    } else if (cover === null)
+      errors.push({ file: f.name, line: 1, message: 'information table without a primary document (period, filer) before it' });
     else {
       const r = parse13fTable(f.text, f.name, cover.value);
       cover.used = true;

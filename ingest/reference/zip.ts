@@ -18,7 +18,8 @@ const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 
 /** True when the bytes start like a ZIP archive (local file header signature `PK\x03\x04`). */
-export const isZip = (bytes: Uint8Array): boolean => bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+export const isZip = (bytes: Uint8Array): boolean =>
+  bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 function findEocd(buf: Buffer): number {
   // The record is 22 bytes plus a comment of at most 65535 bytes, at the end of the archive.

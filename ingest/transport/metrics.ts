@@ -35,10 +35,7 @@ export const readPausesTotal = counter(
 /** Number of open connections of the venue (0 = down). */
 export const connectionUp = gauge(METRIC.ingestOpenConnections, 'Open WebSocket connections to a venue');
 
-export const restRequestsTotal = counter(METRIC.ingestRestRequests, 'REST requests to a venue by outcome', [
-  'venue',
-  'outcome',
-]);
+export const restRequestsTotal = counter(METRIC.ingestRestRequests, 'REST requests to a venue by outcome', ['venue', 'outcome']);
 export const restRequestSeconds = histogram(
   METRIC.ingestRestRequestDuration,
   'REST request duration (one attempt)',
@@ -47,7 +44,10 @@ export const restRequestSeconds = histogram(
 );
 
 /** Trade-like events dropped because their id was already published (gap-fill overlap, venue re-sends). */
-export const duplicateTradesTotal = counter(METRIC.ingestDuplicateTrades, 'Trade-like events not published again: their id was published before');
+export const duplicateTradesTotal = counter(
+  METRIC.ingestDuplicateTrades,
+  'Trade-like events not published again: their id was published before',
+);
 /** Gap fills after a reconnect, by outcome (ok, failed). */
 export const gapFillsTotal = counter(METRIC.ingestGapFills, 'REST gap fills run after a reconnect, by outcome', ['venue', 'outcome']);
 /** Trades a gap fill published (missed during the outage). */

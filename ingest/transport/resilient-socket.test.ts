@@ -77,7 +77,14 @@ describe('ResilientSocket', () => {
       timers.push(setInterval(() => ws.ping(), 50));
     });
     const events: SocketEvent[] = [];
-    const sock = new ResilientSocket({ url: srv.url, venue: 't_pinged', staleMs: 150, backoff: fast, onFrame: () => undefined, onEvent: (e) => events.push(e) }).start();
+    const sock = new ResilientSocket({
+      url: srv.url,
+      venue: 't_pinged',
+      staleMs: 150,
+      backoff: fast,
+      onFrame: () => undefined,
+      onEvent: (e) => events.push(e),
+    }).start();
     try {
       await new Promise((r) => setTimeout(r, 600));
       assert.equal(srv.sockets.length, 1, 'no reconnect while the server pings');
@@ -280,7 +287,10 @@ describe('ResilientSocket backpressure', () => {
       await waitFor(() => !sock.readingPaused && got.length > sent - 2_000, 10_000);
       assert.ok(events.some((e) => e.type === 'read_paused') && events.some((e) => e.type === 'read_resumed'));
       assert.equal(srv.sockets.length, 1, 'one connection throughout');
-      assert.ok(got.every((n, i) => n === i), 'every frame, in order');
+      assert.ok(
+        got.every((n, i) => n === i),
+        'every frame, in order',
+      );
       assert.ok((await metric('gex_ingest_read_pauses_total', 't_hold')) >= 1);
     } finally {
       await sock.close();

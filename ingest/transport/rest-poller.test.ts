@@ -4,16 +4,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { RestError, RestPoller } from './rest-poller.ts';
 
-async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ base: string; close: () => Promise<void> }> {
+async function httpServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ base: string; close: () => Promise<void> }> {
   const srv = createServer(handler);
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const port = (srv.address() as AddressInfo).port;
   return {
     base: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => {
-      srv.closeAllConnections();
-      srv.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
   };
 }
 

@@ -119,7 +119,8 @@ export class RestPoller {
         try {
           return await this.#queue.add(() => this.#attempt(url, init, stop.signal), { signal: stop.signal });
         } catch (err) {
-          if (!(err instanceof RetryableError)) throw err instanceof RestError ? err : new RestError(String(err), url, null, { cause: err });
+          if (!(err instanceof RetryableError))
+            throw err instanceof RestError ? err : new RestError(String(err), url, null, { cause: err });
           last = err;
           if (attempt === retries) break;
           const wait = Math.max(err.retryAfterMs ?? 0, retryDelay(attempt, backoff, this.#o.random));

@@ -22,6 +22,10 @@ try {
   await admin.disconnect();
   process.exit(ok ? 0 : 1);
 } catch {
-  try { await admin.disconnect(); } catch { /* probe only */ }
+  try {
+    await admin.disconnect();
+  } catch {
+    /* probe only */
+  }
   process.exit(1);
 }

@@ -21,23 +21,32 @@ describe('retry policy', () => {
   test('full jitter: floor(random x ceiling), hand-computed', () => {
     const random = sequence(0.5, 0.25, 0.999, 0.1, 0.75, 0);
     // ceilings 100, 200, 400, 800, 1000, 1000
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((a) => retryDelay(a, policy, random)), [50, 50, 399, 80, 750, 0]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((a) => retryDelay(a, policy, random)),
+      [50, 50, 399, 80, 750, 0],
+    );
   });
 
   test('full jitter stays in [0, ceiling) and spreads', () => {
     let s = 42;
-    const rand = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let attempt = 0; attempt < 8; attempt++) {
       const cap = retryCeiling(attempt, policy);
       const xs = Array.from({ length: 400 }, () => retryDelay(attempt, policy, rand));
-      assert.ok(xs.every((x) => x >= 0 && x < cap), `attempt ${attempt} out of bounds`);
+      assert.ok(
+        xs.every((x) => x >= 0 && x < cap),
+        `attempt ${attempt} out of bounds`,
+      );
       const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
       assert.ok(mean > cap * 0.4 && mean < cap * 0.6, `mean ${mean} vs cap ${cap}`);
     }
   });
 
   test('attempt limit: maxAttempts counts the first try', () => {
-    assert.deepEqual([1, 2, 3].map((n) => mayRetry(n, { ...policy, maxAttempts: 3 })), [true, true, false]);
+    assert.deepEqual(
+      [1, 2, 3].map((n) => mayRetry(n, { ...policy, maxAttempts: 3 })),
+      [true, true, false],
+    );
     assert.equal(mayRetry(1_000_000, policy), true, 'unlimited by default');
   });
 

@@ -20,14 +20,32 @@ export const stepMetrics = {
   ),
   retries: registeredMetric(
     METRIC.stepRetries,
-    () => new Counter({ name: METRIC.stepRetries, help: 'Failed step attempts that were retried after the shared backoff', labelNames: ['step'] as const, registers: [metricsRegistry] }),
+    () =>
+      new Counter({
+        name: METRIC.stepRetries,
+        help: 'Failed step attempts that were retried after the shared backoff',
+        labelNames: ['step'] as const,
+        registers: [metricsRegistry],
+      }),
   ),
   skipped: registeredMetric(
     METRIC.stepSkipped,
-    () => new Counter({ name: METRIC.stepSkipped, help: 'Step inputs dropped (skip classification or a drop result)', labelNames: ['step'] as const, registers: [metricsRegistry] }),
+    () =>
+      new Counter({
+        name: METRIC.stepSkipped,
+        help: 'Step inputs dropped (skip classification or a drop result)',
+        labelNames: ['step'] as const,
+        registers: [metricsRegistry],
+      }),
   ),
   deadLetters: registeredMetric(
     METRIC.stepDeadLetters,
-    () => new Counter({ name: METRIC.stepDeadLetters, help: 'Step inputs sent to the dead-letter hook', labelNames: ['step'] as const, registers: [metricsRegistry] }),
+    () =>
+      new Counter({
+        name: METRIC.stepDeadLetters,
+        help: 'Step inputs sent to the dead-letter hook',
+        labelNames: ['step'] as const,
+        registers: [metricsRegistry],
+      }),
   ),
 };

@@ -17,14 +17,21 @@ function capturingLog(): { log: pino.Logger; lines: Record<string, unknown>[] } 
   return { log: pino({ level: 'debug' }, sink), lines };
 }
 
-async function counter(metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> }, labels: Record<string, string>): Promise<number> {
+async function counter(
+  metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+  labels: Record<string, string>,
+): Promise<number> {
   const m = await metric.get();
   return m.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
 }
 
 async function durationCount(step: string, outcome: string): Promise<number> {
   const m = await stepMetrics.duration.get();
-  return m.values.find((v) => v.metricName === 'gex_pipeline_step_duration_seconds_count' && v.labels['step'] === step && v.labels['outcome'] === outcome)?.value ?? 0;
+  return (
+    m.values.find(
+      (v) => v.metricName === 'gex_pipeline_step_duration_seconds_count' && v.labels['step'] === step && v.labels['outcome'] === outcome,
+    )?.value ?? 0
+  );
 }
 
 let seq = 0;
@@ -55,7 +62,13 @@ describe('step runner', () => {
     assert.equal(calls, 3);
     // delay(attempt 0) = floor(0.5 x 40) = 20; delay(attempt 1) = floor(0.75 x 80) = 60
     const retries = lines.filter((l) => l['msg'] === 'step failed; retrying');
-    assert.deepEqual(retries.map((l) => [l['retryInMs'], l['attempts'], l['err'], l['input'], l['step']]), [[20, 1, 'boom 1', 21, name], [60, 2, 'boom 2', 21, name]]);
+    assert.deepEqual(
+      retries.map((l) => [l['retryInMs'], l['attempts'], l['err'], l['input'], l['step']]),
+      [
+        [20, 1, 'boom 1', 21, name],
+        [60, 2, 'boom 2', 21, name],
+      ],
+    );
     assert.ok(elapsed >= 78, `waited the two delays (${elapsed} ms)`);
     assert.equal(await counter(stepMetrics.retries, { step: name }), 2);
     assert.equal(await durationCount(name, 'retry'), 2);
@@ -67,7 +80,9 @@ describe('step runner', () => {
     const name = uniqueName('exhausted');
     let calls = 0;
     const step: PipelineStep<null, never> = {
-      name, log, retry: { baseMs: 1, maxMs: 1, maxAttempts: 3 },
+      name,
+      log,
+      retry: { baseMs: 1, maxMs: 1, maxAttempts: 3 },
       run: async () => {
         calls++;
         throw new Error(`down ${calls}`);
@@ -85,7 +100,8 @@ describe('step runner', () => {
     const attemptsSeen: number[] = [];
     const name = uniqueName('classify');
     const make = (cls: 'skip' | 'dead_letter' | 'fail'): PipelineStep<string, string> => ({
-      name, log,
+      name,
+      log,
       classify: (_err, attempts) => {
         attemptsSeen.push(attempts);
         return cls;
@@ -122,14 +138,20 @@ describe('step runner', () => {
     assert.deepEqual(await runStep(step, -1), { kind: 'dead_letter', reason: 'negative', error: undefined });
     assert.deepEqual(await runStep(step, 5), { kind: 'ok', value: 5 });
     assert.deepEqual(letters, ['negative']);
-    assert.deepEqual([await durationCount(name, 'drop'), await durationCount(name, 'dead_letter'), await durationCount(name, 'ok')], [1, 1, 1]);
+    assert.deepEqual(
+      [await durationCount(name, 'drop'), await durationCount(name, 'dead_letter'), await durationCount(name, 'ok')],
+      [1, 1, 1],
+    );
   });
 
   test('an abort ends the backoff at once and throws the last error; an aborted signal allows no retry', async () => {
     const { log } = capturingLog();
     let calls = 0;
     const step: PipelineStep<null, never> = {
-      name: uniqueName('abort'), log, retry: { baseMs: 60_000, maxMs: 60_000 }, random: () => 0.9,
+      name: uniqueName('abort'),
+      log,
+      retry: { baseMs: 60_000, maxMs: 60_000 },
+      random: () => 0.9,
       run: async () => {
         calls++;
         throw new Error('store down');

@@ -83,11 +83,17 @@ describe('venue re-aggregation (seeded property tests)', () => {
     const c = randomChain(7);
     const rows = buildVenueRows(c);
     const order = rows.map((r) => r.venue);
-    assert.deepEqual(order, [...order].sort((a, b) => VENUES.indexOf(a) - VENUES.indexOf(b)));
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => VENUES.indexOf(a) - VENUES.indexOf(b)),
+    );
     assert.equal(new Set(order).size, order.length);
     const first = rows[0];
     assert.ok(first !== undefined);
-    assert.deepEqual(selectRows(rows, [first.venue.toUpperCase()]).map((r) => r.venue), [first.venue]);
+    assert.deepEqual(
+      selectRows(rows, [first.venue.toUpperCase()]).map((r) => r.venue),
+      [first.venue],
+    );
     assert.equal(first.profile_std.length, 201);
     assert.equal(first.strikes.length, first.call_gex_std.length);
   });

@@ -60,7 +60,16 @@ test('every error is reported with its path', () => {
     spot: -1,
     perp_price: 'x',
     instruments: [
-      { venue: 'ftx', strike: 0, expiry: '2026-01-08', type: 'straddle', open_interest: -1, mark_iv: 55, forward: 0, dealer_inventory: 'a' },
+      {
+        venue: 'ftx',
+        strike: 0,
+        expiry: '2026-01-08',
+        type: 'straddle',
+        open_interest: -1,
+        mark_iv: 55,
+        forward: 0,
+        dealer_inventory: 'a',
+      },
       7,
     ],
   });
@@ -81,7 +90,10 @@ test('every error is reported with its path', () => {
     'instruments[0].dealer_inventory:',
     'instruments[1]:',
   ])
-    assert.ok(r.errors.some((e) => e.startsWith(p)), `missing error ${p}: ${r.errors.join(' | ')}`);
+    assert.ok(
+      r.errors.some((e) => e.startsWith(p)),
+      `missing error ${p}: ${r.errors.join(' | ')}`,
+    );
   assert.deepEqual(parseChainFile([]), { ok: false, errors: ['$: must be a JSON object'] });
   assert.equal(parseChainFile({ ...file, instruments: 'x' }).ok, false);
 });

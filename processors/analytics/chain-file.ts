@@ -17,8 +17,7 @@ import type { GreekExposureData } from './greeks-data.ts';
 import type { ChainInstrument, ChainSnapshot, DealerModel } from './types.ts';
 
 export type ChainParseResult =
-  | { readonly ok: true; readonly chain: ChainSnapshot }
-  | { readonly ok: false; readonly errors: readonly string[] };
+  { readonly ok: true; readonly chain: ChainSnapshot } | { readonly ok: false; readonly errors: readonly string[] };
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -54,8 +53,7 @@ function parseInstrument(v: unknown, path: string, errors: string[]): ChainInstr
   const oi = v['open_interest'];
   if (!finite(oi) || oi < 0) errors.push(`${path}.open_interest: must be a number >= 0 (coins)`);
   const iv = v['mark_iv'];
-  if (!(iv === null || iv === undefined || (finite(iv) && iv >= 0)))
-    errors.push(`${path}.mark_iv: must be a fraction >= 0 or null`);
+  if (!(iv === null || iv === undefined || (finite(iv) && iv >= 0))) errors.push(`${path}.mark_iv: must be a fraction >= 0 or null`);
   else if (finite(iv) && iv > 10) errors.push(`${path}.mark_iv: ${iv} looks like percent; use a fraction (0.55 = 55%)`);
   const forward = v['forward'];
   if (!finite(forward) || forward <= 0) errors.push(`${path}.forward: must be a positive number`);
@@ -85,8 +83,7 @@ export function parseChainFile(input: unknown): ChainParseResult {
   const spot = input['spot'];
   if (!finite(spot) || spot <= 0) errors.push('spot: must be a positive number');
   const perp = input['perp_price'];
-  if (!(perp === null || perp === undefined || (finite(perp) && perp > 0)))
-    errors.push('perp_price: must be a positive number or null');
+  if (!(perp === null || perp === undefined || (finite(perp) && perp > 0))) errors.push('perp_price: must be a positive number or null');
   const list = input['instruments'];
   const instruments: ChainInstrument[] = [];
   if (!Array.isArray(list)) errors.push('instruments: must be an array');

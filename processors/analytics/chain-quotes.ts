@@ -83,7 +83,10 @@ export function contractKey(r: { readonly expiry: number; readonly strike: numbe
 const TYPE_ORDER: Readonly<Record<OptionType, number>> = { call: 0, put: 1 };
 
 /** Expiry, then strike, then call before put. */
-export function compareContracts(a: { expiry: number; strike: number; type: OptionType }, b: { expiry: number; strike: number; type: OptionType }): number {
+export function compareContracts(
+  a: { expiry: number; strike: number; type: OptionType },
+  b: { expiry: number; strike: number; type: OptionType },
+): number {
   return a.expiry - b.expiry || a.strike - b.strike || TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
 }
 
@@ -132,7 +135,12 @@ export function bestSide(rows: readonly ChainQuoteRow[], side: 'bid' | 'ask'): B
   for (const r of rows) {
     const price = side === 'bid' ? r.bid_price_usd : r.ask_price_usd;
     if (price === null || !(price > 0)) continue;
-    const cand: BookSide = { venue: r.venue, price_usd: price, size: side === 'bid' ? r.bid_size : r.ask_size, iv: side === 'bid' ? r.bid_iv : r.ask_iv };
+    const cand: BookSide = {
+      venue: r.venue,
+      price_usd: price,
+      size: side === 'bid' ? r.bid_size : r.ask_size,
+      iv: side === 'bid' ? r.bid_iv : r.ask_iv,
+    };
     if (best === null || better(side, cand, best)) best = cand;
   }
   return best;
@@ -200,7 +208,12 @@ export function consolidateContract(venues: readonly ChainQuoteRow[]): Consolida
     gamma: m.gamma,
     vega: m.vega,
     theta: m.theta,
-    greeks_source: { delta: sourceOf(venues, 'delta'), gamma: sourceOf(venues, 'gamma'), vega: sourceOf(venues, 'vega'), theta: sourceOf(venues, 'theta') },
+    greeks_source: {
+      delta: sourceOf(venues, 'delta'),
+      gamma: sourceOf(venues, 'gamma'),
+      vega: sourceOf(venues, 'vega'),
+      theta: sourceOf(venues, 'theta'),
+    },
     venues,
   };
 }
@@ -247,9 +260,31 @@ export function selectContracts(rows: readonly ChainQuoteRow[], f: ChainFilter):
 /** A `gex levels --chain` file's instruments as chain rows (that format has no book: bid/ask and greeks null). */
 export function chainFileRows(chain: ChainSnapshot): ChainQuoteRow[] {
   return chain.instruments.map((i, n) => ({
-    venue: i.venue, instrument: `${i.venue}-${n}`, expiry: i.expiry, strike: i.strike, option_type: i.type, t_years: yearFraction(i.expiry, chain.now), forward: i.forward,
-    bid_price_usd: null, ask_price_usd: null, bid_size: null, ask_size: null, mark_price_usd: null, last_price_usd: null, mark_iv: i.markIv, bid_iv: null, ask_iv: null,
-    delta: null, gamma: null, vega: null, theta: null, delta_source: 'none', gamma_source: 'none', vega_source: 'none', theta_source: 'none',
-    open_interest: i.openInterest, volume_24h: null,
+    venue: i.venue,
+    instrument: `${i.venue}-${n}`,
+    expiry: i.expiry,
+    strike: i.strike,
+    option_type: i.type,
+    t_years: yearFraction(i.expiry, chain.now),
+    forward: i.forward,
+    bid_price_usd: null,
+    ask_price_usd: null,
+    bid_size: null,
+    ask_size: null,
+    mark_price_usd: null,
+    last_price_usd: null,
+    mark_iv: i.markIv,
+    bid_iv: null,
+    ask_iv: null,
+    delta: null,
+    gamma: null,
+    vega: null,
+    theta: null,
+    delta_source: 'none',
+    gamma_source: 'none',
+    vega_source: 'none',
+    theta_source: 'none',
+    open_interest: i.openInterest,
+    volume_24h: null,
   }));
 }

@@ -28,7 +28,15 @@ export interface CotSummaryRow {
 }
 
 /** The fields naming a market in every COT answer. */
-const identity = (s: CotSeries) => ({ id: s.id, name: s.name, asset_class: s.assetClass, report: s.report, variant: s.variant, smart: s.smart, fast: s.fast });
+const identity = (s: CotSeries) => ({
+  id: s.id,
+  name: s.name,
+  asset_class: s.assetClass,
+  report: s.report,
+  variant: s.variant,
+  smart: s.smart,
+  fast: s.fast,
+});
 
 const abs = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : Math.abs(v));
 const maxOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.max(a, b));

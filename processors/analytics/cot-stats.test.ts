@@ -47,26 +47,42 @@ test('asset classes from CFTC market names', () => {
 
 /** TFF weeks of one market: asset_mgr net = a, lev_money net = f (long = net, short = 0), OI 1000. */
 const week = (code: string, date: string, a: number, f: number, report: CotWeek['report'] = 'tff'): CotWeek => ({
-  marketCode: code, marketName: 'BITCOIN - CHICAGO MERCANTILE EXCHANGE', report, variant: 'futures_only', reportDate: date, openInterest: 1000,
-  categories: ['dealer', 'asset_mgr', 'lev_money', 'other_rept', 'nonrept'], long: [0, Math.max(a, 0), Math.max(f, 0), 0, 0], short: [0, Math.max(-a, 0), Math.max(-f, 0), 0, 0],
+  marketCode: code,
+  marketName: 'BITCOIN - CHICAGO MERCANTILE EXCHANGE',
+  report,
+  variant: 'futures_only',
+  reportDate: date,
+  openInterest: 1000,
+  categories: ['dealer', 'asset_mgr', 'lev_money', 'other_rept', 'nonrept'],
+  long: [0, Math.max(a, 0), Math.max(f, 0), 0, 0],
+  short: [0, Math.max(-a, 0), Math.max(-f, 0), 0, 0],
 });
 
 test('summary row: smart/fast stats, change, share of OI, extremity, divergence, preferred report, sort', () => {
   const dates = ['2026-02-17', '2026-02-24', '2026-03-03', '2026-03-10', '2026-03-17'];
   const a = [2, 4, 6, 8, 10]; // smart rising: latest is the high -> percentile 100, z = (10-6)/sqrt(10) = 1.2649
-  const f = [-1, -2, -3, -4, -10]; // fast falling: percentile 0, z = (-10+4)/sd([-1,-2,-3,-4,-10]) 
+  const f = [-1, -2, -3, -4, -10]; // fast falling: percentile 0, z = (-10+4)/sd([-1,-2,-3,-4,-10])
   const weeks = dates.map((d, i) => week('133741', d, a[i] as number, f[i] as number));
   weeks.push(week('133741', '2026-03-17', 99, 99, 'legacy')); // another report of the same market: not preferred
   weeks.push(week('146021', '2026-03-10', 5, 5), week('146021', '2026-03-17', 5, 6));
   const series = cotSeries(weeks);
-  assert.deepEqual(series.map((s) => [s.id, s.report, s.weeks.length]), [['133741', 'tff', 5], ['146021', 'tff', 2]]);
+  assert.deepEqual(
+    series.map((s) => [s.id, s.report, s.weeks.length]),
+    [
+      ['133741', 'tff', 5],
+      ['146021', 'tff', 2],
+    ],
+  );
   const rows = summaryRows(series, { assetClass: 'crypto', span: 'all', sort: 'extremity', limit: 10, extremesOnly: false });
   const btc = rows[0];
   assert.ok(btc);
   assert.equal(btc.id, '133741');
   const smart = btc.categories.find((c) => c.role === 'smart');
   const fast = btc.categories.find((c) => c.role === 'fast');
-  assert.deepEqual([smart?.category, smart?.net, smart?.change, smart?.net_pct_oi, smart?.percentile_1y, smart?.zscore], ['asset_mgr', 10, 2, 1, 100, 1.265]);
+  assert.deepEqual(
+    [smart?.category, smart?.net, smart?.change, smart?.net_pct_oi, smart?.percentile_1y, smart?.zscore],
+    ['asset_mgr', 10, 2, 1, 100, 1.265],
+  );
   // fast: mean -4, deviations 3,2,1,0,-6 -> squares 9+4+1+0+36 = 50, variance 12.5, sd 3.5355; z = -6/3.5355 = -1.6971
   assert.deepEqual([fast?.net, fast?.change, fast?.percentile_1y, fast?.zscore, fast?.extreme_low], [-10, -6, 0, -1.697, true]);
   assert.equal(btc.extremity, 1.697);
@@ -104,7 +120,19 @@ test('holders: latest quarter by shares; share_change vs the prior calendar quar
   assert.equal(priorQuarterEnd('2026-09-30'), '2026-06-30');
   assert.equal(priorQuarterEnd('2026-06-30'), '2026-03-31');
   const p = (cik: string, periodEnd: string, shares: number) => ({ cik, filerName: cik, periodEnd, shares, valueUsd: shares * 2 });
-  const d = holdersData('MSTR', '594972408', [p('A', '2025-12-31', 100), p('A', '2026-03-31', 120), p('B', '2026-03-31', 6), p('B', '2026-03-31', 4), p('C', '2025-09-30', 50), p('C', '2026-03-31', 50)], 2);
+  const d = holdersData(
+    'MSTR',
+    '594972408',
+    [
+      p('A', '2025-12-31', 100),
+      p('A', '2026-03-31', 120),
+      p('B', '2026-03-31', 6),
+      p('B', '2026-03-31', 4),
+      p('C', '2025-09-30', 50),
+      p('C', '2026-03-31', 50),
+    ],
+    2,
+  );
   assert.equal(d.period_end, '2026-03-31');
   assert.equal(d.holder_count, 3);
   assert.deepEqual(d.holders, [

@@ -55,7 +55,11 @@ export const EXTREME_MIN_WEEKS = 5;
  * Extreme positioning: 1-year percentile ≥ 95 (high) or ≤ 5 (low) when the window holds at least
  * EXTREME_MIN_WEEKS weeks; or z-score over the span ≥ 2 (high) or ≤ −2 (low).
  */
-export function extremeFlags(percentile1y: number | null, z: number | null, weeks1y = EXTREME_MIN_WEEKS): { readonly extreme_high: boolean; readonly extreme_low: boolean } {
+export function extremeFlags(
+  percentile1y: number | null,
+  z: number | null,
+  weeks1y = EXTREME_MIN_WEEKS,
+): { readonly extreme_high: boolean; readonly extreme_low: boolean } {
   if (weeks1y < EXTREME_MIN_WEEKS) percentile1y = null;
   return {
     extreme_high: (percentile1y !== null && percentile1y >= 95) || (z !== null && z >= 2),

@@ -36,7 +36,15 @@ export function cotSeries(weeks: readonly CotWeek[]): CotSeries[] {
     if (best === undefined) continue;
     const sorted = [...best.l].sort((a, b) => (a.reportDate < b.reportDate ? -1 : 1));
     const latest = sorted.at(-1) as CotWeek;
-    out.push({ id, name: latest.marketName, assetClass: assetClassOf(latest.marketName), report: best.report, variant: best.variant, ...SMART_FAST[best.report], weeks: sorted });
+    out.push({
+      id,
+      name: latest.marketName,
+      assetClass: assetClassOf(latest.marketName),
+      report: best.report,
+      variant: best.variant,
+      ...SMART_FAST[best.report],
+      weeks: sorted,
+    });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
@@ -70,7 +78,11 @@ export function weekStats(s: CotSeries, end: number, span: CotSpan): CategorySta
   const starts = { y1: windowStart(dates, end, '1y'), y3: windowStart(dates, end, '3y'), span: windowStart(dates, end, span) };
   return week.categories.map((category, ci) => {
     const x = net(week, ci);
-    const series = (from: number): number[] => weeks.slice(from, end + 1).flatMap((w) => { const v = net(w, ci); return v === null ? [] : [v]; });
+    const series = (from: number): number[] =>
+      weeks.slice(from, end + 1).flatMap((w) => {
+        const v = net(w, ci);
+        return v === null ? [] : [v];
+      });
     const prev = end > 0 ? net(weeks[end - 1] as CotWeek, ci) : null;
     const y1 = series(starts.y1);
     const p1 = x === null ? null : percentileRank(y1, x);

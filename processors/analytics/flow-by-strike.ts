@@ -58,7 +58,13 @@ type QuadrantName = 'call_buy' | 'call_sell' | 'put_buy' | 'put_sell';
 const empty = (): { size: number; premium_usd: number; trades: number } => ({ size: 0, premium_usd: 0, trades: 0 });
 
 export function flowByStrike(cells: readonly FlowCell[]): FlowByStrike {
-  const sorted = [...cells].sort((a, b) => a.strike - b.strike || (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) || (a.side < b.side ? -1 : 1));
+  const sorted = [...cells].sort(
+    (a, b) =>
+      a.strike - b.strike ||
+      (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0) ||
+      (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) ||
+      (a.side < b.side ? -1 : 1),
+  );
   const strikes = new Map<number, Record<QuadrantName, ReturnType<typeof empty>>>();
   const venues = new Map<number, Map<string, { bought: number; sold: number }>>();
   for (const c of sorted) {
@@ -81,12 +87,25 @@ export function flowByStrike(cells: readonly FlowCell[]): FlowByStrike {
   let disagreeing = 0;
   for (const [strike, q] of strikes) {
     out.push({ strike, ...q });
-    const nets = [...(venues.get(strike) ?? new Map<string, { bought: number; sold: number }>())].map(([venue, n]) => ({ venue, bought: n.bought, sold: n.sold, net_size: n.sold - n.bought }));
+    const nets = [...(venues.get(strike) ?? new Map<string, { bought: number; sold: number }>())].map(([venue, n]) => ({
+      venue,
+      bought: n.bought,
+      sold: n.sold,
+      net_size: n.sold - n.bought,
+    }));
     byVenue.push(nets);
     if (nets.length >= 2) {
       compared++;
       if (nets.some((n) => n.net_size > 0) && nets.some((n) => n.net_size < 0)) disagreeing++;
     }
   }
-  return { strikes: out, by_venue: byVenue, venue_disagreement: { strikes_compared: compared, strikes_disagreeing: disagreeing, share: compared > 0 ? disagreeing / compared : null } };
+  return {
+    strikes: out,
+    by_venue: byVenue,
+    venue_disagreement: {
+      strikes_compared: compared,
+      strikes_disagreeing: disagreeing,
+      share: compared > 0 ? disagreeing / compared : null,
+    },
+  };
 }

@@ -152,7 +152,10 @@ describe('greekExposures by strike and by expiry', () => {
     near(d.by_strike[1]?.put ?? NaN, put105, 1e-9, '105 put');
     near(d.by_strike[0]?.put ?? NaN, put95, 1e-9, '95 put');
     assert.equal(d.by_strike[0]?.call, 0, '95 call has no IV');
-    assert.deepEqual(d.by_expiry.map((e) => e.dte), [7, 14]);
+    assert.deepEqual(
+      d.by_expiry.map((e) => e.dte),
+      [7, 14],
+    );
     near(d.by_expiry[0]?.net ?? NaN, call105 + put105, 1e-9, '7d net');
     near(d.total, call105 + put105 + put95, 1e-9, 'total');
     assert.deepEqual(d.diagnostics, { instruments_used: 3, skipped_no_iv: 1 });
@@ -167,7 +170,10 @@ describe('greekExposures by strike and by expiry', () => {
 
   test('expiry filter keeps one expiry', () => {
     const d = greekExposures(query(two, { greek: 'delta', expiry: 14 * DAY_MS }));
-    assert.deepEqual(d.by_strike.map((r) => r.strike), [95_000]);
+    assert.deepEqual(
+      d.by_strike.map((r) => r.strike),
+      [95_000],
+    );
     near(d.total, c('delta', 'put', 95_000, 0.6, 14 / 365, -6), 1e-9, 'total');
     assert.ok(d.total > 0, 'dealer short puts holds long delta');
     assert.equal(d.exchange_breakdown, undefined);

@@ -25,17 +25,33 @@ describe('greek surfaces', () => {
   test('per-expiry curves over strikes, venue nets', () => {
     const d = greekSurfaces({ ...base, greek: 'vega' });
     assert.equal(d.unit, 'usd_per_vol_point');
-    assert.deepEqual(d.expiries.map((e) => [e.dte, e.strikes]), [[7, [100_000, 110_000]], [30, [90_000, 110_000]]]);
+    assert.deepEqual(
+      d.expiries.map((e) => [e.dte, e.strikes]),
+      [
+        [7, [100_000, 110_000]],
+        [30, [90_000, 110_000]],
+      ],
+    );
     const e7 = d.expiries[0];
     // Dealer long 5 calls, short 5 puts at 100k: vega 5·v(0.5) − 5·v(0.7).
     near(e7?.net[0], vega(100_000, 0.5, 7 / 365, 5) + vega(100_000, 0.7, 7 / 365, -5), 1e-9, '100k net');
     near(e7?.call[1], vega(110_000, 0.5, 7 / 365, 2), 1e-9, '110k call');
-    assert.deepEqual(e7?.by_venue?.map((v) => v.venue), ['deribit', 'okx']);
+    assert.deepEqual(
+      e7?.by_venue?.map((v) => v.venue),
+      ['deribit', 'okx'],
+    );
     near(e7?.by_venue?.[1]?.net[0], vega(100_000, 0.7, 7 / 365, -5), 1e-9, 'okx 100k');
     assert.equal(e7?.by_venue?.[1]?.net[1], 0);
     // The curves add up to the by-expiry totals of the greeks route.
     const flat = greekExposures({ ...base, greek: 'vega' });
-    d.expiries.forEach((e, i) => near(e.net.reduce((a, b) => a + b, 0), flat.by_expiry[i]?.net ?? NaN, 1e-9, 'sum'));
+    d.expiries.forEach((e, i) =>
+      near(
+        e.net.reduce((a, b) => a + b, 0),
+        flat.by_expiry[i]?.net ?? NaN,
+        1e-9,
+        'sum',
+      ),
+    );
     assert.equal(d.expiries[1]?.net[1], 0, 'no IV -> 0 but strike kept');
   });
   test('3-D grid of exposure and of IV; null where nothing is listed', () => {

@@ -53,7 +53,13 @@ function curve(rows: readonly ContractExposure[], expiry: number, now: number, b
       rows.filter((r) => r.venue === venue),
       (r) => r.strike,
     );
-    return { venue, net: strikes.map((k) => { const s = v.get(k); return s === undefined ? 0 : s.call + s.put; }) };
+    return {
+      venue,
+      net: strikes.map((k) => {
+        const s = v.get(k);
+        return s === undefined ? 0 : s.call + s.put;
+      }),
+    };
   });
   return { ...out, by_venue: byVenue };
 }
@@ -123,10 +129,28 @@ export function surface3d(q: Omit<GreekQuery, 'greek'> & { readonly metric: Surf
   });
   if (q.metric === 'iv') {
     const g = grid(q.expiry === undefined ? q.open : q.open.filter((i) => i.expiry === q.expiry), meanIv);
-    return { symbol: q.symbol, metric: 'iv', unit: 'fraction', positioning: null, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
+    return {
+      symbol: q.symbol,
+      metric: 'iv',
+      unit: 'fraction',
+      positioning: null,
+      spot: q.spot,
+      strikes: g.strikes,
+      ...meta(g.expiries),
+      values: g.values,
+    };
   }
   const gq: GreekQuery = { ...q, greek: q.metric };
   const model = runModel(gq);
   const g = grid(contractExposures(gq, model), (list) => list.reduce((a, r) => a + r.value, 0));
-  return { symbol: q.symbol, metric: q.metric, unit: GREEK_UNITS[q.metric], positioning: model, spot: q.spot, strikes: g.strikes, ...meta(g.expiries), values: g.values };
+  return {
+    symbol: q.symbol,
+    metric: q.metric,
+    unit: GREEK_UNITS[q.metric],
+    positioning: model,
+    spot: q.spot,
+    strikes: g.strikes,
+    ...meta(g.expiries),
+    values: g.values,
+  };
 }

@@ -78,7 +78,11 @@ export interface ContractExposure {
 
 /** The model that runs for this selection (flow needs a flow symbol and one measured inventory). */
 export function runModel(q: Pick<GreekQuery, 'symbol' | 'open' | 'model'>): DealerModel {
-  return resolveModel(q.model, q.symbol, q.open.some((i) => i.hasInventory));
+  return resolveModel(
+    q.model,
+    q.symbol,
+    q.open.some((i) => i.hasInventory),
+  );
 }
 
 /** Instruments in scope (expiry filter) with their exposure under `model`, canonical order kept. */

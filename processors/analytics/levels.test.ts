@@ -74,7 +74,12 @@ describe('§11.5 profile and by-strike blocks (std)', () => {
     near(b.call_gex[4], g * 1400 * 1e10 * 0.01, 1e-6, 'call 105k');
     near(b.put_gex[4], -g * 250 * 1e10 * 0.01, 1e-6, 'put 105k');
     b.net_gex.forEach((n, i) => near(n, (b.call_gex[i] ?? 0) + (b.put_gex[i] ?? 0), 1e-9, `net ${i}`));
-    near(b.net_gex.reduce((a, x) => a + x, 0), 2_230_237, 0.5, 'sum');
+    near(
+      b.net_gex.reduce((a, x) => a + x, 0),
+      2_230_237,
+      0.5,
+      'sum',
+    );
   });
   test('profile: 201 spots from 75,000 to 125,000 by 250; G(0) = net GEX at spot; the sign change brackets hvl (98,750 -> 99,000)', () => {
     const p = l.profile;
@@ -184,16 +189,28 @@ describe('0DTE', () => {
 describe('tie rules', () => {
   const c = (strike: number, value: number, oi: number) => ({ strike, value, oi, sign: 1 as const });
   test('larger value first', () => {
-    assert.deepEqual(rankCandidates([c(1, 5, 1), c(2, 7, 1)], 0).map((x) => x.strike), [2, 1]);
+    assert.deepEqual(
+      rankCandidates([c(1, 5, 1), c(2, 7, 1)], 0).map((x) => x.strike),
+      [2, 1],
+    );
   });
   test('equal value -> larger OI', () => {
-    assert.deepEqual(rankCandidates([c(1, 5, 1), c(2, 5, 3)], 0).map((x) => x.strike), [2, 1]);
+    assert.deepEqual(
+      rankCandidates([c(1, 5, 1), c(2, 5, 3)], 0).map((x) => x.strike),
+      [2, 1],
+    );
   });
   test('equal value and OI -> closer to spot', () => {
-    assert.deepEqual(rankCandidates([c(90, 5, 1), c(104, 5, 1)], 100).map((x) => x.strike), [104, 90]);
+    assert.deepEqual(
+      rankCandidates([c(90, 5, 1), c(104, 5, 1)], 100).map((x) => x.strike),
+      [104, 90],
+    );
   });
   test('equal value, OI and distance -> lower strike', () => {
-    assert.deepEqual(rankCandidates([c(105, 5, 1), c(95, 5, 1)], 100).map((x) => x.strike), [95, 105]);
+    assert.deepEqual(
+      rankCandidates([c(105, 5, 1), c(95, 5, 1)], 100).map((x) => x.strike),
+      [95, 105],
+    );
   });
   test('zero values are not candidates', () => {
     assert.deepEqual(rankCandidates([c(1, 0, 9)], 0), []);

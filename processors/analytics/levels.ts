@@ -150,13 +150,7 @@ function sign(v: number): Sign {
 export function rankCandidates(cands: readonly Candidate[], spot: number): Candidate[] {
   return cands
     .filter((c) => c.value !== 0 && Number.isFinite(c.value))
-    .sort(
-      (a, b) =>
-        b.value - a.value ||
-        b.oi - a.oi ||
-        Math.abs(a.strike - spot) - Math.abs(b.strike - spot) ||
-        a.strike - b.strike,
-    );
+    .sort((a, b) => b.value - a.value || b.oi - a.oi || Math.abs(a.strike - spot) - Math.abs(b.strike - spot) || a.strike - b.strike);
 }
 
 function wallCandidates(t: ScopeBlock, side: 'call' | 'put', model: DealerModel): Candidate[] {
@@ -216,7 +210,14 @@ export function gexByStrike(t: ScopeBlock, model: DealerModel): GexByStrike {
     call.push(g.call);
     put.push(g.put);
   }
-  return { strikes: t.strikes, call_gex: call, put_gex: put, net_gex: call.map((c, i) => c + (put[i] ?? 0)), call_oi: t.call_oi, put_oi: t.put_oi };
+  return {
+    strikes: t.strikes,
+    call_gex: call,
+    put_gex: put,
+    net_gex: call.map((c, i) => c + (put[i] ?? 0)),
+    call_oi: t.call_oi,
+    put_oi: t.put_oi,
+  };
 }
 
 export function totalNetGex(t: ScopeBlock, model: DealerModel): number {

@@ -28,12 +28,7 @@ export function maxPain(strikes: readonly number[], callOi: readonly number[], p
 }
 
 /** Direct O(N²) payout at a settlement price (reference for tests and the exact value of a candidate). */
-export function painAt(
-  price: number,
-  strikes: readonly number[],
-  callOi: readonly number[],
-  putOi: readonly number[],
-): number {
+export function painAt(price: number, strikes: readonly number[], callOi: readonly number[], putOi: readonly number[]): number {
   let pain = 0;
   for (let i = 0; i < strikes.length; i++) {
     const k = strikes[i] ?? 0;

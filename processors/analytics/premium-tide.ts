@@ -70,7 +70,10 @@ const DAY = 24 * HOUR;
  * expiry ≤ now + 24 h, 5-minute buckets; `weekly`: since now − 3 days aligned to the hour, expiry ≤ now + 7 days,
  * hourly buckets. Contracts count when their expiry is after the window start.
  */
-export function tideWindow(horizon: '0dte' | 'weekly', now: number): { readonly fromMs: number; readonly expiryToMs: number; readonly stepMs: number } {
+export function tideWindow(
+  horizon: '0dte' | 'weekly',
+  now: number,
+): { readonly fromMs: number; readonly expiryToMs: number; readonly stepMs: number } {
   if (horizon === '0dte') return { fromMs: now - (now % DAY), expiryToMs: now + DAY, stepMs: 5 * 60_000 };
   const from = now - 3 * DAY;
   return { fromMs: from - (from % HOUR), expiryToMs: now + 7 * DAY, stepMs: HOUR };

@@ -1,15 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  GRID_POINTS,
-  GRID_X,
-  accumulate,
-  exactProfileValue,
-  findRoots,
-  finishProfile,
-  newAccumulator,
-  profileTerm,
-} from './profile.ts';
+import { GRID_POINTS, GRID_X, accumulate, exactProfileValue, findRoots, finishProfile, newAccumulator, profileTerm } from './profile.ts';
 import { gamma } from './black76.ts';
 
 describe('grid', () => {

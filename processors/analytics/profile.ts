@@ -180,10 +180,7 @@ export function findRoots(values: readonly number[], slopes: readonly number[]):
       if (gp < 0 !== g < 0) {
         const x0 = GRID_X[p] ?? 0;
         const x1 = GRID_X[j] ?? 0;
-        const x =
-          j === p + 1
-            ? refine(x0, x1, gp, slopes[p] ?? 0, g, slopes[j] ?? 0)
-            : 0.5 * ((GRID_X[p + 1] ?? 0) + (GRID_X[j - 1] ?? 0));
+        const x = j === p + 1 ? refine(x0, x1, gp, slopes[p] ?? 0, g, slopes[j] ?? 0) : 0.5 * ((GRID_X[p + 1] ?? 0) + (GRID_X[j - 1] ?? 0));
         roots.push({ x, lowerX: x0, upperX: x1, direction: gp < 0 ? 'neg_to_pos' : 'pos_to_neg' });
       }
     }
@@ -191,8 +188,7 @@ export function findRoots(values: readonly number[], slopes: readonly number[]):
   }
   let zero: ProfileRoot | null = null;
   for (const r of roots) if (zero === null || Math.abs(r.x) < Math.abs(zero.x)) zero = r;
-  const status: ProfileStatus =
-    roots.length > 0 ? 'ok' : anyPos ? 'positive_everywhere' : anyNeg ? 'negative_everywhere' : 'no_gamma';
+  const status: ProfileStatus = roots.length > 0 ? 'ok' : anyPos ? 'positive_everywhere' : anyNeg ? 'negative_everywhere' : 'no_gamma';
   return { status, roots, zero };
 }
 

@@ -77,7 +77,10 @@ function lowerBound(xs: readonly HourPoint[], t: number): number {
 export function calibrateAt(ratios: readonly HourPoint[], hours: number, at: number): Calibration {
   const from = lowerBound(ratios, at - CALIBRATION_DAYS * 24 * HOUR_MS);
   const to = lowerBound(ratios, at - hours * HOUR_MS + 1);
-  const sorted = ratios.slice(from, to).map((r) => r.value).sort((a, b) => a - b);
+  const sorted = ratios
+    .slice(from, to)
+    .map((r) => r.value)
+    .sort((a, b) => a - b);
   if (sorted.length < MIN_SAMPLES) return { samples: sorted.length, calibrated: false, factors: NORMAL_FACTOR };
   return { samples: sorted.length, calibrated: true, factors: { 0.68: quantile(sorted, 0.68), 0.9: quantile(sorted, 0.9) } };
 }

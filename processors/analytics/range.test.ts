@@ -1,6 +1,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandOf, calibrateAt, HOUR_MS, hourOpens, NORMAL_FACTOR, quantile, ratioSeries, sigmaOf, toHourMap, type HourPoint } from './range-calibration.ts';
+import {
+  bandOf,
+  calibrateAt,
+  HOUR_MS,
+  hourOpens,
+  NORMAL_FACTOR,
+  quantile,
+  ratioSeries,
+  sigmaOf,
+  toHourMap,
+  type HourPoint,
+} from './range-calibration.ts';
 import { computeRange, PAST_COLUMNS } from './range.ts';
 
 const H = HOUR_MS;
@@ -17,14 +28,29 @@ describe('range calibration (hand-computed vectors)', () => {
 
   test('ratio = |ln(P(t+h)/P(t))| / sigma_h(DVOL(t)); samples need both prices and the DVOL', () => {
     const d = 10 * Math.sqrt(8760); // sigma_1h = 0.1
-    const prices = toHourMap([{ t: 0, value: 100 }, { t: H, value: 110 }, { t: 2 * H, value: 99 }, { t: 4 * H, value: 99 }]);
-    const dvols = toHourMap([{ t: 0, value: d }, { t: H, value: d }, { t: 2 * H, value: d }]);
+    const prices = toHourMap([
+      { t: 0, value: 100 },
+      { t: H, value: 110 },
+      { t: 2 * H, value: 99 },
+      { t: 4 * H, value: 99 },
+    ]);
+    const dvols = toHourMap([
+      { t: 0, value: d },
+      { t: H, value: d },
+      { t: 2 * H, value: d },
+    ]);
     const r1 = ratioSeries(prices, dvols, 1);
-    assert.deepEqual(r1.map((r) => r.t), [0, H]);
+    assert.deepEqual(
+      r1.map((r) => r.t),
+      [0, H],
+    );
     close(r1[0]?.value ?? 0, Math.log(1.1) / 0.1);
     close(r1[1]?.value ?? 0, Math.abs(Math.log(0.9)) / 0.1);
     const r2 = ratioSeries(prices, dvols, 2);
-    assert.deepEqual(r2.map((r) => r.t), [0, 2 * H]);
+    assert.deepEqual(
+      r2.map((r) => r.t),
+      [0, 2 * H],
+    );
     close(r2[0]?.value ?? 0, Math.abs(Math.log(0.99)) / (0.1 * Math.SQRT2));
     assert.equal(r2[1]?.value, 0);
   });
@@ -85,12 +111,15 @@ describe('computeRange', () => {
     const s = 0.5 / Math.sqrt(8760); // DVOL 50 at each start
     assert.equal(tail[0]?.[0], new Date(L1 - 3 * H).toISOString());
     close(tail[0]?.[2]?.[0] ?? 0, 100 * Math.exp(-0.9944578832097535 * s), 1e-8);
-    assert.deepEqual(tail.map((r) => [r[1], r[4], r[5], r[6]]), [
-      [100, 100.05, true, true], // |ln 1.0005| = 0.0005 < 0.9945 · 0.00534
-      [100.05, 103, false, false], // ln(103/100.05) = 0.0291
-      [103, 103, true, true],
-      [103, null, null, null], // latest row: open
-    ]);
+    assert.deepEqual(
+      tail.map((r) => [r[1], r[4], r[5], r[6]]),
+      [
+        [100, 100.05, true, true], // |ln 1.0005| = 0.0005 < 0.9945 · 0.00534
+        [100.05, 103, false, false], // ln(103/100.05) = 0.0291
+        [103, 103, true, true],
+        [103, null, null, null], // latest row: open
+      ],
+    );
     assert.equal(rows[0]?.[1], null, 'no data: nulls, the row still tiles');
     assert.deepEqual(h1.hit_rate, { '68': 0.666667, '90': 0.666667, rows: 3 });
   });
@@ -124,8 +153,19 @@ describe('computeRange', () => {
 
 describe('hourOpens', () => {
   test('first observation of each hour, newest value last', () => {
-    const r = hourOpens([{ ts: 2 * H + 5, value: 7 }, { ts: 10, value: 1 }, { ts: 5, value: 2 }, { ts: 2 * H + 1, value: 6 }]);
-    assert.deepEqual(r, { points: [{ t: 0, value: 2 }, { t: 2 * H, value: 6 }], last: 7 });
+    const r = hourOpens([
+      { ts: 2 * H + 5, value: 7 },
+      { ts: 10, value: 1 },
+      { ts: 5, value: 2 },
+      { ts: 2 * H + 1, value: 6 },
+    ]);
+    assert.deepEqual(r, {
+      points: [
+        { t: 0, value: 2 },
+        { t: 2 * H, value: 6 },
+      ],
+      last: 7,
+    });
     assert.deepEqual(hourOpens([]), { points: [], last: null });
   });
 });

@@ -3,8 +3,15 @@
  * and the `include=past` rows. Calibration: ./range-calibration.ts; methodology: processors/README.md.
  */
 import {
-  bandOf, calibrateAt, CALIBRATION_DAYS, HOUR_MS, ratioSeries, sigmaOf, toHourMap,
-  type Calibration, type HourPoint,
+  bandOf,
+  calibrateAt,
+  CALIBRATION_DAYS,
+  HOUR_MS,
+  ratioSeries,
+  sigmaOf,
+  toHourMap,
+  type Calibration,
+  type HourPoint,
 } from './range-calibration.ts';
 
 export interface HorizonSpec {
@@ -66,7 +73,13 @@ function bandsFor(spot: number, sigma: number, c: Calibration): { '68': Band; '9
 const inside = (b: Band | null, p: number | null): boolean | null => (b === null || p === null ? null : p >= b[0] && p <= b[1]);
 
 /** Rows tiling [first aligned start >= floor, latest start <= now], one per `hours`. */
-export function pastRows(h: HorizonSpec, input: RangeInput, prices: ReadonlyMap<number, number>, dvols: ReadonlyMap<number, number>, ratios: readonly HourPoint[]): PastRow[] {
+export function pastRows(
+  h: HorizonSpec,
+  input: RangeInput,
+  prices: ReadonlyMap<number, number>,
+  dvols: ReadonlyMap<number, number>,
+  ratios: readonly HourPoint[],
+): PastRow[] {
   const step = h.hours * HOUR_MS;
   const latest = Math.floor(input.now / step) * step;
   let first = latest - (Math.round((h.pastDays * 24) / h.hours) - 1) * step;
@@ -78,7 +91,15 @@ export function pastRows(h: HorizonSpec, input: RangeInput, prices: ReadonlyMap<
     const c = calibrateAt(ratios, h.hours, t);
     const bands = p0 === null || d === null ? null : bandsFor(p0, sigmaOf(d, h.hours), c);
     const end = t === latest ? null : (prices.get(t + step) ?? null);
-    rows.push([new Date(t).toISOString(), p0, bands?.['68'] ?? null, bands?.['90'] ?? null, end, inside(bands?.['68'] ?? null, end), inside(bands?.['90'] ?? null, end)]);
+    rows.push([
+      new Date(t).toISOString(),
+      p0,
+      bands?.['68'] ?? null,
+      bands?.['90'] ?? null,
+      end,
+      inside(bands?.['68'] ?? null, end),
+      inside(bands?.['90'] ?? null, end),
+    ]);
   }
   return rows;
 }

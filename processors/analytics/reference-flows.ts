@@ -83,7 +83,14 @@ export function holdersData(ticker: string, cusip: string, positions: readonly H
   current.sort((a, b) => b.shares - a.shares || (a.cik < b.cik ? -1 : 1));
   const holders = current.slice(0, limit).map((p) => {
     const before = prior === null ? undefined : byKey.get(`${p.cik}|${prior}`);
-    return { cik: p.cik, name: p.filerName, shares: p.shares, value_usd: p.valueUsd, share_change: before === undefined ? null : p.shares - before.shares, period_end: p.periodEnd };
+    return {
+      cik: p.cik,
+      name: p.filerName,
+      shares: p.shares,
+      value_usd: p.valueUsd,
+      share_change: before === undefined ? null : p.shares - before.shares,
+      period_end: p.periodEnd,
+    };
   });
   return { ticker, cusip, period_end: latest, prior_period_end: prior, holder_count: current.length, holders };
 }

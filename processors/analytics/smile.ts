@@ -94,9 +94,16 @@ export function smileCurve(contracts: readonly ConsolidatedQuote[], rows: readon
         ask_iv: positive(c.ask?.iv ?? null),
       };
     });
-  const atm = atmIv(contracts.flatMap((c) => (positive(c.mark_iv) === null ? [] : [{ strike: c.strike, iv: c.mark_iv as number }])), forward);
+  const atm = atmIv(
+    contracts.flatMap((c) => (positive(c.mark_iv) === null ? [] : [{ strike: c.strike, iv: c.mark_iv as number }])),
+    forward,
+  );
   const wing = (type: OptionType): { delta: number; iv: number }[] =>
-    points.flatMap((p) => (p.type === type && p.delta !== null && p.mark_iv !== null && (type === 'call' ? p.strike >= forward : p.strike < forward) ? [{ delta: p.delta, iv: p.mark_iv }] : []));
+    points.flatMap((p) =>
+      p.type === type && p.delta !== null && p.mark_iv !== null && (type === 'call' ? p.strike >= forward : p.strike < forward)
+        ? [{ delta: p.delta, iv: p.mark_iv }]
+        : [],
+    );
   const c25 = ivAtDelta(wing('call'), 0.25);
   const p25 = ivAtDelta(wing('put'), -0.25);
   return {
@@ -120,14 +127,23 @@ function byExpiry(rows: readonly ChainQuoteRow[]): Map<number, ChainQuoteRow[]> 
   return new Map([...m.entries()].sort((a, b) => a[0] - b[0]));
 }
 
-const curveOf = (rows: readonly ChainQuoteRow[], now: number): SmileCurve => smileCurve(groupByContract(rows).map(consolidateContract), rows, now);
+const curveOf = (rows: readonly ChainQuoteRow[], now: number): SmileCurve =>
+  smileCurve(groupByContract(rows).map(consolidateContract), rows, now);
 
 /** Per expiry the consolidated smile and, with `perVenue`, every venue's own. Expiries not after `now` are left out. */
 export function smiles(rows: readonly ChainQuoteRow[], now: number, perVenue: boolean): ExpirySmile[] {
   const out: ExpirySmile[] = [];
   for (const [expiry, group] of byExpiry(rows)) {
     if (expiry <= now) continue;
-    const venues = perVenue ? [...new Set(group.map((r) => r.venue))].sort().map((venue) => ({ venue, ...curveOf(group.filter((r) => r.venue === venue), now) })) : undefined;
+    const venues = perVenue
+      ? [...new Set(group.map((r) => r.venue))].sort().map((venue) => ({
+          venue,
+          ...curveOf(
+            group.filter((r) => r.venue === venue),
+            now,
+          ),
+        }))
+      : undefined;
     out.push({ expiry, t_years: yearFraction(expiry, now), ...curveOf(group, now), ...(venues !== undefined ? { venues } : {}) });
   }
   return out;
@@ -143,12 +159,20 @@ export interface ConstantMaturityPoint {
 }
 
 export interface TermStructure {
-  readonly expiries: readonly { readonly expiry: number; readonly t_years: number; readonly forward: number; readonly atm_iv: number | null }[];
+  readonly expiries: readonly {
+    readonly expiry: number;
+    readonly t_years: number;
+    readonly forward: number;
+    readonly atm_iv: number | null;
+  }[];
   readonly constant_maturity: readonly ConstantMaturityPoint[];
 }
 
 /** σ at `tau` years from the listed (t, σ) points (σ²T linear between brackets; flat before the front; null after the last). */
-export function constantMaturity(term: readonly { readonly expiry: number; readonly t: number; readonly iv: number }[], tau: number): Omit<ConstantMaturityPoint, 'days'> {
+export function constantMaturity(
+  term: readonly { readonly expiry: number; readonly t: number; readonly iv: number }[],
+  tau: number,
+): Omit<ConstantMaturityPoint, 'days'> {
   const pts = term.filter((p) => p.t > 0 && p.iv > 0).sort((a, b) => a.t - b.t);
   const front = pts[0];
   if (front === undefined) return { atm_iv: null, method: null, expiries: [] };

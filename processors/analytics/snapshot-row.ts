@@ -8,15 +8,7 @@ import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import { prepareChain } from './gex.ts';
 import type { OpenInstrument } from './gex.ts';
 import { atmIv } from './expected-move.ts';
-import {
-  GRID_MIN,
-  GRID_POINTS,
-  GRID_STEP,
-  accumulate,
-  finishProfile,
-  newAccumulator,
-  profileTerm,
-} from './profile.ts';
+import { GRID_MIN, GRID_POINTS, GRID_STEP, accumulate, finishProfile, newAccumulator, profileTerm } from './profile.ts';
 import type { ProfileAccumulator, ProfileArrays } from './profile.ts';
 import { buildStrikeTable } from './strikes.ts';
 import type { StrikeTable } from './strikes.ts';
@@ -96,7 +88,13 @@ function expiryStat(expiry: number, instruments: readonly OpenInstrument[]): Exp
   for (const i of instruments) weight += i.openInterest;
   return {
     expiry,
-    atm_iv: priced.length > 0 ? atmIv(priced.map((i) => ({ strike: i.strike, iv: i.sigma ?? 0 })), forward) : null,
+    atm_iv:
+      priced.length > 0
+        ? atmIv(
+            priced.map((i) => ({ strike: i.strike, iv: i.sigma ?? 0 })),
+            forward,
+          )
+        : null,
     atm_weight: weight,
     strikes: table.strikes,
     call_oi: table.call_oi,

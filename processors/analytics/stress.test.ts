@@ -32,6 +32,15 @@ test('a shock re-prices F and S by (1 + x): one long call, hand-computed at −2
 });
 
 test('sumArrays adds venue rows element-wise', () => {
-  assert.deepEqual(sumArrays([[1, 2], [3, 4]], 2), [4, 6]);
+  assert.deepEqual(
+    sumArrays(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      2,
+    ),
+    [4, 6],
+  );
   assert.deepEqual(sumArrays([], 3), [0, 0, 0]);
 });

@@ -38,5 +38,7 @@ export function zeroGammaOf(values: readonly number[], slopes: readonly number[]
 
 /** The profile arrays of one model. */
 export function modelProfile(p: ProfileArrays, model: DealerModel): { values: readonly number[]; slopes: readonly number[] } {
-  return model === 'flow' ? { values: p.profile_flow, slopes: p.profile_flow_slope } : { values: p.profile_std, slopes: p.profile_std_slope };
+  return model === 'flow'
+    ? { values: p.profile_flow, slopes: p.profile_flow_slope }
+    : { values: p.profile_std, slopes: p.profile_std_slope };
 }

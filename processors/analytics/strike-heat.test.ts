@@ -16,13 +16,25 @@ test('strike heat: per-strike buy/sell/net/total premium and counts, ranked by |
     ],
     5,
   );
-  assert.deepEqual(rows.map((r) => [r.strike, r.net_premium_usd, r.total_premium_usd]), [
-    [95_000, -40_000, 40_000],
-    [100_000, 30_000, 70_000],
-    [110_000, -30_000, 50_000],
-    [90_000, 30_000, 30_000],
-    [120_000, 30_000, 30_000],
-  ]);
-  assert.deepEqual(rows[1], { strike: 100_000, buy_premium_usd: 50_000, sell_premium_usd: 20_000, net_premium_usd: 30_000, total_premium_usd: 70_000, trades: 7, buy_trades: 5, sell_trades: 2 });
+  assert.deepEqual(
+    rows.map((r) => [r.strike, r.net_premium_usd, r.total_premium_usd]),
+    [
+      [95_000, -40_000, 40_000],
+      [100_000, 30_000, 70_000],
+      [110_000, -30_000, 50_000],
+      [90_000, 30_000, 30_000],
+      [120_000, 30_000, 30_000],
+    ],
+  );
+  assert.deepEqual(rows[1], {
+    strike: 100_000,
+    buy_premium_usd: 50_000,
+    sell_premium_usd: 20_000,
+    net_premium_usd: 30_000,
+    total_premium_usd: 70_000,
+    trades: 7,
+    buy_trades: 5,
+    sell_trades: 2,
+  });
   assert.deepEqual(strikeHeat([], 5), []);
 });

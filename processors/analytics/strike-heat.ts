@@ -46,6 +46,8 @@ export function strikeHeat(input: readonly SidePremium[], rows: number): StrikeH
     buy_trades: s.buyN,
     sell_trades: s.sellN,
   }));
-  out.sort((a, b) => Math.abs(b.net_premium_usd) - Math.abs(a.net_premium_usd) || b.total_premium_usd - a.total_premium_usd || a.strike - b.strike);
+  out.sort(
+    (a, b) => Math.abs(b.net_premium_usd) - Math.abs(a.net_premium_usd) || b.total_premium_usd - a.total_premium_usd || a.strike - b.strike,
+  );
   return out.slice(0, rows);
 }

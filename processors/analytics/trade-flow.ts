@@ -35,7 +35,9 @@ export function flowByStrikeOf(trades: readonly OptionTrade[], nowMs: number): F
 
 export function strikeHeatOf(trades: readonly OptionTrade[], nowMs: number, hours = 24, rows = 25): StrikeHeatRow[] {
   const from = nowMs - hours * 3_600_000;
-  const input: SidePremium[] = trades.filter((t) => t.ts > from).map((t) => ({ strike: t.strike, side: t.side, premium: t.premiumUsd, trades: 1 }));
+  const input: SidePremium[] = trades
+    .filter((t) => t.ts > from)
+    .map((t) => ({ strike: t.strike, side: t.side, premium: t.premiumUsd, trades: 1 }));
   return strikeHeat(input, rows);
 }
 

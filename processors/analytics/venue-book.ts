@@ -94,5 +94,8 @@ export function venueBook(contracts: readonly (readonly ChainQuoteRow[])[], sort
   const rows = contracts.map(venueBookRow);
   if (sort === 'strike') return rows;
   const key = (r: VenueBookRow): number | null => (sort === 'spread_bps' ? r.spread_bps : r.spread_usd);
-  return rows.map((r, i) => ({ r, i })).sort((a, b) => nullsLast(key(a.r), key(b.r)) || a.i - b.i).map((x) => x.r);
+  return rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => nullsLast(key(a.r), key(b.r)) || a.i - b.i)
+    .map((x) => x.r);
 }

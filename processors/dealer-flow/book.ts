@@ -50,7 +50,11 @@ export class DealerBook {
     for (const d of deltas) {
       const key = entryKey(d.venue, d.instrument, d.expiry_ms);
       const prev = this.entries.get(key);
-      const next: BookEntry = { ...entryOf(d), nano: (prev?.nano ?? 0n) + BigInt(d.nano), trades: (prev?.trades ?? 0) + Number(d.trade_count) };
+      const next: BookEntry = {
+        ...entryOf(d),
+        nano: (prev?.nano ?? 0n) + BigInt(d.nano),
+        trades: (prev?.trades ?? 0) + Number(d.trade_count),
+      };
       this.entries.set(key, next);
       if (next.expiry > to) changed.push(next);
     }
@@ -66,7 +70,15 @@ export class DealerBook {
 }
 
 export function compareEntries(a: BookEntry, b: BookEntry): number {
-  return a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : a.expiry - b.expiry;
+  return a.venue < b.venue
+    ? -1
+    : a.venue > b.venue
+      ? 1
+      : a.instrument < b.instrument
+        ? -1
+        : a.instrument > b.instrument
+          ? 1
+          : a.expiry - b.expiry;
 }
 
 /** Unclipped inventory in coins per `venue|instrument` (several expiries of one name are summed). */

@@ -157,7 +157,11 @@ export async function writeCheckpoint(store: Store, w: CheckpointWrite): Promise
     const hash = createHash('sha256').update(JSON.stringify(rows)).digest('hex').slice(0, 16);
     await store.insert('dealer_inventory', rows, { dedupToken: `${token}:${hash}` });
   }
-  await store.insert('dealer_inventory_ticks', [{ symbol: w.symbol, checkpoint_at: w.at, full: w.full, rows: rows.length, new_trades: w.newTrades }], {
-    dedupToken: `${token}:tick`,
-  });
+  await store.insert(
+    'dealer_inventory_ticks',
+    [{ symbol: w.symbol, checkpoint_at: w.at, full: w.full, rows: rows.length, new_trades: w.newTrades }],
+    {
+      dedupToken: `${token}:tick`,
+    },
+  );
 }

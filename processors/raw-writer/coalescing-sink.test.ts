@@ -37,12 +37,24 @@ test('batches of several writers waiting together go out as one INSERT per table
     await migrate(t.store);
     const c = counting(t.store);
     const stored: number[] = [];
-    const sink = new CoalescingSink(c.store, { writers: 3, maxRows: 100_000, lingerMs: 10_000, onStored: (_t, rows) => stored.push(rows.length) });
+    const sink = new CoalescingSink(c.store, {
+      writers: 3,
+      maxRows: 100_000,
+      lingerMs: 10_000,
+      onStored: (_t, rows) => stored.push(rows.length),
+    });
     // The third writer's submit completes the set: flushed at once, long before the 10 s linger.
     const started = Date.now();
-    await Promise.all([sink.submit(batch('a', trades(0, 100))), sink.submit(batch('b', trades(100, 50), true)), sink.submit(batch('c', trades(150, 25)))]);
+    await Promise.all([
+      sink.submit(batch('a', trades(0, 100))),
+      sink.submit(batch('b', trades(100, 50), true)),
+      sink.submit(batch('c', trades(150, 25))),
+    ]);
     assert.ok(Date.now() - started < 5_000);
-    assert.deepEqual(c.inserts, [{ table: 'option_trades', rows: 175 }, { table: 'perp_stats', rows: 1 }]);
+    assert.deepEqual(c.inserts, [
+      { table: 'option_trades', rows: 175 },
+      { table: 'perp_stats', rows: 1 },
+    ]);
     assert.deepEqual(stored, [175, 1]);
     const n = await t.store.query<{ n: string }>('SELECT count() AS n FROM option_trades');
     assert.equal(n[0]?.n, '175');
@@ -61,7 +73,10 @@ test('a lone batch is flushed after the linger; maxRows flushes at once', async 
     await sink.submit(batch('lone', trades(0, 10)));
     assert.ok(Date.now() - t0 >= 45, 'waited for the linger');
     await sink.submit(batch('big', trades(10, 300)));
-    assert.deepEqual(c.inserts.map((i) => i.rows), [10, 300]);
+    assert.deepEqual(
+      c.inserts.map((i) => i.rows),
+      [10, 300],
+    );
   } finally {
     await t.dispose();
   }
@@ -73,5 +88,8 @@ test('a failed INSERT rejects every batch in it (each member then retries); noth
   const sink = new CoalescingSink(t.store, { writers: 2, maxRows: 100_000, lingerMs: 10 });
   await t.dispose(); // the store is closed under the sink
   const results = await Promise.allSettled([sink.submit(batch('x', trades(0, 5))), sink.submit(batch('y', trades(5, 5)))]);
-  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
 });

@@ -88,7 +88,15 @@ test('a redelivered batch is not stored twice (dedup token, then ReplacingMergeT
     await migrate(store);
     const messages = Array.from({ length: 100 }, (_, i) => {
       const { message } = encodeMarketEvent({ type: 'option_trade', event: fx.optionTrade(i) });
-      return { topic: TOPICS.option_trade, partition: 0, offset: String(i), key: message.key, value: message.value, headers: {}, timestamp: 1 };
+      return {
+        topic: TOPICS.option_trade,
+        partition: 0,
+        offset: String(i),
+        key: message.key,
+        value: message.value,
+        headers: {},
+        timestamp: 1,
+      };
     });
     const batch: ConsumedBatch = { topic: TOPICS.option_trade, partition: 0, messages };
     await writeRawBatch(store, 'g', batch);

@@ -15,7 +15,13 @@ export interface PlannedTick {
  * The ticks missed while down, oldest first: every aligned tick after each symbol's last completed tick up to
  * `boundary`, if within the catch-up window before `startedAt`; older ones are counted and logged as skipped.
  */
-export async function planCatchUp(store: Store, cfg: SnapshotConfig, startedAt: number, boundary: number, log: Logger): Promise<PlannedTick[]> {
+export async function planCatchUp(
+  store: Store,
+  cfg: SnapshotConfig,
+  startedAt: number,
+  boundary: number,
+  log: Logger,
+): Promise<PlannedTick[]> {
   const plan: PlannedTick[] = [];
   const oldest = startedAt - cfg.catchUpWindowMs;
   for (const symbol of cfg.symbols) {
@@ -25,7 +31,10 @@ export async function planCatchUp(store: Store, cfg: SnapshotConfig, startedAt: 
     const stale = missed.filter((t) => t < oldest);
     if (stale.length > 0) {
       snapshotMetrics.skipped.inc({ symbol, reason: 'out_of_window' }, stale.length);
-      log.warn({ symbol, skipped: stale.length, from: new Date(stale[0] ?? 0).toISOString() }, 'missed ticks beyond the catch-up window skipped');
+      log.warn(
+        { symbol, skipped: stale.length, from: new Date(stale[0] ?? 0).toISOString() },
+        'missed ticks beyond the catch-up window skipped',
+      );
     }
     for (const tick of missed) if (tick >= oldest) plan.push({ symbol, tick });
   }

@@ -43,7 +43,9 @@ function fresh(points: readonly PricePoint[], tick: number, windowMs: number): n
 }
 
 export function spotOf(state: SymbolState, tickers: readonly TickerState[], tick: number, o: ChainOptions): number | null {
-  return median(fresh(state.index, tick, o.priceFreshnessMs)) ?? median(tickers.flatMap((t) => (t.indexPrice === null ? [] : [t.indexPrice])));
+  return (
+    median(fresh(state.index, tick, o.priceFreshnessMs)) ?? median(tickers.flatMap((t) => (t.indexPrice === null ? [] : [t.indexPrice])))
+  );
 }
 
 export function perpPriceOf(state: SymbolState, tick: number, o: ChainOptions): number | null {

@@ -72,8 +72,14 @@ test('ticks that fell out of the catch-up window are skipped and reported', asyn
   });
   await clock.advance(0);
   const base = Date.UTC(2026, 0, 1, 0, 0, 0);
-  assert.deepEqual(skipped, [-10, -9, -8, -7, -6, -5, -4].map((s) => base + s * 1000));
-  assert.deepEqual(fired, [-3, -2, -1, 0].map((s) => base + s * 1000));
+  assert.deepEqual(
+    skipped,
+    [-10, -9, -8, -7, -6, -5, -4].map((s) => base + s * 1000),
+  );
+  assert.deepEqual(
+    fired,
+    [-3, -2, -1, 0].map((s) => base + s * 1000),
+  );
   abort.abort();
   await done;
 });

@@ -58,7 +58,13 @@ export async function computeSnapshot(
 }
 
 /** The chain of a tick with the flow symbols' dealer inventory as of the tick (dealer-flow checkpoints). */
-export async function chainWithInventory(store: Store, symbol: MarketSymbol, tick: number, state: SymbolState, opts: ChainOptions): Promise<ChainResult> {
+export async function chainWithInventory(
+  store: Store,
+  symbol: MarketSymbol,
+  tick: number,
+  state: SymbolState,
+  opts: ChainOptions,
+): Promise<ChainResult> {
   const probe = buildChain(symbol, state, tick, opts);
   if (probe.kind !== 'chain') return probe;
   const inventory = FLOW_SYMBOLS.includes(symbol) ? inventoryMap(await entriesAsOf(store, symbol, tick)) : new Map<string, number>();

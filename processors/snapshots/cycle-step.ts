@@ -23,7 +23,12 @@ const CYCLE_ATTEMPTS = 3;
  * by a stop (AbortedError) or still failing after the retries is dropped (logged, gex_pipeline_step_skipped_total):
  * the next tick carries on. A tick without data is an ok step whose result says `skipped`.
  */
-export function cycleRunner(ctx: CycleContext, signal: AbortSignal, log: Logger, onCycle?: (r: CycleResult) => void): (input: CycleInput) => Promise<void> {
+export function cycleRunner(
+  ctx: CycleContext,
+  signal: AbortSignal,
+  log: Logger,
+  onCycle?: (r: CycleResult) => void,
+): (input: CycleInput) => Promise<void> {
   const step: PipelineStep<CycleInput, CycleResult> = {
     name: 'snapshots.cycle',
     log,

@@ -61,9 +61,24 @@ describe('snapshot cycle on a hand-built market', () => {
     // rows: the engine's venue rows of the expected chain, plus inventory statistics written out by hand
     if (r.kind !== 'stored') return;
     const engineRows = buildVenueRows(chain);
-    assert.deepEqual(r.rows.map((x) => x.venue), ['deribit', 'okx']);
+    assert.deepEqual(
+      r.rows.map((x) => x.venue),
+      ['deribit', 'okx'],
+    );
     for (const [i, row] of r.rows.entries()) {
-      const { cell_expiry: _a, cell_strike: _b, cell_gex_std: _c, cell_gex_flow: _d, inv_contracts: _e, inv_net: _f, inv_abs: _g, inv_unclipped_net: _h, oi_total: _i, source: _j, ...venueRow } = row;
+      const {
+        cell_expiry: _a,
+        cell_strike: _b,
+        cell_gex_std: _c,
+        cell_gex_flow: _d,
+        inv_contracts: _e,
+        inv_net: _f,
+        inv_abs: _g,
+        inv_unclipped_net: _h,
+        oi_total: _i,
+        source: _j,
+        ...venueRow
+      } = row;
       assert.deepEqual(venueRow, engineRows[i]);
     }
     const [d, o] = r.rows;
@@ -73,10 +88,21 @@ describe('snapshot cycle on a hand-built market', () => {
     assert.equal(r.snapshot.coverage, 825 / 2670);
 
     // gex_levels payloads give exactly the pure numbers (query-api/gex/as-of.test.ts reads them back)
-    const stored = await store.query<{ model: string; positioning: string; payload: string; hvl: number | null; spot: number; perp_price: number }>(
-      'SELECT model, positioning, payload, hvl, spot, perp_price FROM gex_levels ORDER BY model',
+    const stored = await store.query<{
+      model: string;
+      positioning: string;
+      payload: string;
+      hvl: number | null;
+      spot: number;
+      perp_price: number;
+    }>('SELECT model, positioning, payload, hvl, spot, perp_price FROM gex_levels ORDER BY model');
+    assert.deepEqual(
+      stored.map((s) => [s.model, s.positioning, s.spot, s.perp_price]),
+      [
+        ['flow', 'flow', 100_050, 100_200],
+        ['std', 'std', 100_050, 100_200],
+      ],
     );
-    assert.deepEqual(stored.map((s) => [s.model, s.positioning, s.spot, s.perp_price]), [['flow', 'flow', 100_050, 100_200], ['std', 'std', 100_050, 100_200]]);
     assert.deepEqual(JSON.parse(stored[0]?.payload ?? ''), JSON.parse(JSON.stringify(flow)));
     assert.deepEqual(JSON.parse(stored[1]?.payload ?? ''), JSON.parse(JSON.stringify(std)));
     assert.equal(stored[1]?.hvl, std.all_expiry.hvl);
@@ -92,7 +118,11 @@ describe('snapshot cycle on a hand-built market', () => {
     const counts = await store.query<{ t: string; n: string }>(
       "SELECT t, n FROM (SELECT 'snapshots' AS t, toString(count()) AS n FROM gex_snapshots UNION ALL SELECT 'levels' AS t, toString(count()) AS n FROM gex_levels UNION ALL SELECT 'flow' AS t, toString(count()) AS n FROM gamma_flow) ORDER BY t",
     );
-    assert.deepEqual(counts, [{ t: 'flow', n: '2' }, { t: 'levels', n: '2' }, { t: 'snapshots', n: '2' }]);
+    assert.deepEqual(counts, [
+      { t: 'flow', n: '2' },
+      { t: 'levels', n: '2' },
+      { t: 'snapshots', n: '2' },
+    ]);
 
     const rebuilt = (await loadStateAsOf(store, 'BTCUSDT', TICK, CHAIN_OPTS)).view('BTCUSDT');
     const fromStore = await computeSnapshot(store, 'BTCUSDT', TICK, rebuilt, CHAIN_OPTS, 'store');

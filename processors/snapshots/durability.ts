@@ -44,7 +44,8 @@ export async function waitDrained(
   pollMs = 25,
 ): Promise<boolean> {
   const targets: { topic: string; partition: number; end: bigint }[] = [];
-  for (const topic of topics) for (const p of await bus.lag(groupId, topic)) targets.push({ topic, partition: p.partition, end: BigInt(p.end) });
+  for (const topic of topics)
+    for (const p of await bus.lag(groupId, topic)) targets.push({ topic, partition: p.partition, end: BigInt(p.end) });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let done = true;

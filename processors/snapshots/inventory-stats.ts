@@ -17,7 +17,9 @@ export interface InventoryStats {
 
 export function inventoryStatsByVenue(chain: ChainSnapshot): Map<Venue, InventoryStats> {
   const out = new Map<Venue, { inv_contracts: number; inv_net: number; inv_abs: number; inv_unclipped_net: number; oi_total: number }>();
-  const sorted = [...chain.instruments].sort((a, b) => a.expiry - b.expiry || a.strike - b.strike || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  const sorted = [...chain.instruments].sort(
+    (a, b) => a.expiry - b.expiry || a.strike - b.strike || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0),
+  );
   for (const ins of sorted) {
     if (ins.expiry <= chain.now) continue;
     let s = out.get(ins.venue);

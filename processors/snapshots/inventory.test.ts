@@ -37,7 +37,10 @@ test('dealer inventory as of t1 and t2 from the stored trades: sign, expiry drop
       ],
     );
     const rows = await inventoryRows(store, 'BTCUSDT', TICK);
-    assert.deepEqual(rows.map((r) => r.trades), [1, 2, 1]);
+    assert.deepEqual(
+      rows.map((r) => r.trades),
+      [1, 2, 1],
+    );
     // Exactly at a trade's ts it is included (ts <= asOf); 1 ms before it is not.
     assert.equal((await inventoryAsOf(store, 'BTCUSDT', TICK + 1_000)).get('deribit|BTC-E2-100000-C'), -27);
     assert.equal((await inventoryAsOf(store, 'BTCUSDT', TICK + 999)).get('deribit|BTC-E2-100000-C'), -20);

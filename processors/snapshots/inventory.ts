@@ -27,7 +27,10 @@ GROUP BY venue, instrument
 ORDER BY venue, instrument`;
 
 export async function inventoryRows(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<InventoryEntry[]> {
-  const rows = await store.query<{ venue: string; instrument: string; inventory: number; trades: string }>(SQL, { symbol, asOf: Math.trunc(asOfMs) });
+  const rows = await store.query<{ venue: string; instrument: string; inventory: number; trades: string }>(SQL, {
+    symbol,
+    asOf: Math.trunc(asOfMs),
+  });
   // `+ 0` turns −0 into 0.
   return rows.map((r) => ({ venue: r.venue, instrument: r.instrument, inventory: r.inventory + 0, trades: Number(r.trades) }));
 }

@@ -42,8 +42,14 @@ export async function storeChainRows(store: Store, symbol: MarketSymbol, tick: n
   await store.insert(finest.table, rows, { dedupToken: `${finest.table}:${symbol}:${tick}` });
   for (const tier of coarser) {
     const params = { symbol, t: tick };
-    const present = await store.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${tier.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`, params);
+    const present = await store.query<{ n: number }>(
+      `SELECT toUInt32(count()) AS n FROM ${tier.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`,
+      params,
+    );
     if ((present[0]?.n ?? 0) > 0) continue;
-    await store.command(`INSERT INTO ${tier.table} SELECT * FROM ${finest.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`, params);
+    await store.command(
+      `INSERT INTO ${tier.table} SELECT * FROM ${finest.table} WHERE symbol = {symbol:String} AND computed_at = ${msParam('t')}`,
+      params,
+    );
   }
 }

@@ -35,7 +35,18 @@ function instrument(quote: Partial<Parameters<typeof quoteOf>[0]>, markIv: numbe
     indexPrice: 99_900,
     quote: quoteOf(quote),
   };
-  return { venue: 'deribit', instrument: ticker.instrument, ticker, strike: 105_000, expiry: EXPIRY, type: 'call', openInterest: 12, markIv, forward: 100_000, dealerInventory: -3 };
+  return {
+    venue: 'deribit',
+    instrument: ticker.instrument,
+    ticker,
+    strike: 105_000,
+    expiry: EXPIRY,
+    type: 'call',
+    openInterest: 12,
+    markIv,
+    forward: 100_000,
+    dealerInventory: -3,
+  };
 }
 
 const CHAIN: ChainSnapshot = { symbol: 'BTCUSDT', now: NOW, spot: 99_900, perpPrice: 99_950, instruments: [] };
@@ -46,7 +57,9 @@ describe('consolidated chain row (pure)', () => {
   test('no venue greeks: all four computed with Black-76 on the forward (hand vectors)', () => {
     const r = chainRow(CHAIN, instrument({}));
     assert.deepEqual([r.delta_source, r.gamma_source, r.vega_source, r.theta_source], ['computed', 'computed', 'computed', 'computed']);
-    assert.ok(rel(r.delta, B76.delta) < 1e-5 && rel(r.gamma, B76.gamma) < 1e-5 && rel(r.vega, B76.vega) < 1e-5 && rel(r.theta, B76.theta) < 1e-5);
+    assert.ok(
+      rel(r.delta, B76.delta) < 1e-5 && rel(r.gamma, B76.gamma) < 1e-5 && rel(r.vega, B76.vega) < 1e-5 && rel(r.theta, B76.theta) < 1e-5,
+    );
     assert.equal(r.t_years, 7 / 365);
     assert.equal(r.forward, 100_000);
     assert.equal(r.spot, 99_900);
@@ -66,10 +79,41 @@ describe('consolidated chain row (pure)', () => {
   });
 
   test('no mark IV: published greeks kept unchecked, others none; book fields, empty sides null', () => {
-    const r = chainRow(CHAIN, instrument({ delta: 0.3, bidPriceUsd: 0, askPriceUsd: 1_250.5, bidSize: null, askSize: 4, markPrice: 1_200, lastPriceUsd: 1_190, volume24h: 55, bidIv: 0.49, askIv: 0.53 }, null));
-    assert.deepEqual([r.delta, r.delta_source, r.gamma, r.gamma_source, r.vega_source, r.theta_source], [0.3, 'venue', null, 'none', 'none', 'none']);
+    const r = chainRow(
+      CHAIN,
+      instrument(
+        {
+          delta: 0.3,
+          bidPriceUsd: 0,
+          askPriceUsd: 1_250.5,
+          bidSize: null,
+          askSize: 4,
+          markPrice: 1_200,
+          lastPriceUsd: 1_190,
+          volume24h: 55,
+          bidIv: 0.49,
+          askIv: 0.53,
+        },
+        null,
+      ),
+    );
     assert.deepEqual(
-      [r.bid_price_usd, r.ask_price_usd, r.bid_size, r.ask_size, r.mark_price_usd, r.last_price_usd, r.volume_24h, r.mark_iv, r.bid_iv, r.ask_iv],
+      [r.delta, r.delta_source, r.gamma, r.gamma_source, r.vega_source, r.theta_source],
+      [0.3, 'venue', null, 'none', 'none', 'none'],
+    );
+    assert.deepEqual(
+      [
+        r.bid_price_usd,
+        r.ask_price_usd,
+        r.bid_size,
+        r.ask_size,
+        r.mark_price_usd,
+        r.last_price_usd,
+        r.volume_24h,
+        r.mark_iv,
+        r.bid_iv,
+        r.ask_iv,
+      ],
       [null, 1_250.5, null, 4, 1_200, 1_190, 55, null, 0.49, 0.53],
     );
   });
@@ -87,7 +131,10 @@ describe('consolidated chain row (pure)', () => {
     const names = (t: number): string[] => tiersOf(t).map((x) => x.table);
     assert.deepEqual(names(Date.UTC(2026, 0, 1, 10, 0, 30)), ['option_chain_snapshots']);
     assert.deepEqual(names(Date.UTC(2026, 0, 1, 10, 5, 0)), ['option_chain_snapshots', 'option_chain_snapshots_5m']);
-    assert.deepEqual(names(Date.UTC(2026, 0, 1, 10, 0, 0)), CHAIN_TIERS.map((x) => x.table));
+    assert.deepEqual(
+      names(Date.UTC(2026, 0, 1, 10, 0, 0)),
+      CHAIN_TIERS.map((x) => x.table),
+    );
   });
 });
 
@@ -112,7 +159,9 @@ describe('chain snapshot written by the snapshot cycle (embedded store)', () => 
   const state = new MarketState();
   const withBook = (events: MarketEvent[]): MarketEvent[] =>
     events.map((m) =>
-      m.type === 'option_ticker' && m.event.instrument === 'BTC-E2-100000-C' ? { type: 'option_ticker', event: { ...m.event, bidPriceUsd: 5_000, askPriceUsd: 5_100, delta: 0.52 } } : m,
+      m.type === 'option_ticker' && m.event.instrument === 'BTC-E2-100000-C'
+        ? { type: 'option_ticker', event: { ...m.event, bidPriceUsd: 5_000, askPriceUsd: 5_100, delta: 0.52 } }
+        : m,
     );
 
   before(async () => {
@@ -158,7 +207,10 @@ describe('chain snapshot written by the snapshot cycle (embedded store)', () => 
     await store.command('TRUNCATE TABLE gex_snapshots');
     await runCycle(ctx, 'BTCUSDT', TICK, 'store');
     for (const tier of CHAIN_TIERS) {
-      const n = await store.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${tier.table} WHERE computed_at = fromUnixTimestamp64Milli({t:Int64})`, { t: TICK });
+      const n = await store.query<{ n: number }>(
+        `SELECT toUInt32(count()) AS n FROM ${tier.table} WHERE computed_at = fromUnixTimestamp64Milli({t:Int64})`,
+        { t: TICK },
+      );
       assert.equal(n[0]?.n, 9, tier.table);
     }
   });

@@ -121,5 +121,7 @@ export function chainRow(chain: ChainSnapshot, i: NamedInstrument): OptionChainR
 /** Every instrument of the tick's chain, in (venue, instrument) order (the table's sort order within a tick). */
 export function chainRows(chain: ChainSnapshot, instruments: readonly NamedInstrument[]): OptionChainRow[] {
   const rows = instruments.map((i) => chainRow(chain, i));
-  return rows.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0));
+  return rows.sort((a, b) =>
+    a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0,
+  );
 }

@@ -25,7 +25,10 @@ export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_a
   ${msNullableColumn('prev_computed_at', 'prev_computed_at_ms')},
   prev_spot, pct_change, net_gex, increment, cumulative`;
 
-export type GammaFlowRecord = Omit<GammaFlowPoint, 'computed_at' | 'prev_computed_at'> & { computed_at_ms: number; prev_computed_at_ms: number | null };
+export type GammaFlowRecord = Omit<GammaFlowPoint, 'computed_at' | 'prev_computed_at'> & {
+  computed_at_ms: number;
+  prev_computed_at_ms: number | null;
+};
 
 export function fromFlowRecord({ computed_at_ms, prev_computed_at_ms, ...r }: GammaFlowRecord): GammaFlowPoint {
   return { ...r, computed_at: computed_at_ms, prev_computed_at: prev_computed_at_ms };
@@ -36,7 +39,12 @@ WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at < ${ms
 ORDER BY computed_at DESC LIMIT 1`;
 
 /** The newest gamma-flow point of a series strictly before `beforeMs`. */
-export async function lastGammaFlowPoint(store: Store, symbol: MarketSymbol, model: DealerModel, beforeMs: number): Promise<GammaFlowPoint | null> {
+export async function lastGammaFlowPoint(
+  store: Store,
+  symbol: MarketSymbol,
+  model: DealerModel,
+  beforeMs: number,
+): Promise<GammaFlowPoint | null> {
   const r = await store.query<GammaFlowRecord>(LAST_FLOW, { symbol, model, before: Math.trunc(beforeMs) });
   return r[0] === undefined ? null : fromFlowRecord(r[0]);
 }

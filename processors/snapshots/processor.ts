@@ -72,7 +72,8 @@ async function drainRawWriter(l: Loop, topics: readonly string[]): Promise<void>
   const { cfg } = l;
   if (cfg.durableGroupId === null || topics.length === 0) return;
   const ok = await waitDrained(l.bus, cfg.durableGroupId, topics, cfg.drainTimeoutMs, l.signal);
-  if (!ok && !l.signal.aborted) log.warn({ group: cfg.durableGroupId, topics }, 'raw writer not drained in time; computing from what is stored');
+  if (!ok && !l.signal.aborted)
+    log.warn({ group: cfg.durableGroupId, topics }, 'raw writer not drained in time; computing from what is stored');
 }
 
 /** The ticks missed while down (within the window), computed from the store as of each tick. */

@@ -19,7 +19,17 @@ interface TickerRow {
   option_type: OptionType;
   /** Per field group (ticker-merge.ts): the newest row carrying it, its time (null: no such row in the window). */
   pricing_ts: number | null;
-  pricing: [number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null];
+  pricing: [
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+  ];
   oi_ts: number | null;
   oi_value: number | null;
   book_ts: number | null;
@@ -32,9 +42,11 @@ const PRICING = ['mark_iv', 'underlying_price', 'mark_price', 'bid_iv', 'ask_iv'
 const BOOK = ['bid_price_usd', 'ask_price_usd', 'bid_size', 'ask_size', 'last_price_usd', 'volume24h'];
 const carries = (cols: readonly string[]): string => `(${cols.map((c) => `${c} IS NOT NULL`).join(' OR ')})`;
 /** The group's time, or null when no row of the window carries it. */
-const groupTs = (cond: string, alias: string): string => `if(countIf(${cond}) = 0, NULL, toFloat64(toUnixTimestamp64Milli(maxIf(ts, ${cond})))) AS ${alias}`;
+const groupTs = (cond: string, alias: string): string =>
+  `if(countIf(${cond}) = 0, NULL, toFloat64(toUnixTimestamp64Milli(maxIf(ts, ${cond})))) AS ${alias}`;
 /** The newest carrying row's values as one tuple (a tuple is not Nullable: a NULL field of that row stays NULL). */
-const groupValues = (cols: readonly string[], alias: string): string => `argMaxIf(tuple(${cols.join(', ')}), (ts, id), ${carries(cols)}) AS ${alias}`;
+const groupValues = (cols: readonly string[], alias: string): string =>
+  `argMaxIf(tuple(${cols.join(', ')}), (ts, id), ${carries(cols)}) AS ${alias}`;
 
 // Per (venue, instrument), each field group from the newest row that carries it (ticker-merge.ts), as the live
 // state merges them. No alias equals a column name: ClickHouse would substitute the alias for the column elsewhere.
@@ -100,7 +112,21 @@ export async function loadStateAsOf(
       openInterest: t.oi_value,
       underlyingPrice,
       indexPrice: t.index_value,
-      quote: quoteOf({ markPrice, bidIv, askIv, delta, gamma, vega, theta, bidPriceUsd, askPriceUsd, lastPriceUsd, bidSize, askSize, volume24h }),
+      quote: quoteOf({
+        markPrice,
+        bidIv,
+        askIv,
+        delta,
+        gamma,
+        vega,
+        theta,
+        bidPriceUsd,
+        askPriceUsd,
+        lastPriceUsd,
+        bidSize,
+        askSize,
+        volume24h,
+      }),
       groupTimes: { pricing: ts(t.pricing_ts), oi: ts(t.oi_ts), book: ts(t.book_ts), index: ts(t.index_ts) },
     });
   }

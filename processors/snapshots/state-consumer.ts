@@ -13,7 +13,13 @@ export const STATE_TOPICS: readonly string[] = [TOPICS.instrument, TOPICS.option
  * offsets are committed only after the raw writer (config.durableGroupId) committed past it, i.e. once the events
  * are in ClickHouse, where a restart rebuilds the state from. `gate` aborts that wait (on stop, after a grace).
  */
-export function consumeStateTopics(bus: Bus, cfg: SnapshotConfig, state: MarketState, gate: AbortSignal, log: Logger): Promise<BusConsumer> {
+export function consumeStateTopics(
+  bus: Bus,
+  cfg: SnapshotConfig,
+  state: MarketState,
+  gate: AbortSignal,
+  log: Logger,
+): Promise<BusConsumer> {
   let undecodable = 0;
   return bus.subscribe({
     groupId: cfg.groupId,

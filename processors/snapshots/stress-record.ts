@@ -26,7 +26,12 @@ export function toStressRecord(r: StoredSnapshotRow): Record<string, unknown> {
 }
 
 /** Idempotent per (symbol, tick): the dedup token names the table, symbol and tick. */
-export async function storeStressRows(store: Store, symbol: MarketSymbol, computedAt: number, rows: readonly StoredSnapshotRow[]): Promise<void> {
+export async function storeStressRows(
+  store: Store,
+  symbol: MarketSymbol,
+  computedAt: number,
+  rows: readonly StoredSnapshotRow[],
+): Promise<void> {
   if (rows.length === 0) return;
   await store.insert(STRESS_TABLE, rows.map(toStressRecord), { dedupToken: `${STRESS_TABLE}:${symbol}:${computedAt}` });
 }

@@ -18,7 +18,17 @@ const OPTS = { tickerFreshnessMs: 300_000, priceFreshnessMs: 60_000 };
 /** OKX-style rows of one option: opt-summary (IV, greeks, forward), open-interest (OI), tickers (book). */
 function partialRows(base = T): OptionTicker[] {
   const row = (ts: number, fields: Partial<OptionTicker>, family: string): OptionTicker => ({
-    ...ticker({ venue: 'okx', instrument: 'BTC-USD-X-100000-C', strike: 100_000, expiry: EXPIRY, type: 'call', oi: null, iv: null, forward: null, ts }),
+    ...ticker({
+      venue: 'okx',
+      instrument: 'BTC-USD-X-100000-C',
+      strike: 100_000,
+      expiry: EXPIRY,
+      type: 'call',
+      oi: null,
+      iv: null,
+      forward: null,
+      ts,
+    }),
     id: `okx:${family}:${ts}`,
     ...fields,
   });
@@ -38,7 +48,10 @@ const stateOf = (rows: readonly OptionTicker[]): TickerState | undefined => {
 
 test('partial rows merge per field group: the newest IV row, the OI row and the book row all count; an older row never overwrites', () => {
   const t = stateOf(partialRows());
-  assert.deepEqual([t?.markIv, t?.underlyingPrice, t?.openInterest, t?.quote?.delta, t?.quote?.bidPriceUsd, t?.quote?.askSize, t?.ts], [0.51, 100_250, 120, 0.53, 5_000, 3, T - 20_000]);
+  assert.deepEqual(
+    [t?.markIv, t?.underlyingPrice, t?.openInterest, t?.quote?.delta, t?.quote?.bidPriceUsd, t?.quote?.askSize, t?.ts],
+    [0.51, 100_250, 120, 0.53, 5_000, 3, T - 20_000],
+  );
   assert.deepEqual(t?.groupTimes, { pricing: T - 20_000, oi: T - 60_000, book: T - 30_000, index: null });
   // the same rows in reverse order: the same state
   assert.deepEqual(stateOf([...partialRows()].reverse()), t);
@@ -48,8 +61,30 @@ test('partial rows merge per field group: the newest IV row, the OI row and the 
 });
 
 test('a whole row replaces every group it carries, nulls included (an emptied pricing group is carried by its forward)', () => {
-  const full = mergeTicker(undefined, { venue: 'deribit', instrument: 'I', ts: T, strike: 1, expiry: EXPIRY, type: 'call', markIv: 0.5, openInterest: 10, underlyingPrice: 100, indexPrice: 99 });
-  const next = mergeTicker(full, { venue: 'deribit', instrument: 'I', ts: T + 1, strike: 1, expiry: EXPIRY, type: 'call', markIv: null, openInterest: 11, underlyingPrice: 101, indexPrice: 98 });
+  const full = mergeTicker(undefined, {
+    venue: 'deribit',
+    instrument: 'I',
+    ts: T,
+    strike: 1,
+    expiry: EXPIRY,
+    type: 'call',
+    markIv: 0.5,
+    openInterest: 10,
+    underlyingPrice: 100,
+    indexPrice: 99,
+  });
+  const next = mergeTicker(full, {
+    venue: 'deribit',
+    instrument: 'I',
+    ts: T + 1,
+    strike: 1,
+    expiry: EXPIRY,
+    type: 'call',
+    markIv: null,
+    openInterest: 11,
+    underlyingPrice: 101,
+    indexPrice: 98,
+  });
   assert.deepEqual([next.markIv, next.openInterest, next.underlyingPrice, next.indexPrice], [null, 11, 101, 98]);
 });
 
@@ -66,7 +101,10 @@ test('rebuild from the raw tables merges the same way; the chain has the IV and 
   const { store, dispose } = await openTempStore();
   try {
     await migrate(store);
-    const events: MarketEvent[] = [...partialRows().map((e) => ({ type: 'option_ticker' as const, event: e })), { type: 'index', event: indexPrice('okx', 100_000, T - 5_000) }];
+    const events: MarketEvent[] = [
+      ...partialRows().map((e) => ({ type: 'option_ticker' as const, event: e })),
+      { type: 'index', event: indexPrice('okx', 100_000, T - 5_000) },
+    ];
     await storeEvents(store, events);
     const rebuilt = (await loadStateAsOf(store, 'BTCUSDT', T, OPTS)).view('BTCUSDT').tickers[0];
     const live = stateOf(partialRows());
@@ -76,7 +114,10 @@ test('rebuild from the raw tables merges the same way; the chain has the IV and 
     const chain = buildChain('BTCUSDT', state.view('BTCUSDT'), T, OPTS);
     assert.equal(chain.kind, 'chain');
     if (chain.kind !== 'chain') return;
-    assert.deepEqual(chain.chain.instruments.map((i) => [i.markIv, i.openInterest, i.forward]), [[0.51, 120, 100_250]]);
+    assert.deepEqual(
+      chain.chain.instruments.map((i) => [i.markIv, i.openInterest, i.forward]),
+      [[0.51, 120, 100_250]],
+    );
   } finally {
     await dispose();
   }

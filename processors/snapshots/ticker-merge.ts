@@ -19,10 +19,20 @@ import type { GroupTimes, TickerGroup, TickerQuote, TickerState } from './ticker
 export { TICKER_GROUPS };
 export type { GroupTimes, TickerGroup };
 
-
 const EMPTY_QUOTE: TickerQuote = {
-  markPrice: null, bidIv: null, askIv: null, delta: null, gamma: null, vega: null, theta: null,
-  bidPriceUsd: null, askPriceUsd: null, lastPriceUsd: null, bidSize: null, askSize: null, volume24h: null,
+  markPrice: null,
+  bidIv: null,
+  askIv: null,
+  delta: null,
+  gamma: null,
+  vega: null,
+  theta: null,
+  bidPriceUsd: null,
+  askPriceUsd: null,
+  lastPriceUsd: null,
+  bidSize: null,
+  askSize: null,
+  volume24h: null,
 };
 
 const some = (...xs: readonly (number | null)[]): boolean => xs.some((x) => x !== null);
@@ -38,19 +48,39 @@ export function carried(t: TickerState): Readonly<Record<TickerGroup, boolean>> 
   };
 }
 
-function pick(group: TickerGroup, from: TickerState, into: { -readonly [K in keyof TickerState]: TickerState[K] }, quote: { -readonly [K in keyof TickerQuote]: TickerQuote[K] }): void {
+function pick(
+  group: TickerGroup,
+  from: TickerState,
+  into: { -readonly [K in keyof TickerState]: TickerState[K] },
+  quote: { -readonly [K in keyof TickerQuote]: TickerQuote[K] },
+): void {
   const q = from.quote ?? EMPTY_QUOTE;
   switch (group) {
     case 'pricing':
       into.markIv = from.markIv;
       into.underlyingPrice = from.underlyingPrice;
-      Object.assign(quote, { markPrice: q.markPrice, bidIv: q.bidIv, askIv: q.askIv, delta: q.delta, gamma: q.gamma, vega: q.vega, theta: q.theta });
+      Object.assign(quote, {
+        markPrice: q.markPrice,
+        bidIv: q.bidIv,
+        askIv: q.askIv,
+        delta: q.delta,
+        gamma: q.gamma,
+        vega: q.vega,
+        theta: q.theta,
+      });
       return;
     case 'oi':
       into.openInterest = from.openInterest;
       return;
     case 'book':
-      Object.assign(quote, { bidPriceUsd: q.bidPriceUsd, askPriceUsd: q.askPriceUsd, bidSize: q.bidSize, askSize: q.askSize, lastPriceUsd: q.lastPriceUsd, volume24h: q.volume24h });
+      Object.assign(quote, {
+        bidPriceUsd: q.bidPriceUsd,
+        askPriceUsd: q.askPriceUsd,
+        bidSize: q.bidSize,
+        askSize: q.askSize,
+        lastPriceUsd: q.lastPriceUsd,
+        volume24h: q.volume24h,
+      });
       return;
     case 'index':
       into.indexPrice = from.indexPrice;
@@ -64,9 +94,10 @@ const NO_TIMES: GroupTimes = { pricing: null, oi: null, book: null, index: null 
 export function mergeTicker(cur: TickerState | undefined, next: TickerState): TickerState {
   const has = carried(next);
   const before = cur?.groupTimes ?? NO_TIMES;
-  const out: { -readonly [K in keyof TickerState]: TickerState[K] } = cur === undefined
-    ? { ...next, markIv: null, openInterest: null, underlyingPrice: null, indexPrice: null }
-    : { ...cur, strike: next.strike, expiry: next.expiry, type: next.type, ts: Math.max(cur.ts, next.ts) };
+  const out: { -readonly [K in keyof TickerState]: TickerState[K] } =
+    cur === undefined
+      ? { ...next, markIv: null, openInterest: null, underlyingPrice: null, indexPrice: null }
+      : { ...cur, strike: next.strike, expiry: next.expiry, type: next.type, ts: Math.max(cur.ts, next.ts) };
   const quote: { -readonly [K in keyof TickerQuote]: TickerQuote[K] } = { ...(cur?.quote ?? EMPTY_QUOTE) };
   const times: { -readonly [K in TickerGroup]: number | null } = { ...before };
   for (const g of TICKER_GROUPS) {

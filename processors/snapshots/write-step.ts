@@ -23,7 +23,12 @@ export function dedupToken(table: string, symbol: MarketSymbol, computedAt: numb
   return `${table}:${symbol}:${computedAt}`;
 }
 
-export async function storeSnapshotRows(store: Store, symbol: MarketSymbol, computedAt: number, rows: readonly StoredSnapshotRow[]): Promise<void> {
+export async function storeSnapshotRows(
+  store: Store,
+  symbol: MarketSymbol,
+  computedAt: number,
+  rows: readonly StoredSnapshotRow[],
+): Promise<void> {
   await store.insert(SNAPSHOT_TABLE, rows.map(toSnapshotRecord), { dedupToken: dedupToken(SNAPSHOT_TABLE, symbol, computedAt) });
 }
 

@@ -10,9 +10,7 @@ export interface Account {
   readonly evaluation: boolean;
 }
 
-export type AuthResult =
-  | { readonly ok: true; readonly account: Account }
-  | { readonly ok: false; readonly reason: 'missing' | 'invalid' };
+export type AuthResult = { readonly ok: true; readonly account: Account } | { readonly ok: false; readonly reason: 'missing' | 'invalid' };
 
 export interface AccountCacheOptions {
   readonly repository: AccountsRepository;
@@ -76,7 +74,10 @@ export class AccountCache {
     if (match === undefined || match.revokedAt !== null) return INVALID;
     const user = snap.users.get(match.userId);
     if (user === undefined) return INVALID;
-    const result: AuthResult = { ok: true, account: { userId: user.userId, keyId: match.keyId, plan: user.plan, status: user.status, evaluation: user.evaluation } };
+    const result: AuthResult = {
+      ok: true,
+      account: { userId: user.userId, keyId: match.keyId, plan: user.plan, status: user.status, evaluation: user.evaluation },
+    };
     snap.verified.set(keyId, { key: value, result });
     return result;
   }
@@ -109,7 +110,10 @@ export class AccountCache {
       } catch (err) {
         // Keep serving the last good copy; try again after another refresh period.
         this.loadedAt = this.opts.clock();
-        this.opts.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'account cache refresh failed; serving the previous copy');
+        this.opts.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'account cache refresh failed; serving the previous copy',
+        );
       }
     }
     return this.snapshot as Snapshot;

@@ -18,7 +18,13 @@ export interface PlanSpec {
 export const PLANS: readonly PlanSpec[] = [
   { plan: 'api_monthly', level: 'standard', billing: 'monthly', burstPerMinute: 60, description: 'API-only plan, monthly billing' },
   { plan: 'api_yearly', level: 'standard', billing: 'yearly', burstPerMinute: 120, description: 'API-only plan, yearly billing' },
-  { plan: 'terminal_yearly', level: 'starter', billing: 'yearly', burstPerMinute: 30, description: 'Terminal yearly plan (includes starter API access)' },
+  {
+    plan: 'terminal_yearly',
+    level: 'starter',
+    billing: 'yearly',
+    burstPerMinute: 30,
+    description: 'Terminal yearly plan (includes starter API access)',
+  },
   { plan: 'bundle_monthly', level: 'pro', billing: 'monthly', burstPerMinute: 120, description: 'Bundle monthly API plan' },
   { plan: 'legacy', level: 'pro', billing: 'custom', burstPerMinute: 120, description: 'Legacy plan' },
   { plan: 'enterprise', level: 'enterprise', billing: 'custom', burstPerMinute: null, description: 'Enterprise agreement' },

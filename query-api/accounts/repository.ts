@@ -132,7 +132,8 @@ export class AccountsRepository {
 
   /** Issues a key for an existing user. The returned `key` is the only copy. */
   async createKey(userId: string, prefix: string): Promise<NewKey & { readonly userId: string; readonly createdAt: number }> {
-    if ((await this.getUser(userId)) === undefined) throw new AccountError(`unknown user ${JSON.stringify(userId)}; create it with 'gex users upsert' first`);
+    if ((await this.getUser(userId)) === undefined)
+      throw new AccountError(`unknown user ${JSON.stringify(userId)}; create it with 'gex users upsert' first`);
     const k = generateKey(prefix);
     const now = this.version();
     await this.store.insert('api_keys', [

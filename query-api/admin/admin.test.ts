@@ -27,7 +27,12 @@ describe('admin endpoint (gex users / gex keys against a running API)', () => {
       port: 0,
       tokenFile: tokenFile(dir),
     });
-    target = { adminPort: admin.port, tokenFile: tokenFile(dir), keyPrefix: 'gex', openStore: () => Promise.reject(new Error('must not open the store while the API runs')) };
+    target = {
+      adminPort: admin.port,
+      tokenFile: tokenFile(dir),
+      keyPrefix: 'gex',
+      openStore: () => Promise.reject(new Error('must not open the store while the API runs')),
+    };
   });
   after(async () => {
     await admin.close();
@@ -42,18 +47,30 @@ describe('admin endpoint (gex users / gex keys against a running API)', () => {
   });
 
   test('upsert user, create key (usable at once), list, revoke (refused at once)', async () => {
-    const u = await runAdmin(target, { op: 'users.upsert', input: { user_id: 'ops-1', plan: 'api_monthly', status: 'active', evaluation: true } });
+    const u = await runAdmin(target, {
+      op: 'users.upsert',
+      input: { user_id: 'ops-1', plan: 'api_monthly', status: 'active', evaluation: true },
+    });
     assert.equal(u.via, 'api');
-    assert.deepEqual({ ...u.result, updated_at: undefined }, { user_id: 'ops-1', plan: 'api_monthly', status: 'active', evaluation: true, updated_at: undefined });
+    assert.deepEqual(
+      { ...u.result, updated_at: undefined },
+      { user_id: 'ops-1', plan: 'api_monthly', status: 'active', evaluation: true, updated_at: undefined },
+    );
     const created = await runAdmin(target, { op: 'keys.create', input: { user_id: 'ops-1' } });
     const key = String(created.result.key);
     assert.match(key, /^gex_live_[A-Za-z0-9]{32}$/);
     assert.equal(created.result.key_id, key.slice(9, 17));
     assertOk(await app.inject({ url: '/v2/changelog', headers: { 'x-api-key': key } }));
-    const stored = await t.store.query<{ n: string }>('SELECT toString(count()) AS n FROM api_keys WHERE position(key_hash, {k:String}) > 0 OR key_id = {k:String}', { k: key });
+    const stored = await t.store.query<{ n: string }>(
+      'SELECT toString(count()) AS n FROM api_keys WHERE position(key_hash, {k:String}) > 0 OR key_id = {k:String}',
+      { k: key },
+    );
     assert.equal(stored[0]?.n, '0'); // the key itself is never stored
     const listed = await runAdmin(target, { op: 'keys.list', input: { user_id: 'ops-1' } });
-    assert.deepEqual((listed.result.keys as { key_id: string; revoked_at: string | null }[]).map((k) => [k.key_id, k.revoked_at]), [[key.slice(9, 17), null]]);
+    assert.deepEqual(
+      (listed.result.keys as { key_id: string; revoked_at: string | null }[]).map((k) => [k.key_id, k.revoked_at]),
+      [[key.slice(9, 17), null]],
+    );
     const revoked = await runAdmin(target, { op: 'keys.revoke', input: { key: key.slice(9, 17) } });
     assert.equal(revoked.result.key_id, key.slice(9, 17));
     assertError(await app.inject({ url: '/v2/changelog', headers: { 'x-api-key': key } }), 401, 'UNAUTHORIZED');
@@ -67,7 +84,10 @@ describe('admin endpoint (gex users / gex keys against a running API)', () => {
     await assert.rejects(runAdmin(target, { op: 'users.upsert', input: { user_id: 'x', plan: 'gold', status: 'active' } }), /plan: one of/);
     await assert.rejects(runAdmin(target, { op: 'keys.create', input: { user_id: 'ghost' } }), /unknown user/);
     await assert.rejects(runAdmin(target, { op: 'keys.revoke', input: { key: 'nope' } }), /no such key/);
-    await assert.rejects(callRunningApi(admin.port, join(dir, 'missing.token'), { op: 'keys.list', input: { user_id: 'ops-1' } }), AdminCallError);
+    await assert.rejects(
+      callRunningApi(admin.port, join(dir, 'missing.token'), { op: 'keys.list', input: { user_id: 'ops-1' } }),
+      AdminCallError,
+    );
   });
 
   test('no process on the port: the CLI falls back to the store', async () => {

@@ -13,11 +13,18 @@ export async function runAdminCommand(
   print: (result: Record<string, unknown>) => string,
 ): Promise<number> {
   const api = loadApiConfig(process.env, env.flags);
-  const target: AdminTarget = { adminPort: api.adminPort, tokenFile: tokenFile(env.dataDir), keyPrefix: api.apiKeyPrefix, openStore: env.openStore };
+  const target: AdminTarget = {
+    adminPort: api.adminPort,
+    tokenFile: tokenFile(env.dataDir),
+    keyPrefix: api.apiKeyPrefix,
+    openStore: env.openStore,
+  };
   try {
     const { via, result } = await runAdmin(target, call);
     process.stdout.write(print(result));
-    process.stderr.write(`(${via === 'api' ? `via the running API on 127.0.0.1:${api.adminPort}` : 'directly in the store: no running API answered'})\n`);
+    process.stderr.write(
+      `(${via === 'api' ? `via the running API on 127.0.0.1:${api.adminPort}` : 'directly in the store: no running API answered'})\n`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof ZodError) {

@@ -51,7 +51,10 @@ export interface AdminTarget {
 }
 
 /** The running API's admin endpoint when one answers, else the store directly. */
-export async function runAdmin(target: AdminTarget, call: AdminCall): Promise<{ readonly via: 'api' | 'store'; readonly result: Record<string, unknown> }> {
+export async function runAdmin(
+  target: AdminTarget,
+  call: AdminCall,
+): Promise<{ readonly via: 'api' | 'store'; readonly result: Record<string, unknown> }> {
   const remote = await callRunningApi(target.adminPort, target.tokenFile, call);
   if (remote !== undefined) return { via: 'api', result: remote };
   const store = await target.openStore();

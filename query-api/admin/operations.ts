@@ -29,7 +29,12 @@ const keyView = (k: KeyRecord) => ({ key_id: k.keyId, user_id: k.userId, created
  * Runs one operator action. `changed` is called after a write (the running API reloads its account cache
  * so the change applies at once).
  */
-export async function runAdminCall(repo: AccountsRepository, keyPrefix: string, call: AdminCall, changed: () => Promise<void> = async () => undefined): Promise<Record<string, unknown>> {
+export async function runAdminCall(
+  repo: AccountsRepository,
+  keyPrefix: string,
+  call: AdminCall,
+  changed: () => Promise<void> = async () => undefined,
+): Promise<Record<string, unknown>> {
   switch (call.op) {
     case 'users.upsert': {
       const i = upsertUserInput.parse(call.input);

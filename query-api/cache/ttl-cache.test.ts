@@ -42,7 +42,10 @@ test('concurrent gets share one load; lookups are reported as miss, shared, hit'
 
 test('a failed load is not cached; a value refused by cacheable is returned but not stored', async () => {
   const cache = new TtlCache<number>({ ttlMs: 1000, clock: clock(), cacheable: (v) => v > 0 });
-  await assert.rejects(cache.get('k', async () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    cache.get('k', async () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await cache.get('k', async () => 0), 0);
   assert.equal(cache.size, 0);
   assert.equal(await cache.get('k', async () => 5), 5);

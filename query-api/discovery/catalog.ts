@@ -46,7 +46,12 @@ function flatten(s: JsonSchema | undefined): JsonSchema {
   if (s === undefined) return {};
   if (s.anyOf !== undefined) {
     const nonNull = s.anyOf.filter((x) => x.type !== 'null');
-    if (nonNull.length === 1 && nonNull[0] !== undefined) return { ...flatten(nonNull[0]), ...(s.default !== undefined ? { default: s.default } : {}), description: s.description ?? nonNull[0].description };
+    if (nonNull.length === 1 && nonNull[0] !== undefined)
+      return {
+        ...flatten(nonNull[0]),
+        ...(s.default !== undefined ? { default: s.default } : {}),
+        description: s.description ?? nonNull[0].description,
+      };
   }
   return s;
 }
@@ -86,7 +91,14 @@ export function endpointsFromOpenApi(doc: OpenApiDocument, keyHeader: string): E
       const location = LOCATIONS[p.in];
       if (location !== undefined) parameters.push(param(p, location));
     }
-    if (auth) parameters.push({ name: keyHeader, location: 'header', required: true, type: 'string', description: 'API key, <prefix>_live_<32 characters>' });
+    if (auth)
+      parameters.push({
+        name: keyHeader,
+        location: 'header',
+        required: true,
+        type: 'string',
+        description: 'API key, <prefix>_live_<32 characters>',
+      });
     out.push({
       path,
       methods: methods.map((m) => m.toUpperCase()),

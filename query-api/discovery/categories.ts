@@ -2,7 +2,16 @@
  * Live data categories: each is backed by one raw table of clickhouse/migrations/001_raw_tables.sql. A category is
  * `fresh` when its newest row is younger than `freshSeconds`, `stale` when older, `missing` without rows.
  */
-export const RAW_TABLES = ['option_tickers', 'option_trades', 'instruments', 'perp_trades', 'spot_trades', 'perp_stats', 'liquidations', 'index_prices'] as const;
+export const RAW_TABLES = [
+  'option_tickers',
+  'option_trades',
+  'instruments',
+  'perp_trades',
+  'spot_trades',
+  'perp_stats',
+  'liquidations',
+  'index_prices',
+] as const;
 export type RawTable = (typeof RAW_TABLES)[number];
 
 export interface Category {
@@ -13,7 +22,12 @@ export interface Category {
 }
 
 export const CATEGORIES: readonly Category[] = [
-  { category: 'options_chain', table: 'option_tickers', description: 'option tickers: marks, IVs, greeks, open interest (GEX input)', freshSeconds: 120 },
+  {
+    category: 'options_chain',
+    table: 'option_tickers',
+    description: 'option tickers: marks, IVs, greeks, open interest (GEX input)',
+    freshSeconds: 120,
+  },
   { category: 'options_trades', table: 'option_trades', description: 'option trades (tape)', freshSeconds: 900 },
   { category: 'instruments', table: 'instruments', description: 'instrument reference data (expiries, strikes)', freshSeconds: 86_400 },
   { category: 'perp_trades', table: 'perp_trades', description: 'perpetual trades (candles, CVD)', freshSeconds: 300 },

@@ -13,11 +13,19 @@ const R = (version: string, released_at: string, breaking: boolean, summary: str
   released_at,
   summary,
   breaking,
-  changes: summary.split(';').map((c) => c.trim()).filter((c) => c.length > 0),
+  changes: summary
+    .split(';')
+    .map((c) => c.trim())
+    .filter((c) => c.length > 0),
 });
 
 export const RELEASES: readonly Release[] = [
-  R('2.13.0', '2026-10-11', false, 'constant-maturity vol, chain over WebSocket, strike ladder, calibrated range, COT, filings; fixed iv smile and premium tide 0dte; two venues added to chain'),
+  R(
+    '2.13.0',
+    '2026-10-11',
+    false,
+    'constant-maturity vol, chain over WebSocket, strike ladder, calibrated range, COT, filings; fixed iv smile and premium tide 0dte; two venues added to chain',
+  ),
   R('2.12.0', '2026-10-01', true, 'greek exposures in dollars, one unit per greek; vanna sign; one gamma flip and wall rule'),
   R('2.11.0', '2026-09-07', true, 'faster dealer flow; greek surfaces `exchange_breakdown` behind `include`'),
   R('2.10.1', '2026-09-01', false, '`notional_volume` means premium paid on all symbols'),

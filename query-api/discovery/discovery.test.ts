@@ -55,7 +55,15 @@ async function seed(store: Store): Promise<void> {
   ]);
   await store.insert('index_prices', [{ ...base('deribit', 'BTCUSDT', NOW - 10 * S, 'i1'), kind: 'index', name: 'btc_usd', value: 65010 }]);
   await store.insert('perp_trades', [
-    { ...base('binance', 'BTCUSDT', NOW - 3600 * S, 'p1'), market: 'perp', instrument: 'BTCUSDT', price: 64000, size: 1, side: 'buy', trade_id: 'p1' },
+    {
+      ...base('binance', 'BTCUSDT', NOW - 3600 * S, 'p1'),
+      market: 'perp',
+      instrument: 'BTCUSDT',
+      price: 64000,
+      size: 1,
+      side: 'buy',
+      trade_id: 'p1',
+    },
   ]);
   await store.insert('instruments', [
     instrument('deribit', 'BTC-A-60000-C', EXP1),
@@ -91,7 +99,9 @@ describe('discovery routes', () => {
     assert.equal(data.database, true);
     assert.equal(data.version, '2.13.0');
     const sick = await testApp(t.store, {}, { cacheHealth: () => ({ ok: false, age_seconds: 600 }) });
-    const r = assertOk<{ status: string; cache: boolean; database: boolean; checks: { cache: unknown } }>(await sick.inject({ url: '/v2/health' }));
+    const r = assertOk<{ status: string; cache: boolean; database: boolean; checks: { cache: unknown } }>(
+      await sick.inject({ url: '/v2/health' }),
+    );
     assert.equal(r.data.status, 'degraded');
     assert.equal(r.data.cache, false);
     assert.deepEqual(r.data.checks.cache, { ok: false, age_seconds: 600 });
@@ -99,20 +109,40 @@ describe('discovery routes', () => {
   });
 
   test('/v2/meta: catalogs, error mapping, ladder, your_plan, data_coverage from the store', async () => {
-    const { data } = assertOk<Record<string, unknown> & {
-      error_codes: { code: string; http_status: number }[];
-      rate_limits: { plans: { plan: string; level: string; burst_per_minute: number | null; monthly_quota: number | null; history_days: number | null }[]; health_per_ip_per_minute: number };
-      your_plan: Record<string, unknown>;
-      data_coverage: Record<string, Record<string, { first_ts: string | null; last_ts: string | null }>>;
-      symbols: { symbol: string }[];
-      venues: string[];
-      auth: { header: string; key_format: string; public_paths: string[] };
-      history_depth: { levels: { level: string; history_days: number | null }[] };
-    }>(await get('/v2/meta'));
-    assert.deepEqual(data.symbols.map((s) => s.symbol), ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT']);
+    const { data } = assertOk<
+      Record<string, unknown> & {
+        error_codes: { code: string; http_status: number }[];
+        rate_limits: {
+          plans: {
+            plan: string;
+            level: string;
+            burst_per_minute: number | null;
+            monthly_quota: number | null;
+            history_days: number | null;
+          }[];
+          health_per_ip_per_minute: number;
+        };
+        your_plan: Record<string, unknown>;
+        data_coverage: Record<string, Record<string, { first_ts: string | null; last_ts: string | null }>>;
+        symbols: { symbol: string }[];
+        venues: string[];
+        auth: { header: string; key_format: string; public_paths: string[] };
+        history_depth: { levels: { level: string; history_days: number | null }[] };
+      }
+    >(await get('/v2/meta'));
+    assert.deepEqual(
+      data.symbols.map((s) => s.symbol),
+      ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'],
+    );
     assert.equal(data.venues.length, 10);
     assert.deepEqual(Object.fromEntries(data.error_codes.map((e) => [e.code, e.http_status])), {
-      UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, VALIDATION_ERROR: 422, RATE_LIMIT_EXCEEDED: 429, UPSTREAM_ERROR: 503, INTERNAL_ERROR: 500,
+      UNAUTHORIZED: 401,
+      FORBIDDEN: 403,
+      NOT_FOUND: 404,
+      VALIDATION_ERROR: 422,
+      RATE_LIMIT_EXCEEDED: 429,
+      UPSTREAM_ERROR: 503,
+      INTERNAL_ERROR: 500,
     });
     assert.equal(data.auth.header, 'X-API-Key');
     assert.equal(data.auth.key_format, 'gex_live_<32 alphanumeric characters>');
@@ -136,12 +166,28 @@ describe('discovery routes', () => {
       { level: 'enterprise', history_days: null },
     ]);
     assert.deepEqual(data.your_plan, {
-      user_id: 'disc', plan: 'api_yearly', level: 'standard', burst_per_minute: 120, monthly_quota: 100000, history_days: 365, evaluation: true, history_depth_enforced: true,
+      user_id: 'disc',
+      plan: 'api_yearly',
+      level: 'standard',
+      burst_per_minute: 120,
+      monthly_quota: 100000,
+      history_days: 365,
+      evaluation: true,
+      history_depth_enforced: true,
     });
     assert.deepEqual(data.data_coverage.option_tickers?.BTCUSDT, { first_ts: iso(NOW - 90 * S), last_ts: iso(NOW - 30 * S) });
     assert.deepEqual(data.data_coverage.option_tickers?.SOLUSDT, { first_ts: null, last_ts: null });
     assert.deepEqual(data.data_coverage.perp_trades?.BTCUSDT, { first_ts: iso(NOW - 3600 * S), last_ts: iso(NOW - 3600 * S) });
-    assert.deepEqual(Object.keys(data.data_coverage), ['option_tickers', 'option_trades', 'instruments', 'perp_trades', 'spot_trades', 'perp_stats', 'liquidations', 'index_prices']);
+    assert.deepEqual(Object.keys(data.data_coverage), [
+      'option_tickers',
+      'option_trades',
+      'instruments',
+      'perp_trades',
+      'spot_trades',
+      'perp_stats',
+      'liquidations',
+      'index_prices',
+    ]);
     for (const k of ['envelope', 'links']) assert.ok(data[k], k);
   });
 
@@ -157,14 +203,46 @@ describe('discovery routes', () => {
   });
 
   test('/v2/endpoints: generated from the route schemas', async () => {
-    const { data } = assertOk<{ count: number; endpoints: { path: string; methods: string[]; tag: string; summary: string; auth: boolean; parameters: Record<string, unknown>[] }[] }>(await get('/v2/endpoints'));
+    const { data } = assertOk<{
+      count: number;
+      endpoints: { path: string; methods: string[]; tag: string; summary: string; auth: boolean; parameters: Record<string, unknown>[] }[];
+    }>(await get('/v2/endpoints'));
     const paths = data.endpoints.map((e) => e.path);
     assert.deepEqual(paths, [
-      '/v2/asyncapi.json', '/v2/changelog', '/v2/cot/instrument', '/v2/cot/markets', '/v2/cot/summary', '/v2/docs',
-      '/v2/endpoints', '/v2/etf/flows', '/v2/expiries', '/v2/filings/holders', '/v2/health', '/v2/market/bundle',
-      '/v2/market/candles', '/v2/market/open-interest', '/v2/meta', '/v2/openapi.json', '/v2/options/chain', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/iv/smile', '/v2/options/iv/term-structure', '/v2/options/oi/by-expiry', '/v2/options/pcr',
-      '/v2/options/premium-tide', '/v2/options/range', '/v2/options/venue-book', '/v2/redoc', '/v2/status', '/v2/symbols', '/v2/tape', '/v2/tape/flow-by-strike',
-      '/v2/tape/recent', '/v2/tape/strike-heat',
+      '/v2/asyncapi.json',
+      '/v2/changelog',
+      '/v2/cot/instrument',
+      '/v2/cot/markets',
+      '/v2/cot/summary',
+      '/v2/docs',
+      '/v2/endpoints',
+      '/v2/etf/flows',
+      '/v2/expiries',
+      '/v2/filings/holders',
+      '/v2/health',
+      '/v2/market/bundle',
+      '/v2/market/candles',
+      '/v2/market/open-interest',
+      '/v2/meta',
+      '/v2/openapi.json',
+      '/v2/options/chain',
+      '/v2/options/greeks/{greek}',
+      '/v2/options/greeks/3d/surface',
+      '/v2/options/greeks/surfaces/{greek}',
+      '/v2/options/iv/smile',
+      '/v2/options/iv/term-structure',
+      '/v2/options/oi/by-expiry',
+      '/v2/options/pcr',
+      '/v2/options/premium-tide',
+      '/v2/options/range',
+      '/v2/options/venue-book',
+      '/v2/redoc',
+      '/v2/status',
+      '/v2/symbols',
+      '/v2/tape',
+      '/v2/tape/flow-by-strike',
+      '/v2/tape/recent',
+      '/v2/tape/strike-heat',
     ]);
     assert.equal(data.count, 34);
     const exp = data.endpoints.find((e) => e.path === '/v2/expiries');
@@ -172,24 +250,59 @@ describe('discovery routes', () => {
     assert.equal(exp?.tag, 'discovery');
     assert.equal(exp?.summary, 'Active expiries');
     assert.deepEqual(exp?.parameters, [
-      { name: 'symbol', location: 'query', required: false, type: 'string', description: 'limit to one symbol; default all', enum: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] },
-      { name: 'venue', location: 'query', required: false, type: 'string', description: 'limit to expiries listed by one venue', enum: ['deribit', 'bybit', 'okx', 'binance', 'derive', 'thalex', 'delta_india', 'delta', 'bullish', 'paradex'] },
-      { name: 'max_dte', location: 'query', required: false, type: 'integer', description: 'only expiries within this many days', minimum: 0, maximum: 3650 },
+      {
+        name: 'symbol',
+        location: 'query',
+        required: false,
+        type: 'string',
+        description: 'limit to one symbol; default all',
+        enum: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'],
+      },
+      {
+        name: 'venue',
+        location: 'query',
+        required: false,
+        type: 'string',
+        description: 'limit to expiries listed by one venue',
+        enum: ['deribit', 'bybit', 'okx', 'binance', 'derive', 'thalex', 'delta_india', 'delta', 'bullish', 'paradex'],
+      },
+      {
+        name: 'max_dte',
+        location: 'query',
+        required: false,
+        type: 'integer',
+        description: 'only expiries within this many days',
+        minimum: 0,
+        maximum: 3650,
+      },
       { name: 'X-API-Key', location: 'header', required: true, type: 'string', description: 'API key, <prefix>_live_<32 characters>' },
     ]);
     const greeks = data.endpoints.find((e) => e.path === '/v2/options/greeks/{greek}');
-    assert.deepEqual(greeks?.parameters.find((p) => p['name'] === 'greek'), {
-      name: 'greek', location: 'path', required: true, type: 'string',
-      description: 'dealer greek exposure in USD (delta: usd_delta_notional; gamma: usd_delta_per_1pct_move; vega: usd_per_vol_point; theta: usd_per_day; vanna: usd_delta_per_vol_point; charm: usd_delta_per_day)',
-      enum: ['delta', 'gamma', 'vega', 'theta', 'vanna', 'charm'],
-    });
+    assert.deepEqual(
+      greeks?.parameters.find((p) => p['name'] === 'greek'),
+      {
+        name: 'greek',
+        location: 'path',
+        required: true,
+        type: 'string',
+        description:
+          'dealer greek exposure in USD (delta: usd_delta_notional; gamma: usd_delta_per_1pct_move; vega: usd_per_vol_point; theta: usd_per_day; vanna: usd_delta_per_vol_point; charm: usd_delta_per_day)',
+        enum: ['delta', 'gamma', 'vega', 'theta', 'vanna', 'charm'],
+      },
+    );
     const health = data.endpoints.find((e) => e.path === '/v2/health');
     assert.equal(health?.auth, false);
     assert.deepEqual(health?.parameters, []);
   });
 
   test('/v2/changelog: newest first, breaking flags, v1 status, links', async () => {
-    const { data } = assertOk<{ current_version: string; v1_status: string; releases: { version: string; released_at: string; breaking: boolean; changes: string[] }[]; docs_url: string; openapi_url: string }>(await get('/v2/changelog'));
+    const { data } = assertOk<{
+      current_version: string;
+      v1_status: string;
+      releases: { version: string; released_at: string; breaking: boolean; changes: string[] }[];
+      docs_url: string;
+      openapi_url: string;
+    }>(await get('/v2/changelog'));
     assert.equal(data.current_version, '2.13.0');
     assert.equal(data.v1_status, 'deprecated');
     assert.equal(data.docs_url, '/v2/docs');
@@ -199,7 +312,10 @@ describe('discovery routes', () => {
     assert.equal(data.releases.at(-1)?.version, '2.2.0');
     const dates = data.releases.map((r) => r.released_at);
     assert.deepEqual(dates, [...dates].sort().reverse());
-    assert.deepEqual(data.releases.filter((r) => r.breaking).map((r) => r.version), ['2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0']);
+    assert.deepEqual(
+      data.releases.filter((r) => r.breaking).map((r) => r.version),
+      ['2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0'],
+    );
     assert.deepEqual(data.releases[0]?.changes, [
       'constant-maturity vol, chain over WebSocket, strike ladder, calibrated range, COT, filings',
       'fixed iv smile and premium tide 0dte',
@@ -208,7 +324,16 @@ describe('discovery routes', () => {
   });
 
   test('/v2/symbols: categories, freshness, spot, active expiries, symbol routes', async () => {
-    type Sym = { symbol: string; live_categories: string[]; freshness_seconds: number | null; spot_price: number | null; spot_source: string | null; active_expiries: number; endpoints: string[]; categories: { category: string; status: string; freshness_seconds: number | null }[] };
+    type Sym = {
+      symbol: string;
+      live_categories: string[];
+      freshness_seconds: number | null;
+      spot_price: number | null;
+      spot_source: string | null;
+      active_expiries: number;
+      endpoints: string[];
+      categories: { category: string; status: string; freshness_seconds: number | null }[];
+    };
     const { data } = assertOk<{ symbols: Sym[] }>(await get('/v2/symbols'));
     const [btc, eth, sol] = data.symbols as [Sym, Sym, Sym, Sym];
     assert.deepEqual(btc.live_categories, ['options_chain', 'instruments', 'index']);
@@ -216,8 +341,32 @@ describe('discovery routes', () => {
     assert.equal(btc.spot_price, 65010);
     assert.equal(btc.spot_source, 'index');
     assert.equal(btc.active_expiries, 2);
-    assert.deepEqual(btc.endpoints, ['/v2/expiries', '/v2/market/bundle', '/v2/market/candles', '/v2/market/open-interest', '/v2/options/chain', '/v2/options/greeks/{greek}', '/v2/options/greeks/3d/surface', '/v2/options/greeks/surfaces/{greek}', '/v2/options/iv/smile', '/v2/options/iv/term-structure', '/v2/options/oi/by-expiry', '/v2/options/pcr', '/v2/options/premium-tide', '/v2/options/range', '/v2/options/venue-book', '/v2/status', '/v2/tape', '/v2/tape/flow-by-strike', '/v2/tape/recent', '/v2/tape/strike-heat']);
-    assert.deepEqual(btc.categories.find((c) => c.category === 'perp_trades'), { category: 'perp_trades', status: 'stale', last_ts: iso(NOW - 3600 * S), freshness_seconds: 3600 });
+    assert.deepEqual(btc.endpoints, [
+      '/v2/expiries',
+      '/v2/market/bundle',
+      '/v2/market/candles',
+      '/v2/market/open-interest',
+      '/v2/options/chain',
+      '/v2/options/greeks/{greek}',
+      '/v2/options/greeks/3d/surface',
+      '/v2/options/greeks/surfaces/{greek}',
+      '/v2/options/iv/smile',
+      '/v2/options/iv/term-structure',
+      '/v2/options/oi/by-expiry',
+      '/v2/options/pcr',
+      '/v2/options/premium-tide',
+      '/v2/options/range',
+      '/v2/options/venue-book',
+      '/v2/status',
+      '/v2/tape',
+      '/v2/tape/flow-by-strike',
+      '/v2/tape/recent',
+      '/v2/tape/strike-heat',
+    ]);
+    assert.deepEqual(
+      btc.categories.find((c) => c.category === 'perp_trades'),
+      { category: 'perp_trades', status: 'stale', last_ts: iso(NOW - 3600 * S), freshness_seconds: 3600 },
+    );
     assert.deepEqual(eth.live_categories, []);
     assert.equal(eth.freshness_seconds, 200);
     assert.equal(eth.spot_price, 3500);
@@ -235,14 +384,35 @@ describe('discovery routes', () => {
     assert.equal(data.symbols.length, 1);
     assert.deepEqual(data.symbols[0]?.expiries, [
       { token: expiryToken(EXP1), date: iso(EXP1).slice(0, 10), expiry_ts: iso(EXP1), dte: 2, venues: ['deribit'], instruments: 1 },
-      { token: expiryToken(EXP2), date: iso(EXP2).slice(0, 10), expiry_ts: iso(EXP2), dte: Math.round(((EXP2 - NOW) / DAY) * 100) / 100, venues: ['deribit', 'okx'], instruments: 3 },
+      {
+        token: expiryToken(EXP2),
+        date: iso(EXP2).slice(0, 10),
+        expiry_ts: iso(EXP2),
+        dte: Math.round(((EXP2 - NOW) / DAY) * 100) / 100,
+        venues: ['deribit', 'okx'],
+        instruments: 3,
+      },
     ]);
     const near = assertOk<{ symbols: { expiries: E[] }[] }>(await get('/v2/expiries?symbol=BTCUSDT&max_dte=10')).data;
-    assert.deepEqual(near.symbols[0]?.expiries.map((e) => e.dte), [2]);
+    assert.deepEqual(
+      near.symbols[0]?.expiries.map((e) => e.dte),
+      [2],
+    );
     const okx = assertOk<{ symbols: { expiries: E[] }[] }>(await get('/v2/expiries?symbol=BTCUSDT&venue=okx')).data;
-    assert.deepEqual(okx.symbols[0]?.expiries.map((e) => e.venues), [['deribit', 'okx']]);
+    assert.deepEqual(
+      okx.symbols[0]?.expiries.map((e) => e.venues),
+      [['deribit', 'okx']],
+    );
     const all = assertOk<{ symbols: { symbol: string; count: number }[] }>(await get('/v2/expiries')).data;
-    assert.deepEqual(all.symbols.map((s) => [s.symbol, s.count]), [['BTCUSDT', 2], ['ETHUSDT', 1], ['SOLUSDT', 0], ['HYPEUSDT', 0]]);
+    assert.deepEqual(
+      all.symbols.map((s) => [s.symbol, s.count]),
+      [
+        ['BTCUSDT', 2],
+        ['ETHUSDT', 1],
+        ['SOLUSDT', 0],
+        ['HYPEUSDT', 0],
+      ],
+    );
   });
 
   test('expiry tokens', () => {
@@ -251,20 +421,56 @@ describe('discovery routes', () => {
   });
 
   test('/v2/status: fresh / stale / missing per symbol and category', async () => {
-    type C = { category: string; table: string; status: string; last_ts: string | null; age_seconds: number | null; fresh_within_seconds: number };
+    type C = {
+      category: string;
+      table: string;
+      status: string;
+      last_ts: string | null;
+      age_seconds: number | null;
+      fresh_within_seconds: number;
+    };
     const { data } = assertOk<{ symbols: { symbol: string; status: string; categories: C[] }[] }>(await get('/v2/status'));
-    assert.deepEqual(data.symbols.map((s) => [s.symbol, s.status]), [['BTCUSDT', 'stale'], ['ETHUSDT', 'stale'], ['SOLUSDT', 'missing'], ['HYPEUSDT', 'missing']]);
+    assert.deepEqual(
+      data.symbols.map((s) => [s.symbol, s.status]),
+      [
+        ['BTCUSDT', 'stale'],
+        ['ETHUSDT', 'stale'],
+        ['SOLUSDT', 'missing'],
+        ['HYPEUSDT', 'missing'],
+      ],
+    );
     const btc = data.symbols[0]?.categories ?? [];
-    assert.deepEqual(btc.find((c) => c.category === 'options_chain'), { category: 'options_chain', table: 'option_tickers', status: 'fresh', last_ts: iso(NOW - 30 * S), age_seconds: 30, fresh_within_seconds: 120 });
-    assert.deepEqual(btc.find((c) => c.category === 'liquidations'), { category: 'liquidations', table: 'liquidations', status: 'missing', last_ts: null, age_seconds: null, fresh_within_seconds: 86400 });
+    assert.deepEqual(
+      btc.find((c) => c.category === 'options_chain'),
+      {
+        category: 'options_chain',
+        table: 'option_tickers',
+        status: 'fresh',
+        last_ts: iso(NOW - 30 * S),
+        age_seconds: 30,
+        fresh_within_seconds: 120,
+      },
+    );
+    assert.deepEqual(
+      btc.find((c) => c.category === 'liquidations'),
+      { category: 'liquidations', table: 'liquidations', status: 'missing', last_ts: null, age_seconds: null, fresh_within_seconds: 86400 },
+    );
     const one = assertOk<{ symbols: { symbol: string }[] }>(await get('/v2/status?symbol=SOLUSDT')).data;
-    assert.deepEqual(one.symbols.map((s) => s.symbol), ['SOLUSDT']);
+    assert.deepEqual(
+      one.symbols.map((s) => s.symbol),
+      ['SOLUSDT'],
+    );
   });
 
   test('/v2/openapi.json: valid OpenAPI 3.1, version 2.0.0, security scheme, public routes', async () => {
     const res = await app.inject({ url: '/v2/openapi.json' });
     assert.equal(res.statusCode, 200);
-    const doc = res.json<{ openapi: string; info: { version: string }; paths: Record<string, { get: { security?: unknown[]; responses: Record<string, unknown> } }>; components: { securitySchemes: unknown } }>();
+    const doc = res.json<{
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, { get: { security?: unknown[]; responses: Record<string, unknown> } }>;
+      components: { securitySchemes: unknown };
+    }>();
     const result = await new Validator().validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     assert.equal(doc.openapi, '3.1.0');
@@ -272,7 +478,16 @@ describe('discovery routes', () => {
     assert.deepEqual(doc.components.securitySchemes, { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
     for (const p of ['/v2/health', '/v2/openapi.json', '/v2/docs', '/v2/redoc']) assert.deepEqual(doc.paths[p]?.get.security, [], p);
     assert.equal(doc.paths['/v2/meta']?.get.security, undefined);
-    assert.deepEqual(Object.keys(doc.paths['/v2/meta']?.get.responses ?? {}).sort(), ['200', '401', '403', '404', '422', '429', '500', '503']);
+    assert.deepEqual(Object.keys(doc.paths['/v2/meta']?.get.responses ?? {}).sort(), [
+      '200',
+      '401',
+      '403',
+      '404',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
   });
 
   test('/v2/docs and /v2/redoc are served from local assets', async () => {

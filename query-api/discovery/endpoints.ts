@@ -9,12 +9,16 @@ export async function endpointsRoute(app: ApiInstance, ctx: DiscoveryContext): P
     schema: {
       tags: [TAG],
       summary: 'Route catalog',
-      description: 'One entry per route: path, methods, tag, summary, description and parameters (location, required, type, default, bounds, enum).',
+      description:
+        'One entry per route: path, methods, tag, summary, description and parameters (location, required, type, default, bounds, enum).',
       response: responses(endpointsData, { auth: true }),
     },
     handler: async (request) => {
       const endpoints = ctx.endpoints();
-      return ctx.respond.ok(request, { count: endpoints.length, endpoints: endpoints.map((e) => ({ ...e, methods: [...e.methods], parameters: [...e.parameters] })) });
+      return ctx.respond.ok(request, {
+        count: endpoints.length,
+        endpoints: endpoints.map((e) => ({ ...e, methods: [...e.methods], parameters: [...e.parameters] })),
+      });
     },
   });
 }

@@ -11,7 +11,8 @@ export async function expiriesRoute(app: ApiInstance, ctx: DiscoveryContext): Pr
     schema: {
       tags: [TAG],
       summary: 'Active expiries',
-      description: "Active option expiries per symbol (from the instruments table): token ('27DEC24'), ISO date, expiry instant, days to expiry, listing venues.",
+      description:
+        "Active option expiries per symbol (from the instruments table): token ('27DEC24'), ISO date, expiry instant, days to expiry, listing venues.",
       querystring: expiriesQuery,
       response: responses(expiriesData, { auth: true }),
     },

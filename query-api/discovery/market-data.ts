@@ -122,11 +122,14 @@ export class MarketData {
   spot(): Promise<ReadonlyMap<string, SpotQuote>> {
     return this.spotCache.get('all', async () => {
       const since = this.clock() - SPOT_LOOKBACK_MS;
-      const results = await Promise.all(SPOT_SQL.map((s) => this.safeQuery<{ symbol: string; price: number; ts_ms: string }>(s.source, s.sql, { since })));
+      const results = await Promise.all(
+        SPOT_SQL.map((s) => this.safeQuery<{ symbol: string; price: number; ts_ms: string }>(s.source, s.sql, { since })),
+      );
       const out = new Map<string, SpotQuote>();
       SPOT_SQL.forEach((s, i) => {
         for (const r of results[i] ?? []) {
-          if (!out.has(r.symbol) && Number.isFinite(r.price) && r.price > 0) out.set(r.symbol, { price: r.price, ts: Number(r.ts_ms), source: s.source });
+          if (!out.has(r.symbol) && Number.isFinite(r.price) && r.price > 0)
+            out.set(r.symbol, { price: r.price, ts: Number(r.ts_ms), source: s.source });
         }
       });
       return out;
@@ -142,7 +145,9 @@ export class MarketData {
         expiryMs: Number(r.expiry_ms),
         instruments: Number(r.n),
       });
-      const rows = (await this.safeQuery<{ symbol: string; venue: string; expiry_ms: string; n: string }>('expiries', EXPIRIES_SQL, { now })).map(toRow);
+      const rows = (
+        await this.safeQuery<{ symbol: string; venue: string; expiry_ms: string; n: string }>('expiries', EXPIRIES_SQL, { now })
+      ).map(toRow);
       const covered = new Set(rows.map((r) => r.symbol));
       const fallback = (
         await this.safeQuery<{ symbol: string; venue: string; expiry_ms: string; n: string }>('ticker expiries', TICKER_EXPIRIES_SQL, {

@@ -50,7 +50,7 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
       notes: [
         'missing or invalid key: 401 UNAUTHORIZED; a leading or trailing space makes the value invalid',
         'valid key without an active subscription (trialing, lapsed, canceled, ...): 403 FORBIDDEN',
-        'limits are per user, shared across the user\'s keys',
+        "limits are per user, shared across the user's keys",
       ],
     },
     rate_limits: {
@@ -58,11 +58,26 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
       health_per_ip_per_minute: config.healthPerIpPerMinute,
       window: 'fixed UTC minute',
       quota_period: 'UTC calendar month',
-      headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-RateLimit-Fallback', 'Retry-After'],
+      headers: [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Quota-Limit',
+        'X-Quota-Remaining',
+        'X-Quota-Reset',
+        'X-RateLimit-Fallback',
+        'Retry-After',
+      ],
     },
     envelope: {
       success: { success: 'boolean true', data: 'object, endpoint specific', meta: 'object' },
-      error: { success: 'boolean false', 'error.code': 'string, see error_codes', 'error.message': 'string', 'error.details': 'object, optional', meta: 'object with version and timestamp' },
+      error: {
+        success: 'boolean false',
+        'error.code': 'string, see error_codes',
+        'error.message': 'string',
+        'error.details': 'object, optional',
+        meta: 'object with version and timestamp',
+      },
       meta: {
         version: `string, "${RESPONSE_VERSION}"`,
         timestamp: 'ISO-8601 instant',
@@ -103,7 +118,8 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
     schema: {
       tags: [TAG],
       summary: 'Service metadata',
-      description: 'Symbol and venue catalogs, error codes with HTTP mapping, auth scheme, rate-limit ladder, envelope shape, links, history depth, your plan and the data coverage of the raw tables.',
+      description:
+        'Symbol and venue catalogs, error codes with HTTP mapping, auth scheme, rate-limit ladder, envelope shape, links, history depth, your plan and the data coverage of the raw tables.',
       response: responses(metaData, { auth: true }),
     },
     handler: async (request, reply) => {
@@ -117,12 +133,12 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
         coverageViews.set(coverage, data_coverage);
       }
       const your_plan = {
-          user_id: account.userId,
-          plan: ent.plan,
-          level: ent.level,
-          burst_per_minute: ent.burstPerMinute,
-          monthly_quota: ent.monthlyQuota,
-          history_days: ent.historyDays,
+        user_id: account.userId,
+        plan: ent.plan,
+        level: ent.level,
+        burst_per_minute: ent.burstPerMinute,
+        monthly_quota: ent.monthlyQuota,
+        history_days: ent.historyDays,
         evaluation: account.evaluation,
         history_depth_enforced: account.evaluation,
       };

@@ -9,7 +9,9 @@ import { intParam, symbolParam } from '../params/param-schemas.ts';
 const iso = z.string().describe('ISO-8601 instant');
 
 export const healthData = z.object({
-  status: z.enum(['ok', 'degraded', 'unhealthy']).describe('ok: all healthy; degraded: one subsystem failing; unhealthy: cache and database both failing'),
+  status: z
+    .enum(['ok', 'degraded', 'unhealthy'])
+    .describe('ok: all healthy; degraded: one subsystem failing; unhealthy: cache and database both failing'),
   cache: z.boolean().describe('snapshot cache healthy'),
   database: z.boolean().describe('ClickHouse answers'),
   checks: z.object({
@@ -55,25 +57,31 @@ export const metaData = z.object({
     quota_period: z.string(),
     headers: z.array(z.string()),
   }),
-  envelope: z.object({ success: z.record(z.string(), z.string()), error: z.record(z.string(), z.string()), meta: z.record(z.string(), z.string()) }),
+  envelope: z.object({
+    success: z.record(z.string(), z.string()),
+    error: z.record(z.string(), z.string()),
+    meta: z.record(z.string(), z.string()),
+  }),
   links: z.record(z.string(), z.string()),
   history_depth: z.object({
     levels: z.array(z.object({ level: z.enum(LEVELS), history_days: limitValue })),
     enforced_for: z.string(),
   }),
-  websocket: z.object({
-    path: z.string(),
-    protocol: z.string(),
-    auth: z.array(z.string()),
-    connection_caps: z.array(z.object({ level: z.string(), max_connections: z.number().int() })),
-    cap_rules: z.array(z.string()),
-    methods: z.array(z.string()),
-    channels: z.array(z.object({ name: z.string(), status: z.string(), description: z.string() })),
-    close_codes: z.array(z.object({ code: z.number().int(), reason: z.string() })),
-    rpc_error_codes: z.record(z.string(), z.number().int()),
-    max_subscriptions_per_connection: z.number().int(),
-    notes: z.array(z.string()),
-  }).describe('the WebSocket feed /v2/ws (see /v2/asyncapi.json)'),
+  websocket: z
+    .object({
+      path: z.string(),
+      protocol: z.string(),
+      auth: z.array(z.string()),
+      connection_caps: z.array(z.object({ level: z.string(), max_connections: z.number().int() })),
+      cap_rules: z.array(z.string()),
+      methods: z.array(z.string()),
+      channels: z.array(z.object({ name: z.string(), status: z.string(), description: z.string() })),
+      close_codes: z.array(z.object({ code: z.number().int(), reason: z.string() })),
+      rpc_error_codes: z.record(z.string(), z.number().int()),
+      max_subscriptions_per_connection: z.number().int(),
+      notes: z.array(z.string()),
+    })
+    .describe('the WebSocket feed /v2/ws (see /v2/asyncapi.json)'),
   your_plan: z.object({
     user_id: z.string(),
     plan: z.string(),
@@ -115,7 +123,13 @@ export const changelogData = z.object({
   current_version: z.string(),
   v1_status: z.enum(['stable', 'deprecated', 'sunset']),
   releases: z.array(
-    z.object({ version: z.string(), released_at: z.string(), summary: z.string(), breaking: z.boolean().default(false), changes: z.array(z.string()) }),
+    z.object({
+      version: z.string(),
+      released_at: z.string(),
+      summary: z.string(),
+      breaking: z.boolean().default(false),
+      changes: z.array(z.string()),
+    }),
   ),
   docs_url: z.string(),
   openapi_url: z.string(),
@@ -129,7 +143,9 @@ export const symbolsData = z.object({
       symbol: z.enum(SYMBOLS),
       base: z.string(),
       live_categories: z.array(z.string()).describe('categories with fresh data'),
-      categories: z.array(z.object({ category: z.string(), status: freshness, last_ts: iso.nullable(), freshness_seconds: z.number().nullable() })),
+      categories: z.array(
+        z.object({ category: z.string(), status: freshness, last_ts: iso.nullable(), freshness_seconds: z.number().nullable() }),
+      ),
       freshness_seconds: z.number().nullable().describe('age of the newest option ticker'),
       spot_price: z.number().nullable(),
       spot_source: z.string().nullable(),
@@ -141,7 +157,10 @@ export const symbolsData = z.object({
 
 export const expiriesQuery = z.object({
   symbol: symbolParam.optional().describe('limit to one symbol; default all'),
-  venue: z.enum(VENUES, { error: `must be one of ${VENUES.join(', ')}` }).optional().describe('limit to expiries listed by one venue'),
+  venue: z
+    .enum(VENUES, { error: `must be one of ${VENUES.join(', ')}` })
+    .optional()
+    .describe('limit to expiries listed by one venue'),
   max_dte: intParam(0, 3650).optional().describe('only expiries within this many days'),
 });
 

@@ -11,7 +11,8 @@ export async function statusRoute(app: ApiInstance, ctx: DiscoveryContext): Prom
     schema: {
       tags: [TAG],
       summary: 'Data health per symbol and category',
-      description: 'For each symbol and data category (raw table): fresh when the newest row is within the category threshold, stale when older, missing without rows.',
+      description:
+        'For each symbol and data category (raw table): fresh when the newest row is within the category threshold, stale when older, missing without rows.',
       querystring: symbolQuery,
       response: responses(statusData, { auth: true }),
     },

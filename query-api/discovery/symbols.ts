@@ -13,13 +13,17 @@ export async function symbolsRoute(app: ApiInstance, ctx: DiscoveryContext): Pro
     schema: {
       tags: [TAG],
       summary: 'Symbol catalog',
-      description: 'Per symbol: live data categories, freshness, spot price, count of active expiries and the endpoint paths accepting `symbol`; from the data in the store (null or 0 when absent).',
+      description:
+        'Per symbol: live data categories, freshness, spot price, count of active expiries and the endpoint paths accepting `symbol`; from the data in the store (null or 0 when absent).',
       response: responses(symbolsData, { auth: true }),
     },
     handler: async (request) => {
       const [coverage, spot, expiries] = await Promise.all([ctx.market.coverage(), ctx.market.spot(), ctx.market.expiries()]);
       const now = ctx.clock();
-      const paths = ctx.endpoints().filter((e) => e.parameters.some((p) => p.name === 'symbol')).map((e) => e.path);
+      const paths = ctx
+        .endpoints()
+        .filter((e) => e.parameters.some((p) => p.name === 'symbol'))
+        .map((e) => e.path);
       const symbols = SYMBOLS.map((symbol) => {
         const states = categoryStates(coverage, symbol, now);
         const chain = states.find((s) => s.category.table === 'option_tickers');
@@ -28,7 +32,12 @@ export async function symbolsRoute(app: ApiInstance, ctx: DiscoveryContext): Pro
           symbol,
           base: SYMBOL_BASE[symbol],
           live_categories: states.filter((s) => s.status === 'fresh').map((s) => s.category.category),
-          categories: states.map((s) => ({ category: s.category.category, status: s.status, last_ts: iso(s.lastMs), freshness_seconds: s.ageSeconds })),
+          categories: states.map((s) => ({
+            category: s.category.category,
+            status: s.status,
+            last_ts: iso(s.lastMs),
+            freshness_seconds: s.ageSeconds,
+          })),
           freshness_seconds: chain?.ageSeconds ?? null,
           spot_price: quote?.price ?? null,
           spot_source: quote?.source ?? null,

@@ -71,7 +71,9 @@ export function createResponder(clock: () => number): Responder {
           version: RESPONSE_VERSION,
           timestamp: timestamp(),
           request_id: request.id,
-          ...(limits !== null ? { rate_limit: { limit: limits.burst.limit, remaining: limits.burst.remaining, reset: limits.burst.reset } } : {}),
+          ...(limits !== null
+            ? { rate_limit: { limit: limits.burst.limit, remaining: limits.burst.remaining, reset: limits.burst.reset } }
+            : {}),
           ...meta,
         },
       };

@@ -38,4 +38,6 @@ export class ApiError extends Error {
 export const notFound = (message: string): ApiError => new ApiError('NOT_FOUND', message);
 
 export const validationError = (errors: readonly ParamError[]): ApiError =>
-  new ApiError('VALIDATION_ERROR', `invalid request parameter${errors.length === 1 ? '' : 's'}: ${errors.map((e) => e.name).join(', ')}`, { errors });
+  new ApiError('VALIDATION_ERROR', `invalid request parameter${errors.length === 1 ? '' : 's'}: ${errors.map((e) => e.name).join(', ')}`, {
+    errors,
+  });

@@ -30,7 +30,15 @@ describe('/app: the web explorer is served from source, without a key, outside t
     assert.match(String(js.headers['content-type']), /^application\/javascript/);
     // The bundle holds uPlot and the page's own code (routes it calls), and imports nothing from elsewhere.
     assert.ok(js.body.length > 40_000, `bundle ${js.body.length} bytes`);
-    for (const path of ['/v2/gex/levels?', '/v2/gex/strike-expiry-heatmap?', '/v2/market/bundle?', '/v2/options/iv/smile?', '/v2/options/iv/term-structure?', '/v2/tape/recent?']) assert.ok(js.body.includes(path), path);
+    for (const path of [
+      '/v2/gex/levels?',
+      '/v2/gex/strike-expiry-heatmap?',
+      '/v2/market/bundle?',
+      '/v2/options/iv/smile?',
+      '/v2/options/iv/term-structure?',
+      '/v2/tape/recent?',
+    ])
+      assert.ok(js.body.includes(path), path);
     assert.doesNotMatch(js.body, /\bimport\s*["'(]|from\s*["']http/);
     const css = await app.inject({ url: '/app/app.css' });
     assert.equal(css.statusCode, 200);
@@ -41,6 +49,9 @@ describe('/app: the web explorer is served from source, without a key, outside t
 
   test('hidden from OpenAPI and /v2/endpoints (not part of the /v2 contract)', async () => {
     const doc = JSON.parse((await app.inject({ url: '/v2/openapi.json' })).body) as { paths: Record<string, unknown> };
-    assert.equal(Object.keys(doc.paths).some((p) => p.startsWith('/app')), false);
+    assert.equal(
+      Object.keys(doc.paths).some((p) => p.startsWith('/app')),
+      false,
+    );
   });
 });

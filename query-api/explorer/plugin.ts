@@ -21,11 +21,25 @@ export const explorerPlugin = fp(
     };
     const route = { config: { public: true }, schema: { hide: true } };
     const page = async (_req: unknown, reply: FastifyReply) =>
-      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'").send((await get()).html);
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+        .send((await get()).html);
     app.get(EXPLORER_PATH, route, page);
     app.get(`${EXPLORER_PATH}/`, route, page);
-    app.get(`${EXPLORER_PATH}/app.js`, route, async (_req, reply) => reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send((await get()).js));
-    app.get(`${EXPLORER_PATH}/app.css`, route, async (_req, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-cache').send((await get()).css));
+    app.get(`${EXPLORER_PATH}/app.js`, route, async (_req, reply) =>
+      reply
+        .type('application/javascript; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .send((await get()).js),
+    );
+    app.get(`${EXPLORER_PATH}/app.css`, route, async (_req, reply) =>
+      reply
+        .type('text/css; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .send((await get()).css),
+    );
   },
   { name: 'gex-explorer' },
 );

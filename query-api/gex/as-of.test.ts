@@ -89,7 +89,8 @@ describe('point-in-time reads from stored snapshots', () => {
   test('gamma flow: pct change vs the previous snapshot × net GEX, cumulative sum; never after as_of', async () => {
     for (const model of ['flow', 'std'] as const) {
       const net = [];
-      for (const t of [A, B, C]) net.push((await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model }))?.levels.all_expiry.net_gex ?? Number.NaN);
+      for (const t of [A, B, C])
+        net.push((await levelsAsOf(store, { symbol: 'BTCUSDT', asOfMs: t, model }))?.levels.all_expiry.net_gex ?? Number.NaN);
       const pctB = (100_550 / 100_050 - 1) * 100;
       const pctC = (99_550 / 100_550 - 1) * 100;
       const incB = pctB * (net[1] as number);
@@ -108,9 +109,15 @@ describe('point-in-time reads from stored snapshots', () => {
         'SELECT cumulative FROM gamma_flow WHERE symbol = {s:String} AND model = {m:String} ORDER BY computed_at',
         { s: 'BTCUSDT', m: model },
       );
-      assert.deepEqual(stored.map((r) => r.cumulative), [0, incB, incB + incC]);
+      assert.deepEqual(
+        stored.map((r) => r.cumulative),
+        [0, incB, incB + incC],
+      );
       const cut = await gammaFlowSeries(store, { symbol: 'BTCUSDT', model, fromMs: B, asOfMs: C - 1, nowMs: C + 10 });
-      assert.deepEqual(cut.points.map((p) => [p.t, p.cumulative]), [[B, incB]]); // window-relative cumulative
+      assert.deepEqual(
+        cut.points.map((p) => [p.t, p.cumulative]),
+        [[B, incB]],
+      ); // window-relative cumulative
     }
   });
 

@@ -18,7 +18,13 @@ import { coverageOf } from '#processors/snapshots/inventory-stats.ts';
 import { metaOf } from '#processors/snapshots/levels-step.ts';
 import type { LevelRow, StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
 import { rowsAt } from '#processors/snapshots/processor-reads.ts';
-import { latestSnapshotTime, levelRowsAt, levelRowsAtOrBefore, levelsRowAtOrBefore, snapshotTimeAtOrBefore } from './snapshot-point-reads.ts';
+import {
+  latestSnapshotTime,
+  levelRowsAt,
+  levelRowsAtOrBefore,
+  levelsRowAtOrBefore,
+  snapshotTimeAtOrBefore,
+} from './snapshot-point-reads.ts';
 import type { LevelRowsAt } from './snapshot-point-reads.ts';
 import { snapshotTimesOf } from './snapshot-times.ts';
 
@@ -55,7 +61,10 @@ export function levelsOfSnapshot(
   venues?: readonly string[],
   include?: LevelsInclude,
 ): { levels: LevelsData; coverage: number | null } {
-  return { levels: levelsFromRows(s.meta, s.rows, model, venues, include), coverage: coverageOf(selectRows(s.rows, venues) as StoredSnapshotRow[]) };
+  return {
+    levels: levelsFromRows(s.meta, s.rows, model, venues, include),
+    coverage: coverageOf(selectRows(s.rows, venues) as StoredSnapshotRow[]),
+  };
 }
 
 /** The stored snapshot at or before `asOfMs` (never after), or null (before the first snapshot). */

@@ -28,6 +28,10 @@ GROUP BY bucket ORDER BY bucket`;
 /** Candles of the minutes [end − hours, end) closed at `endMs`. */
 export async function candlesBefore(store: Store, symbol: MarketSymbol, endMs: number, hours = CANDLE_HOURS): Promise<Candle[]> {
   const to = Math.floor(endMs / MINUTE_MS) * 60;
-  const rows = await store.query<{ t: number; o: number; h: number; l: number; c: number; v: number }>(CANDLES, { symbol, from: to - hours * 3600, to });
+  const rows = await store.query<{ t: number; o: number; h: number; l: number; c: number; v: number }>(CANDLES, {
+    symbol,
+    from: to - hours * 3600,
+    to,
+  });
   return rows.map((r) => ({ datetime: new Date(r.t).toISOString(), open: r.o, high: r.h, low: r.l, close: r.c, volume: r.v }));
 }

@@ -62,7 +62,13 @@ export async function gammaFlowRoute(app: ApiInstance, ctx: GexContext): Promise
         if (snap === null) throw notFound(`no GEX snapshot for ${q.symbol} yet`);
         const to = snap.meta.computed_at;
         answer = await ctx.memo.get(snap, `gamma-flow|${model}`, async () => {
-          const series = await gammaFlowSeries(ctx.store, { symbol: q.symbol, model, fromMs: to - GAMMA_FLOW_DEFAULT_WINDOW_MS, toMs: to, nowMs: to });
+          const series = await gammaFlowSeries(ctx.store, {
+            symbol: q.symbol,
+            model,
+            fromMs: to - GAMMA_FLOW_DEFAULT_WINDOW_MS,
+            toMs: to,
+            nowMs: to,
+          });
           return { series, rendered: rendered(payload(q.symbol, series)) };
         });
       } else {

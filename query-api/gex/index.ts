@@ -19,5 +19,6 @@ export const gexRoutes: RouteFamily = async (app, ctx) => {
   // Every GEX query schema is pure: a query string seen before is answered from memory (this scope only).
   app.setValidatorCompiler(memoQueryValidator(validatorCompiler));
   const gctx: GexContext = { ...ctx, historyPolicy: ctx.historyPolicy, cache: ctx.snapshots, memo: new SnapshotMemo() };
-  for (const route of [levelsRoute, gammaFlowRoute, multiLevelsRoute, maxPainRoute, heatmapRoute, stressHistoryRoute]) await route(app, gctx);
+  for (const route of [levelsRoute, gammaFlowRoute, multiLevelsRoute, maxPainRoute, heatmapRoute, stressHistoryRoute])
+    await route(app, gctx);
 };

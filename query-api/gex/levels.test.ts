@@ -19,7 +19,10 @@ function engine(chain: ChainSnapshot, model: DealerModel): Omit<LevelsData, 'dia
   const { diagnostics: _d, ...rest } = computeLevelsFromChain(chain, model);
   return JSON.parse(JSON.stringify(rest)) as Omit<LevelsData, 'diagnostics'>;
 }
-const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({ ...chain, instruments: chain.instruments.filter((i) => venues.includes(i.venue)) });
+const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({
+  ...chain,
+  instruments: chain.instruments.filter((i) => venues.includes(i.venue)),
+});
 const ALL = 'ranked,max_pain,expected_move,zones,spot,profile,by_strike';
 
 describe('/v2/gex/levels', () => {
@@ -48,7 +51,8 @@ describe('/v2/gex/levels', () => {
     assert.deepEqual(Object.keys(data).sort(), ['all_expiry', 'odte', 'positioning']);
     const e = engine(chainAt(C), 'flow');
     assert.deepEqual(data, { all_expiry: e.all_expiry, odte: e.odte, positioning: 'flow' });
-    for (const k of ['hvl', 'call_resistance', 'call_wall_2', 'call_wall_3', 'put_support', 'put_wall_2', 'put_wall_3']) assert.ok(k in (data.all_expiry as object), k);
+    for (const k of ['hvl', 'call_resistance', 'call_wall_2', 'call_wall_3', 'put_support', 'put_wall_2', 'put_wall_3'])
+      assert.ok(k in (data.all_expiry as object), k);
     for (const k of ['hvl', 'call_resistance', 'put_support']) assert.ok(k in (data.odte as object), k);
     assert.equal(meta.symbol, 'BTCUSDT');
     assert.equal(meta.spot_price, SPOTS.C);
@@ -67,7 +71,16 @@ describe('/v2/gex/levels', () => {
   });
 
   test('include: only the requested blocks appear (each alone, duplicates and case tolerated)', async () => {
-    const blockKey = { ranked: 'ranked', max_pain: 'max_pain', expected_move: 'expected_move', zones: 'gamma_flip_zones', spot: 'spot', candles: 'candles', profile: 'profile', by_strike: 'by_strike' } as const;
+    const blockKey = {
+      ranked: 'ranked',
+      max_pain: 'max_pain',
+      expected_move: 'expected_move',
+      zones: 'gamma_flip_zones',
+      spot: 'spot',
+      candles: 'candles',
+      profile: 'profile',
+      by_strike: 'by_strike',
+    } as const;
     for (const [inc, k] of Object.entries(blockKey)) {
       const { data } = assertOk<Record<string, unknown>>(await get(`symbol=BTCUSDT&include=${inc}`));
       assert.deepEqual(Object.keys(data).sort(), ['all_expiry', 'odte', 'positioning', k].sort(), inc);
@@ -93,7 +106,11 @@ describe('/v2/gex/levels', () => {
     assert.deepEqual(okx.meta.exchanges_filtered, ['okx']);
     assert.deepEqual(okx.meta.source, ['okx']);
     // okx has no measured inventory: flow falls back to std for this selection.
-    assert.deepEqual((okx.meta.extra as { positioning: unknown }).positioning, { requested: 'flow', served: 'std', fallback_reason: 'no_measured_inventory' });
+    assert.deepEqual((okx.meta.extra as { positioning: unknown }).positioning, {
+      requested: 'flow',
+      served: 'std',
+      fallback_reason: 'no_measured_inventory',
+    });
 
     const deribit = assertOk(await get(`symbol=BTCUSDT&exchanges=deribit&include=${ALL}`));
     assert.deepEqual(deribit.data, engine(only(chainAt(C), ['deribit']), 'flow'));
@@ -125,7 +142,11 @@ describe('/v2/gex/levels', () => {
   test('positioning: SOLUSDT flow falls back to std (reason reported); std on request; bad value → 422', async () => {
     const sol = assertOk<{ positioning: string }>(await get(`symbol=SOLUSDT&include=${ALL}`));
     assert.deepEqual(sol.data, engine(solChain(), 'std'));
-    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, { requested: 'flow', served: 'std', fallback_reason: 'flow_not_available_for_symbol' });
+    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, {
+      requested: 'flow',
+      served: 'std',
+      fallback_reason: 'flow_not_available_for_symbol',
+    });
     const std = assertOk(await get('symbol=BTCUSDT&positioning=std'));
     assert.deepEqual((std.meta.extra as { positioning: unknown }).positioning, { requested: 'std', served: 'std' });
     assertError(await get('symbol=BTCUSDT&positioning=dealer'), 422, 'VALIDATION_ERROR');
@@ -163,7 +184,9 @@ describe('/v2/gex/levels', () => {
   test('as_of with a venue filter: re-aggregated from the stored rows of that instant, equal to the engine', async () => {
     for (const model of ['flow', 'std'] as const) {
       for (const venues of [['deribit'], ['okx'], ['deribit', 'okx'], ['bybit']]) {
-        const r = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(A + 5)}&positioning=${model}&exchanges=${venues.join(',')}&include=${ALL}`));
+        const r = assertOk(
+          await get(`symbol=BTCUSDT&as_of=${iso(A + 5)}&positioning=${model}&exchanges=${venues.join(',')}&include=${ALL}`),
+        );
         assert.deepEqual(r.data, engine(only(chainAt(A), venues), model), `${model} ${venues.join(',')}`);
         assert.equal(r.meta.computed_at, iso(A));
       }
@@ -182,7 +205,14 @@ describe('/v2/gex/levels', () => {
       const enforced = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(A)}`, evalKey));
       assert.equal(enforced.meta.history_depth_enforced, true);
       const extra = enforced.meta.extra as { history_clamp: Record<string, unknown>; as_of: Record<string, unknown> };
-      assert.deepEqual(extra.history_clamp, { requested_from: iso(A), requested_to: iso(A), served_from: iso(floor), served_to: iso(floor), enforced: true, history_days: 30 });
+      assert.deepEqual(extra.history_clamp, {
+        requested_from: iso(A),
+        requested_to: iso(A),
+        served_from: iso(floor),
+        served_to: iso(floor),
+        enforced: true,
+        history_days: 30,
+      });
       assert.deepEqual(extra.as_of, { requested: iso(A), snapshot_at: iso(C), lag_seconds: (floor - C) / 1000 });
       const reported = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(A)}`, paidKey));
       assert.equal(reported.meta.history_depth_enforced, false);
@@ -199,7 +229,12 @@ describe('/v2/gex/levels', () => {
   test('production path (pre-serialized, RESPONSE_VALIDATION off) sends the same envelope as the validated path', async () => {
     const prod = await testApp(t.store, { responseValidation: false }, { clock, snapshots: app.gex.snapshots ?? undefined });
     try {
-      for (const q of [`symbol=BTCUSDT&include=${ALL},candles`, 'symbol=BTCUSDT&exchanges=okx,bybit', `symbol=BTCUSDT&as_of=${iso(B)}&exchanges=deribit`, 'symbol=SOLUSDT']) {
+      for (const q of [
+        `symbol=BTCUSDT&include=${ALL},candles`,
+        'symbol=BTCUSDT&exchanges=okx,bybit',
+        `symbol=BTCUSDT&as_of=${iso(B)}&exchanges=deribit`,
+        'symbol=SOLUSDT',
+      ]) {
         const a = await get(q);
         const b = await prod.inject({ url: `/v2/gex/levels?${q}`, headers: { 'x-api-key': key } });
         assert.equal(b.statusCode, 200);

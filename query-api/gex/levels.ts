@@ -61,7 +61,13 @@ export async function levelsRoute(app: ApiInstance, ctx: GexContext): Promise<vo
       }
 
       const at = resolveInstant(ctx, request, q.as_of);
-      const r = await levelsAsOf(ctx.store, { symbol: q.symbol, asOfMs: at.servedMs, model, venues: filter.venues, include: engineIncludes(include) });
+      const r = await levelsAsOf(ctx.store, {
+        symbol: q.symbol,
+        asOfMs: at.servedMs,
+        model,
+        venues: filter.venues,
+        include: engineIncludes(include),
+      });
       if (r === null) throw notFound(`no GEX snapshot for ${q.symbol} at or before ${new Date(at.servedMs).toISOString()}`);
       const candles = withCandles ? await candlesBefore(ctx.store, q.symbol, r.snapshotAt) : undefined;
       const { payload, source } = levelsPayload(r.levels, candles);
@@ -71,7 +77,10 @@ export async function levelsRoute(app: ApiInstance, ctx: GexContext): Promise<vo
         computedAt: r.snapshotAt,
         source,
         ...(filter.applied !== undefined ? { exchangesFiltered: filter.applied } : {}),
-        extra: { positioning: positioningMeta(model, r.levels.positioning, q.symbol), as_of: asOfMeta(at.requested, r.snapshotAt, at.servedMs) },
+        extra: {
+          positioning: positioningMeta(model, r.levels.positioning, q.symbol),
+          as_of: asOfMeta(at.requested, r.snapshotAt, at.servedMs),
+        },
         history: at.history,
       });
       return sendRendered(ctx, request, reply, rendered(payload), meta);

@@ -32,7 +32,11 @@ export async function maxPainRoute(app: ApiInstance, ctx: GexContext): Promise<v
       if (day !== null && picked.length === 0) throw notFound(`expiry ${q.expiry ?? ''} is not listed for ${q.symbol}`);
       const data = {
         symbol: q.symbol,
-        expiries: picked.map((e) => ({ expiry: new Date(e.expiry).toISOString(), strike: e.max_pain?.strike ?? null, value: e.max_pain?.value ?? null })),
+        expiries: picked.map((e) => ({
+          expiry: new Date(e.expiry).toISOString(),
+          strike: e.max_pain?.strike ?? null,
+          value: e.max_pain?.value ?? null,
+        })),
       };
       return ctx.respond.ok(
         request,

@@ -69,7 +69,13 @@ export async function multiLevelsRoute(app: ApiInstance, ctx: GexContext): Promi
         { entries, served, missing, invalid },
         {
           ...(filter.applied !== undefined ? { exchanges_filtered: [...filter.applied] } : {}),
-          extra: { positioning: { requested: model, served: servedModels, ...(Object.keys(fallback).length > 0 ? { fallback_reason: fallback } : {}) } },
+          extra: {
+            positioning: {
+              requested: model,
+              served: servedModels,
+              ...(Object.keys(fallback).length > 0 ? { fallback_reason: fallback } : {}),
+            },
+          },
         },
       );
     },

@@ -20,7 +20,9 @@ function notFuture(ctx: AppContext, asOf: string): { ms: number; now: number } {
   const ms = instantMs(asOf);
   const now = ctx.clock();
   if (ms > now) {
-    throw validationError([{ name: 'as_of', location: 'query', message: `must not be in the future (now ${new Date(now).toISOString()})`, received: asOf }]);
+    throw validationError([
+      { name: 'as_of', location: 'query', message: `must not be in the future (now ${new Date(now).toISOString()})`, received: asOf },
+    ]);
   }
   return { ms, now };
 }
@@ -33,7 +35,12 @@ export function resolveInstant(ctx: AppContext, request: FastifyRequest, asOf: s
 }
 
 /** A window ending at `as_of` (or now): 422 when in the future; clamped to the plan window. */
-export function resolveWindow(ctx: AppContext, request: FastifyRequest, asOf: string | undefined, window: (to: number) => TimeWindow): {
+export function resolveWindow(
+  ctx: AppContext,
+  request: FastifyRequest,
+  asOf: string | undefined,
+  window: (to: number) => TimeWindow,
+): {
   readonly requested: string | null;
   readonly served: TimeWindow;
   readonly history: ResolvedInstant['history'];
@@ -62,11 +69,18 @@ export async function snapshotForRequest(
 }
 
 /** meta.extra.as_of and meta.history of an as_of answer (nothing for a latest one). */
-export function pointInTimeMeta(at: ResolvedInstant | undefined, snapshotAt: number): { extra: Record<string, unknown>; history?: ResolvedInstant['history'] } {
+export function pointInTimeMeta(
+  at: ResolvedInstant | undefined,
+  snapshotAt: number,
+): { extra: Record<string, unknown>; history?: ResolvedInstant['history'] } {
   return at === undefined ? { extra: {} } : { extra: { as_of: asOfMeta(at.requested, snapshotAt, at.servedMs) }, history: at.history };
 }
 
 /** meta.extra.as_of: the requested instant, the snapshot used and the lag (seconds, served instant − snapshot). */
-export function asOfMeta(requested: string, snapshotAt: number, servedMs: number): { requested: string; snapshot_at: string; lag_seconds: number } {
+export function asOfMeta(
+  requested: string,
+  snapshotAt: number,
+  servedMs: number,
+): { requested: string; snapshot_at: string; lag_seconds: number } {
   return { requested, snapshot_at: new Date(snapshotAt).toISOString(), lag_seconds: (servedMs - snapshotAt) / 1000 };
 }

@@ -54,7 +54,15 @@ export async function gammaFlowSeries(
   let cum = 0;
   const points = rows.map((r) => {
     cum += r.increment;
-    return { t: r.computed_at, spot: r.spot, pct_change: r.pct_change, net_gex: r.net_gex, increment: r.increment, cumulative: cum, positioning: r.positioning };
+    return {
+      t: r.computed_at,
+      spot: r.spot,
+      pct_change: r.pct_change,
+      net_gex: r.net_gex,
+      increment: r.increment,
+      cumulative: cum,
+      positioning: r.positioning,
+    };
   });
   const last = points[points.length - 1];
   return { symbol: q.symbol, model: q.model, positioning: last?.positioning ?? resolveModel(q.model, q.symbol, false), from, to, points };
@@ -103,7 +111,11 @@ export interface StrikeExpiryHeatmap {
 
 export function heatmapOfSnapshot(s: StoredSnapshot, model: DealerModel, venues?: readonly string[]): StrikeExpiryHeatmap {
   const rows = selectRows(s.rows, venues) as StoredSnapshotRow[];
-  const positioning = resolveModel(model, s.meta.symbol, rows.some((r) => r.has_inventory));
+  const positioning = resolveModel(
+    model,
+    s.meta.symbol,
+    rows.some((r) => r.has_inventory),
+  );
   const expiries = [...new Set(rows.flatMap((r) => r.cell_expiry))].sort((a, b) => a - b);
   const strikes = [...new Set(rows.flatMap((r) => r.cell_strike))].sort((a, b) => a - b);
   const ei = new Map(expiries.map((e, i) => [e, i]));
@@ -118,10 +130,21 @@ export function heatmapOfSnapshot(s: StoredSnapshot, model: DealerModel, venues?
       line[j] = (line[j] ?? 0) + (values[c] ?? 0);
     }
   }
-  return { snapshotAt: s.meta.computed_at, spot: s.meta.spot, positioning, venues: rows.map((r) => r.venue), expiries, strikes, net_gex: grid };
+  return {
+    snapshotAt: s.meta.computed_at,
+    spot: s.meta.spot,
+    positioning,
+    venues: rows.map((r) => r.venue),
+    expiries,
+    strikes,
+    net_gex: grid,
+  };
 }
 
-export async function strikeExpiryHeatmap(store: Store, q: SnapshotQuery & { readonly model: DealerModel }): Promise<StrikeExpiryHeatmap | null> {
+export async function strikeExpiryHeatmap(
+  store: Store,
+  q: SnapshotQuery & { readonly model: DealerModel },
+): Promise<StrikeExpiryHeatmap | null> {
   const s = await pick(store, q);
   return s === null ? null : heatmapOfSnapshot(s, q.model, q.venues);
 }

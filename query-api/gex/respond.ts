@@ -6,7 +6,13 @@ import type { AppContext } from '../types.ts';
 import type { Rendered } from './memo.ts';
 import type { ResolvedInstant } from './point-in-time.ts';
 
-export function sendRendered<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, r: Rendered<T>, meta: MetaFields): SuccessEnvelope<T> {
+export function sendRendered<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  r: Rendered<T>,
+  meta: MetaFields,
+): SuccessEnvelope<T> {
   if (ctx.config.responseValidation) return ctx.respond.ok(request, r.data, meta);
   // A string body bypasses the serializer; the typed handler expects the envelope object (as in /v2/meta).
   return reply.type('application/json; charset=utf-8').send(ctx.respond.okJson(request, { json: r.json }, meta)) as never;
@@ -45,7 +51,13 @@ export function cachedMeta(s: Parameters<typeof snapshotMeta>[1] & { readonly co
  * Hot path of the latest-snapshot routes: data and the snapshot-constant meta are pre-serialized; per request
  * only the responder's base meta (version, timestamp, request_id, rate_limit) and freshness_seconds.
  */
-export function sendCached<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, r: Rendered<T>, m: CachedMeta): SuccessEnvelope<T> {
+export function sendCached<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  r: Rendered<T>,
+  m: CachedMeta,
+): SuccessEnvelope<T> {
   const freshness = Math.max(0, Math.round((ctx.clock() - m.computedAt) / 100) / 10);
   if (ctx.config.responseValidation) return ctx.respond.ok(request, r.data, { ...m.fields, freshness_seconds: freshness });
   const json = `{"success":true,"data":${r.json},"meta":${ctx.respond.metaHead(request)},"freshness_seconds":${freshness}${m.tail === '' ? '' : `,${m.tail}`}}}`;

@@ -12,7 +12,10 @@ import { header, migratedStore, testApp, testClock, userWithKey } from '../testi
 import type { ApiInstance } from '../types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({ ...chain, instruments: chain.instruments.filter((i) => venues.includes(i.venue)) });
+const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({
+  ...chain,
+  instruments: chain.instruments.filter((i) => venues.includes(i.venue)),
+});
 const netGex = (chain: ChainSnapshot, model: DealerModel): number => computeLevelsFromChain(chain, model).all_expiry.net_gex;
 
 describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expiry heatmap, health', () => {
@@ -39,9 +42,10 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
 
   test('gamma-flow: pct change × net GEX of the model that ran, cumulative; positioning fallback for SOL', async () => {
     for (const model of ['flow', 'std'] as const) {
-      const { data, meta } = assertOk<{ positioning: string; points: { ts: string; spot: number; price_change_pct: number; net_gex: number; increment: number; cumulative: number }[] }>(
-        await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&positioning=${model}`),
-      );
+      const { data, meta } = assertOk<{
+        positioning: string;
+        points: { ts: string; spot: number; price_change_pct: number; net_gex: number; increment: number; cumulative: number }[];
+      }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&positioning=${model}`));
       const net = [netGex(chainAt(A), model), netGex(chainAt(B), model), netGex(chainAt(C), model)];
       const pctB = (SPOTS.B / SPOTS.A - 1) * 100;
       const pctC = (SPOTS.C / SPOTS.B - 1) * 100;
@@ -62,13 +66,22 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     const sol = assertOk<{ positioning: string; points: unknown[] }>(await get('/v2/gex/gamma-flow?symbol=SOLUSDT'));
     assert.equal(sol.data.positioning, 'std');
     assert.equal(sol.data.points.length, 1);
-    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, { requested: 'flow', served: 'std', fallback_reason: 'flow_not_available_for_symbol' });
+    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, {
+      requested: 'flow',
+      served: 'std',
+      fallback_reason: 'flow_not_available_for_symbol',
+    });
     assertError(await get('/v2/gex/gamma-flow?symbol=ETHUSDT'), 404, 'NOT_FOUND');
   });
 
   test('gamma-flow as_of: never after the instant; before the first → 404; future → 422', async () => {
-    const r = assertOk<{ to: string; points: { ts: string; cumulative: number }[] }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&positioning=std&as_of=${iso(C - 1)}`));
-    assert.deepEqual(r.data.points.map((p) => p.ts), [iso(A), iso(B)]);
+    const r = assertOk<{ to: string; points: { ts: string; cumulative: number }[] }>(
+      await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&positioning=std&as_of=${iso(C - 1)}`),
+    );
+    assert.deepEqual(
+      r.data.points.map((p) => p.ts),
+      [iso(A), iso(B)],
+    );
     assert.equal(r.data.to, iso(C - 1));
     assert.deepEqual((r.meta.extra as { as_of: unknown }).as_of, { requested: iso(C - 1), snapshot_at: iso(B), lag_seconds: 29.999 });
     assertError(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(A - 1)}`), 404, 'NOT_FOUND');
@@ -83,11 +96,18 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
       const paidKey = await userWithKey(t.store, { userId: 'paid-flow', plan: 'terminal_yearly' });
       await app.gex.accounts.refresh();
       const floor = clock() - 30 * DAY;
-      const enforced = assertOk<{ from: string; to: string; points: unknown[] }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(C)}`, evalKey));
+      const enforced = assertOk<{ from: string; to: string; points: unknown[] }>(
+        await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(C)}`, evalKey),
+      );
       assert.deepEqual([enforced.data.from, enforced.data.to, enforced.data.points.length], [iso(floor), iso(floor), 0]);
       assert.equal(enforced.meta.history_depth_enforced, true);
       assert.deepEqual((enforced.meta.extra as { history_clamp: unknown }).history_clamp, {
-        requested_from: iso(C - DAY), requested_to: iso(C), served_from: iso(floor), served_to: iso(floor), enforced: true, history_days: 30,
+        requested_from: iso(C - DAY),
+        requested_to: iso(C),
+        served_from: iso(floor),
+        served_to: iso(floor),
+        enforced: true,
+        history_days: 30,
       });
       const reported = assertOk<{ points: unknown[] }>(await get(`/v2/gex/gamma-flow?symbol=BTCUSDT&as_of=${iso(C)}`, paidKey));
       assert.equal(reported.data.points.length, 3);
@@ -100,17 +120,31 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
   test('multi: served / missing / invalid, per-symbol entries equal the single route, one rate-limit charge', async () => {
     const std = await userWithKey(t.store, { userId: 'multi', plan: 'api_monthly' });
     await app.gex.accounts.refresh();
-    const res = await get('/v2/multi/gex/levels?symbols=BTCUSDT,ETHUSDT,SOLUSDT,DOGEUSDT,BTCUSDT,%20&include=ranked,max_pain,expected_move,zones', std);
-    const { data, meta } = assertOk<{ entries: { symbol: string; computed_at: string; spot_price: number; source: string[]; levels: Record<string, unknown> }[]; served: string[]; missing: string[]; invalid: string[] }>(res);
+    const res = await get(
+      '/v2/multi/gex/levels?symbols=BTCUSDT,ETHUSDT,SOLUSDT,DOGEUSDT,BTCUSDT,%20&include=ranked,max_pain,expected_move,zones',
+      std,
+    );
+    const { data, meta } = assertOk<{
+      entries: { symbol: string; computed_at: string; spot_price: number; source: string[]; levels: Record<string, unknown> }[];
+      served: string[];
+      missing: string[];
+      invalid: string[];
+    }>(res);
     assert.deepEqual([data.served, data.missing, data.invalid], [['BTCUSDT', 'SOLUSDT'], ['ETHUSDT'], ['DOGEUSDT']]);
     const strip = (chain: ChainSnapshot, model: DealerModel) => {
       const { diagnostics: _d, spot: _s, profile: _p, by_strike: _b, ...rest } = computeLevelsFromChain(chain, model);
       return JSON.parse(JSON.stringify(rest)) as unknown;
     };
-    assert.deepEqual(data.entries.map((e) => e.symbol), ['BTCUSDT', 'SOLUSDT']);
+    assert.deepEqual(
+      data.entries.map((e) => e.symbol),
+      ['BTCUSDT', 'SOLUSDT'],
+    );
     assert.deepEqual(data.entries[0]?.levels, strip(chainAt(C), 'flow'));
     assert.deepEqual(data.entries[1]?.levels, strip(solChain(), 'std'));
-    assert.deepEqual([data.entries[0]?.computed_at, data.entries[0]?.spot_price, data.entries[0]?.source], [iso(C), SPOTS.C, ['deribit', 'okx']]);
+    assert.deepEqual(
+      [data.entries[0]?.computed_at, data.entries[0]?.spot_price, data.entries[0]?.source],
+      [iso(C), SPOTS.C, ['deribit', 'okx']],
+    );
     assert.deepEqual((meta.extra as { positioning: unknown }).positioning, {
       requested: 'flow',
       served: { BTCUSDT: 'flow', SOLUSDT: 'std' },
@@ -121,8 +155,20 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     const next = await get('/v2/multi/gex/levels?symbols=BTCUSDT,SOLUSDT,ETHUSDT,HYPEUSDT', std);
     assert.equal(header(next, 'x-ratelimit-remaining'), '58');
 
-    const filtered = assertOk<{ entries: { levels: Record<string, unknown> }[] }>(await get('/v2/multi/gex/levels?symbols=BTCUSDT&exchanges=okx'));
-    const { diagnostics: _d, ranked: _r, max_pain: _m, expected_move: _e, gamma_flip_zones: _z, spot: _s, profile: _p, by_strike: _b, ...bare } = computeLevelsFromChain(only(chainAt(C), ['okx']), 'flow');
+    const filtered = assertOk<{ entries: { levels: Record<string, unknown> }[] }>(
+      await get('/v2/multi/gex/levels?symbols=BTCUSDT&exchanges=okx'),
+    );
+    const {
+      diagnostics: _d,
+      ranked: _r,
+      max_pain: _m,
+      expected_move: _e,
+      gamma_flip_zones: _z,
+      spot: _s,
+      profile: _p,
+      by_strike: _b,
+      ...bare
+    } = computeLevelsFromChain(only(chainAt(C), ['okx']), 'flow');
     assert.deepEqual(filtered.data.entries[0]?.levels, JSON.parse(JSON.stringify(bare)));
     assert.deepEqual(filtered.meta.exchanges_filtered, ['okx']);
   });
@@ -139,12 +185,15 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
   });
 
   test('max-pain: per expiry equal to the engine on the same open interest; expiry selection; venue filter', async () => {
-    const { data, meta } = assertOk<{ expiries: { expiry: string; strike: number | null; value: number | null }[] }>(await get('/v2/gex/max-pain?symbol=BTCUSDT'));
+    const { data, meta } = assertOk<{ expiries: { expiry: string; strike: number | null; value: number | null }[] }>(
+      await get('/v2/gex/max-pain?symbol=BTCUSDT'),
+    );
     const chain = chainAt(C);
     const expected = [E1, E2].map((e) => {
       const ins = chain.instruments.filter((i) => i.expiry === e);
       const strikes = [...new Set(ins.map((i) => i.strike))].sort((a, b) => a - b);
-      const oi = (type: 'call' | 'put') => strikes.map((k) => ins.filter((i) => i.strike === k && i.type === type).reduce((s, i) => s + i.openInterest, 0));
+      const oi = (type: 'call' | 'put') =>
+        strikes.map((k) => ins.filter((i) => i.strike === k && i.type === type).reduce((s, i) => s + i.openInterest, 0));
       const mp = maxPain(strikes, oi('call'), oi('put'));
       return { expiry: iso(e), strike: mp?.strike ?? null, value: mp?.value ?? null };
     });
@@ -154,7 +203,11 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     const months = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
     const tok = `${token.getUTCDate()}${months[token.getUTCMonth()]}${String(token.getUTCFullYear() % 100).padStart(2, '0')}`;
     for (const e of [tok, iso(E2).slice(0, 10)]) {
-      assert.deepEqual(assertOk<{ expiries: unknown[] }>(await get(`/v2/gex/max-pain?symbol=BTCUSDT&expiry=${e}`)).data.expiries, [expected[1]], e);
+      assert.deepEqual(
+        assertOk<{ expiries: unknown[] }>(await get(`/v2/gex/max-pain?symbol=BTCUSDT&expiry=${e}`)).data.expiries,
+        [expected[1]],
+        e,
+      );
     }
     assertError(await get(`/v2/gex/max-pain?symbol=BTCUSDT&expiry=${iso(E2 + 86_400_000).slice(0, 10)}`), 404, 'NOT_FOUND');
     assertError(await get('/v2/gex/max-pain?symbol=BTCUSDT&expiry=31FEB26'), 422, 'VALIDATION_ERROR');
@@ -170,7 +223,8 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
         const ins = chain.instruments.filter((i) => i.expiry === e);
         if (ins.length === 0) return [];
         const strikes = [...new Set(ins.map((i) => i.strike))].sort((a, b) => a - b);
-        const oi = (type: 'call' | 'put') => strikes.map((k) => ins.filter((i) => i.strike === k && i.type === type).reduce((s, i) => s + i.openInterest, 0));
+        const oi = (type: 'call' | 'put') =>
+          strikes.map((k) => ins.filter((i) => i.strike === k && i.type === type).reduce((s, i) => s + i.openInterest, 0));
         const mp = maxPain(strikes, oi('call'), oi('put'));
         return [{ expiry: iso(e), strike: mp?.strike ?? null, value: mp?.value ?? null }];
       });
@@ -179,10 +233,16 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
     const mp = assertOk<{ expiries: unknown[] }>(first);
     assert.deepEqual(mp.data.expiries, maxPainOf(chainAt(A)));
     assert.deepEqual(mp.meta.computed_at, iso(A));
-    assert.deepEqual((mp.meta.extra as { as_of: unknown }).as_of, { requested: iso(B - 1), snapshot_at: iso(A), lag_seconds: (B - 1 - A) / 1000 });
+    assert.deepEqual((mp.meta.extra as { as_of: unknown }).as_of, {
+      requested: iso(B - 1),
+      snapshot_at: iso(A),
+      lag_seconds: (B - 1 - A) / 1000,
+    });
     const dataBytes = (body: string): string => JSON.stringify((JSON.parse(body) as { data: unknown }).data);
     assert.equal(dataBytes((await get(url)).body), dataBytes(first.body));
-    const heat = assertOk<{ strikes: number[]; values: number[][] }>(await get(`/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std&as_of=${iso(A)}`));
+    const heat = assertOk<{ strikes: number[]; values: number[][] }>(
+      await get(`/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std&as_of=${iso(A)}`),
+    );
     assert.equal(heat.meta.computed_at, iso(A));
     for (const r of computeLevelsFromChain(chainAt(A), 'std').ranked?.all_expiry_top_10 ?? []) {
       const j = heat.data.strikes.indexOf(r.strike);
@@ -197,7 +257,9 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
   });
 
   test('strike × expiry heatmap: column sums equal the engine net GEX per strike; venue filter; fallback', async () => {
-    const { data, meta } = assertOk<{ positioning: string; strikes: number[]; expiries: string[]; values: number[][] }>(await get('/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std'));
+    const { data, meta } = assertOk<{ positioning: string; strikes: number[]; expiries: string[]; values: number[][] }>(
+      await get('/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&positioning=std'),
+    );
     assert.deepEqual(data.expiries, [iso(E1), iso(E2)]);
     assert.deepEqual(data.strikes, [95_000, 100_000, 105_000, 110_000]);
     assert.equal(data.values.length, 2);
@@ -208,7 +270,9 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
       assert.ok(Math.abs(sum - r.net_gex) <= 1e-9 * Math.abs(r.net_gex), `${r.strike}: ${sum} vs ${r.net_gex}`);
     }
     assert.deepEqual((meta.extra as { positioning: unknown }).positioning, { requested: 'std', served: 'std' });
-    const okx = assertOk<{ positioning: string; strikes: number[]; expiries: string[] }>(await get('/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&exchanges=okx'));
+    const okx = assertOk<{ positioning: string; strikes: number[]; expiries: string[] }>(
+      await get('/v2/gex/strike-expiry-heatmap?symbol=BTCUSDT&exchanges=okx'),
+    );
     assert.equal(okx.data.positioning, 'std');
     assert.deepEqual(okx.data.expiries, [iso(E2)]);
     assert.deepEqual(okx.meta.exchanges_filtered, ['okx']);
@@ -216,7 +280,9 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
   });
 
   test('/v2/health: cache ok while the newest snapshot is younger than two intervals; the cache moves forward', async () => {
-    const h = assertOk<{ status: string; cache: boolean; checks: { cache: { ok: boolean; age_seconds: number | null } } }>(await app.inject({ url: '/v2/health' }));
+    const h = assertOk<{ status: string; cache: boolean; checks: { cache: { ok: boolean; age_seconds: number | null } } }>(
+      await app.inject({ url: '/v2/health' }),
+    );
     assert.deepEqual([h.data.status, h.data.cache, h.data.checks.cache.age_seconds], ['ok', true, 10]);
     clock.set(C + 61_000);
     try {
@@ -239,6 +305,7 @@ describe('GEX routes: gamma-flow, multi-symbol levels, max-pain, strike × expir
   test('the GEX routes are listed in /v2/endpoints and /v2/symbols', async () => {
     const { data } = assertOk<{ endpoints: { path: string }[] }>(await get('/v2/endpoints'));
     const paths = data.endpoints.map((e) => e.path);
-    for (const p of ['/v2/gex/levels', '/v2/gex/gamma-flow', '/v2/multi/gex/levels', '/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap']) assert.ok(paths.includes(p), p);
+    for (const p of ['/v2/gex/levels', '/v2/gex/gamma-flow', '/v2/multi/gex/levels', '/v2/gex/max-pain', '/v2/gex/strike-expiry-heatmap'])
+      assert.ok(paths.includes(p), p);
   });
 });

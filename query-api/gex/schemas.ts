@@ -10,15 +10,15 @@ import { LEVELS_INCLUDES, MULTI_INCLUDES, MULTI_MAX_SYMBOLS } from './includes.t
  */
 
 const csvOf = (allowed: readonly string[]) =>
-  z
-    .string()
-    .refine((s) => parseCsv(s).every((t) => allowed.includes(t)), { error: `comma-separated list of ${allowed.join(', ')}` });
+  z.string().refine((s) => parseCsv(s).every((t) => allowed.includes(t)), { error: `comma-separated list of ${allowed.join(', ')}` });
 
 export const exchangesParam = z
   .string()
   .max(1000)
   .optional()
-  .describe(`venue filter, comma-separated (${VENUES.join(', ')}); re-aggregates from the per-venue breakdown; unknown names are ignored; no known name = every venue; a venue without contracts contributes zero`);
+  .describe(
+    `venue filter, comma-separated (${VENUES.join(', ')}); re-aggregates from the per-venue breakdown; unknown names are ignored; no known name = every venue; a venue without contracts contributes zero`,
+  );
 
 export const positioningParam = z
   .enum(['flow', 'std'], { error: 'must be flow or std' })
@@ -29,12 +29,16 @@ export const asOfParam = z
   .string()
   .refine(isIsoInstant, { error: 'must be an ISO-8601 instant with a time zone, e.g. 2026-10-01T12:00:00Z' })
   .optional()
-  .describe('ISO-8601 instant; omit for the latest snapshot. Resolves to the newest snapshot at or before the instant (never after); snapshot and lag in meta.extra.as_of; bounded by the plan history window; a future instant is a 422');
+  .describe(
+    'ISO-8601 instant; omit for the latest snapshot. Resolves to the newest snapshot at or before the instant (never after); snapshot and lag in meta.extra.as_of; bounded by the plan history window; a future instant is a 422',
+  );
 
 export const levelsQuery = z.object({
   symbol: symbolParam,
   exchanges: exchangesParam,
-  include: csvOf(LEVELS_INCLUDES).optional().describe(`optional blocks, CSV of ${LEVELS_INCLUDES.join(', ')}; only requested blocks appear`),
+  include: csvOf(LEVELS_INCLUDES)
+    .optional()
+    .describe(`optional blocks, CSV of ${LEVELS_INCLUDES.join(', ')}; only requested blocks appear`),
   positioning: positioningParam,
   as_of: asOfParam,
 });
@@ -48,7 +52,9 @@ export const multiLevelsQuery = z.object({
     .refine((s) => parseCsv(s, false).length <= MULTI_MAX_SYMBOLS, { error: `at most ${MULTI_MAX_SYMBOLS} symbols` })
     .describe(`CSV of symbols (${SYMBOLS.join(', ')}), at most ${MULTI_MAX_SYMBOLS}; unknown names are listed in invalid`),
   exchanges: exchangesParam,
-  include: csvOf(MULTI_INCLUDES).optional().describe(`optional blocks, CSV of ${MULTI_INCLUDES.join(', ')}`),
+  include: csvOf(MULTI_INCLUDES)
+    .optional()
+    .describe(`optional blocks, CSV of ${MULTI_INCLUDES.join(', ')}`),
   positioning: positioningParam,
 });
 
@@ -57,7 +63,7 @@ export const maxPainQuery = z.object({
   exchanges: exchangesParam,
   expiry: z
     .string()
-    .refine((s) => parseExpiry(s) !== null, { error: "expiry date: token like 27DEC24 or ISO date YYYY-MM-DD" })
+    .refine((s) => parseExpiry(s) !== null, { error: 'expiry date: token like 27DEC24 or ISO date YYYY-MM-DD' })
     .optional()
     .describe('one expiry (UTC date: 27DEC24 or 2024-12-27); omit for every open expiry; 404 when not listed'),
   as_of: asOfParam,
@@ -85,7 +91,14 @@ export const levelsBlocks = {
       put_wall_3: price,
       hvl_reason: noFlip.optional().describe('why hvl is null'),
       net_gex: num.describe('total net GEX at spot, USD per 1% move'),
-      wall_signs: z.strictObject({ call_resistance: sign, call_wall_2: sign, call_wall_3: sign, put_support: sign, put_wall_2: sign, put_wall_3: sign }),
+      wall_signs: z.strictObject({
+        call_resistance: sign,
+        call_wall_2: sign,
+        call_wall_3: sign,
+        put_support: sign,
+        put_wall_2: sign,
+        put_wall_3: sign,
+      }),
     })
     .describe('levels over every open expiry'),
   odte: z
@@ -102,18 +115,29 @@ export const levelsBlocks = {
     .describe('levels of the earliest expiry within 24 h'),
   positioning: model.describe('model that ran'),
   ranked: z.strictObject({ all_expiry_top_10: z.array(rankedStrike).readonly(), odte_top_10: z.array(rankedStrike).readonly() }).optional(),
-  max_pain: z.strictObject({ strike: num, value: num.describe('payout at the strike, USD') }).nullable().optional(),
+  max_pain: z
+    .strictObject({ strike: num, value: num.describe('payout at the strike, USD') })
+    .nullable()
+    .optional(),
   expected_move: z
     .strictObject({ upper_1sd: num, lower_1sd: num, upper_2sd: num, lower_2sd: num, atm_iv: num, horizon_hours: num })
     .nullable()
     .optional()
     .describe('24 h band around spot from the ATM IV term structure; null without a valid ATM IV'),
-  gamma_flip_zones: z.array(z.strictObject({ lower: num, upper: num, level: num, direction: z.enum(['neg_to_pos', 'pos_to_neg']) })).readonly().optional(),
+  gamma_flip_zones: z
+    .array(z.strictObject({ lower: num, upper: num, level: num, direction: z.enum(['neg_to_pos', 'pos_to_neg']) }))
+    .readonly()
+    .optional(),
   spot: z.strictObject({ spot_price: num, perps_price: num.nullable() }).optional(),
   profile: z
     .strictObject({
       spot: z.array(num).readonly().describe('hypothetical spot prices: spot x (1 + x), x from -25% to +25% by 0.25% (201 points)'),
-      net_gex: z.array(num).readonly().describe('net GEX re-priced at each hypothetical spot (sticky strike), model that ran, USD per 1% move; hvl is its root nearest spot'),
+      net_gex: z
+        .array(num)
+        .readonly()
+        .describe(
+          'net GEX re-priced at each hypothetical spot (sticky strike), model that ran, USD per 1% move; hvl is its root nearest spot',
+        ),
       odte_net_gex: z.array(num).readonly().nullable().describe('the same for the 0DTE expiry; null when none within 24 h'),
     })
     .optional()
@@ -135,7 +159,11 @@ export const candle = z.strictObject({ datetime: z.string(), open: num, high: nu
 
 export const levelsData = z.strictObject({
   ...levelsBlocks,
-  candles: z.array(candle).readonly().optional().describe('1-minute candles (perpetual + spot trades, all venues) of the hours before the snapshot'),
+  candles: z
+    .array(candle)
+    .readonly()
+    .optional()
+    .describe('1-minute candles (perpetual + spot trades, all venues) of the hours before the snapshot'),
 });
 
 export const gammaFlowData = z.strictObject({

@@ -70,7 +70,12 @@ export class SnapshotCache {
   }
 
   /** Levels of the cached snapshot for a venue filter and model (null before the first snapshot). */
-  levels(symbol: MarketSymbol, model: DealerModel, venues?: readonly string[], include?: LevelsInclude): ReturnType<typeof levelsOfSnapshot> & { snapshot: StoredSnapshot } | null {
+  levels(
+    symbol: MarketSymbol,
+    model: DealerModel,
+    venues?: readonly string[],
+    include?: LevelsInclude,
+  ): (ReturnType<typeof levelsOfSnapshot> & { snapshot: StoredSnapshot }) | null {
     const s = this.get(symbol);
     return s === null ? null : { ...levelsOfSnapshot(s, model, venues, include), snapshot: s };
   }
@@ -110,7 +115,10 @@ export class SnapshotCache {
     await this.refresh();
     const pollMs = this.options.pollMs ?? 5_000;
     if (pollMs > 0) {
-      this.timer = setInterval(() => void this.refresh().catch((err: unknown) => log.warn({ err }, 'snapshot cache refresh failed')), pollMs);
+      this.timer = setInterval(
+        () => void this.refresh().catch((err: unknown) => log.warn({ err }, 'snapshot cache refresh failed')),
+        pollMs,
+      );
       this.timer.unref();
     }
     const bus = this.options.bus;

@@ -60,7 +60,12 @@ WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at <= ${m
 ORDER BY computed_at DESC LIMIT 1`;
 
 /** The all-venue levels row of the newest completed snapshot at or before `asOfMs` (one query in the common case). */
-export async function levelsRowAtOrBefore(store: Store, symbol: MarketSymbol, model: DealerModel, asOfMs: number): Promise<StoredLevelsRow | null> {
+export async function levelsRowAtOrBefore(
+  store: Store,
+  symbol: MarketSymbol,
+  model: DealerModel,
+  asOfMs: number,
+): Promise<StoredLevelsRow | null> {
   const asOf = Math.floor(asOfMs);
   const recent = await store.query<StoredLevelsRow>(LEVELS_RECENT, { symbol, model, asOf, from: asOf - LOOKBACK_MS });
   if (recent[0] !== undefined) return recent[0];
@@ -120,7 +125,11 @@ export async function levelRowsAtOrBefore(
   const from = asOf - LOOKBACK_MS;
   let recs = await store.query<LevelRowRecord>(LEVEL_ROWS_RECENT, { symbol, asOf, from, venues });
   if (recs.length === 0) {
-    const recent = await store.query<{ t: string | number; spot: number; perp_price: number | null }>(INSTANT_RECENT, { symbol, asOf, from });
+    const recent = await store.query<{ t: string | number; spot: number; perp_price: number | null }>(INSTANT_RECENT, {
+      symbol,
+      asOf,
+      from,
+    });
     if (recent[0] !== undefined) return { t: Number(recent[0].t), spot: recent[0].spot, perp_price: recent[0].perp_price, rows: [] };
     recs = await store.query<LevelRowRecord>(LEVEL_ROWS_ANY, { symbol, asOf, venues });
   }
@@ -139,7 +148,13 @@ WHERE symbol = {symbol:String} AND model = {model:String}
   AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
 ORDER BY computed_at LIMIT 1 BY computed_at`;
 
-export async function gammaFlowRange(store: Store, symbol: MarketSymbol, model: DealerModel, fromMs: number, toMs: number): Promise<GammaFlowPoint[]> {
+export async function gammaFlowRange(
+  store: Store,
+  symbol: MarketSymbol,
+  model: DealerModel,
+  fromMs: number,
+  toMs: number,
+): Promise<GammaFlowPoint[]> {
   const rows = await store.query<GammaFlowRecord>(FLOW_RANGE, { symbol, model, from: Math.ceil(fromMs), to: Math.floor(toMs) });
   return rows.map(fromFlowRecord);
 }

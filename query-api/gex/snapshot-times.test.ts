@@ -16,12 +16,33 @@ const T0 = Math.floor((Date.now() - 3 * SETTLE_MS) / 30_000) * 30_000;
 const TICKS = [T0, T0 + 30_000, T0 + 90_000]; // a missed tick at T0 + 60 s
 
 const chainAt = (now: number, k: number) =>
-  syntheticChain({ symbol: 'BTCUSDT', now, spot: 97_000 + 100 * k, venues: ['deribit', 'okx', 'bybit'], perVenue: 120, seed: 7 + k, withInventory: true });
+  syntheticChain({
+    symbol: 'BTCUSDT',
+    now,
+    spot: 97_000 + 100 * k,
+    venues: ['deribit', 'okx', 'bybit'],
+    perVenue: 120,
+    seed: 7 + k,
+    withInventory: true,
+  });
 
 test('levels_pack: bit-exact round trip, nulls kept', () => {
   for (const r of rowsFromChain(chainAt(T0, 0), 'live')) {
     const withNulls = { ...r, perp_price: null, expiries: r.expiries.map((e, i) => (i === 0 ? { ...e, atm_iv: null } : e)), inv_net: -0 };
-    const { symbol: _s, venue: _v, computed_at: _c, grid_min: _a, grid_step: _b, grid_points: _p, cell_expiry: _e, cell_strike: _k, cell_gex_std: _g, cell_gex_flow: _f, source: _o, ...packed } = withNulls;
+    const {
+      symbol: _s,
+      venue: _v,
+      computed_at: _c,
+      grid_min: _a,
+      grid_step: _b,
+      grid_points: _p,
+      cell_expiry: _e,
+      cell_strike: _k,
+      cell_gex_std: _g,
+      cell_gex_flow: _f,
+      source: _o,
+      ...packed
+    } = withNulls;
     assert.deepEqual(decodeLevelsPack(encodeLevelsPack(withNulls)), packed);
     assert.ok(Object.is(decodeLevelsPack(encodeLevelsPack(withNulls)).inv_net, -0));
   }

@@ -59,7 +59,8 @@ export class SnapshotTimes {
     const horizon = this.now() - SETTLE_MS;
     if (asOfMs > horizon) return undefined;
     let e = this.bySymbol.get(symbol);
-    if (e === undefined) this.bySymbol.set(symbol, (e = { ticks: new Float64Array(0), settledTo: Number.NEGATIVE_INFINITY, loading: null }));
+    if (e === undefined)
+      this.bySymbol.set(symbol, (e = { ticks: new Float64Array(0), settledTo: Number.NEGATIVE_INFINITY, loading: null }));
     if (e.loading === null && horizon - e.settledTo > EXTEND_AFTER_MS) e.loading = this.extend(symbol, e, horizon);
     if (asOfMs > e.settledTo) return undefined;
     const i = lastAtOrBefore(e.ticks, asOfMs);

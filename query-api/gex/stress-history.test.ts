@@ -12,7 +12,10 @@ import { migratedStore, testApp, testClock, userWithKey } from '../testing/harne
 import type { ApiInstance } from '../types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({ ...chain, instruments: chain.instruments.filter((i) => venues.includes(i.venue)) });
+const only = (chain: ChainSnapshot, venues: readonly string[]): ChainSnapshot => ({
+  ...chain,
+  instruments: chain.instruments.filter((i) => venues.includes(i.venue)),
+});
 
 interface Point {
   ts: string;
@@ -35,13 +38,18 @@ interface Data {
 function expected(chain: ChainSnapshot, model: DealerModel): { gex: number[]; hvl: number | null; positioning: string } {
   const levels = computeLevelsFromChain(chain, model);
   const rows = buildVenueRows(chain);
-  const gex = sumArrays(rows.map((r) => shockValues(levels.positioning === 'flow' ? r.profile_flow : r.profile_std)), 9);
+  const gex = sumArrays(
+    rows.map((r) => shockValues(levels.positioning === 'flow' ? r.profile_flow : r.profile_std)),
+    9,
+  );
   return { gex, hvl: levels.all_expiry.hvl, positioning: levels.positioning };
 }
 
 function close(got: readonly number[], want: readonly number[], what: string): void {
   assert.equal(got.length, want.length, what);
-  got.forEach((g, i) => assert.ok(Math.abs(g - (want[i] as number)) <= 1e-9 * Math.max(1, Math.abs(want[i] as number)), `${what}[${i}]: ${g} vs ${want[i]}`));
+  got.forEach((g, i) =>
+    assert.ok(Math.abs(g - (want[i] as number)) <= 1e-9 * Math.max(1, Math.abs(want[i] as number)), `${what}[${i}]: ${g} vs ${want[i]}`),
+  );
 }
 
 describe('/v2/gex/stress-history on a real embedded store', () => {
@@ -70,7 +78,10 @@ describe('/v2/gex/stress-history on a real embedded store', () => {
       assert.deepEqual(data.shocks_pct, [-20, -15, -10, -5, 0, 5, 10, 15, 20]);
       assert.equal(data.unit, 'usd_delta_per_1pct_move');
       assert.deepEqual([data.from, data.to], [iso(C - 3_600_000), iso(C)]);
-      assert.deepEqual(data.points.map((p) => p.ts), [iso(A), iso(B), iso(C)]);
+      assert.deepEqual(
+        data.points.map((p) => p.ts),
+        [iso(A), iso(B), iso(C)],
+      );
       for (const [i, tick] of [A, B, C].entries()) {
         const want = expected(chainAt(tick), model);
         const p = data.points[i] as Point;
@@ -86,7 +97,9 @@ describe('/v2/gex/stress-history on a real embedded store', () => {
   });
 
   test('exchanges re-aggregates the venue rows; zero gamma re-derived from their profile', async () => {
-    const { data, meta } = assertOk<Data>(await get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&interval=30s&exchanges=okx,nope'));
+    const { data, meta } = assertOk<Data>(
+      await get('/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&interval=30s&exchanges=okx,nope'),
+    );
     assert.deepEqual(meta.exchanges_filtered, ['okx']);
     for (const [i, tick] of [A, B, C].entries()) {
       const want = expected(only(chainAt(tick), ['okx']), 'std');
@@ -100,19 +113,29 @@ describe('/v2/gex/stress-history on a real embedded store', () => {
   test('interval buckets keep the newest snapshot of each bucket; SOL falls back to std', async () => {
     const five = assertOk<Data>(await get('/v2/gex/stress-history?symbol=BTCUSDT'));
     assert.equal(five.data.interval, '5m');
-    assert.deepEqual(five.data.points.map((p) => p.ts), [iso(C)]);
+    assert.deepEqual(
+      five.data.points.map((p) => p.ts),
+      [iso(C)],
+    );
     const sol = assertOk<Data>(await get('/v2/gex/stress-history?symbol=SOLUSDT&positioning=flow'));
     assert.equal(sol.data.positioning, 'std');
     assert.equal(sol.data.points.length, 1);
     assert.ok((sol.data.points[0]?.gex ?? []).some((v) => v !== 0));
-    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, { requested: 'flow', served: 'std', fallback_reason: 'flow_not_available_for_symbol' });
+    assert.deepEqual((sol.meta.extra as { positioning: unknown }).positioning, {
+      requested: 'flow',
+      served: 'std',
+      fallback_reason: 'flow_not_available_for_symbol',
+    });
   });
 
   test('as_of: never after the instant, identical bytes twice; 404 before the first; 422 cases', async () => {
     const url = `/v2/gex/stress-history?symbol=BTCUSDT&positioning=std&interval=30s&as_of=${iso(C - 1)}`;
     const first = await get(url);
     const r = assertOk<Data>(first);
-    assert.deepEqual(r.data.points.map((p) => p.ts), [iso(A), iso(B)]);
+    assert.deepEqual(
+      r.data.points.map((p) => p.ts),
+      [iso(A), iso(B)],
+    );
     assert.deepEqual((r.meta.extra as { as_of: unknown }).as_of, { requested: iso(C - 1), snapshot_at: iso(B), lag_seconds: 29.999 });
     assert.equal(JSON.stringify((await get(url)).json<{ data: unknown }>().data), JSON.stringify(first.json<{ data: unknown }>().data));
     assertError(await get(`/v2/gex/stress-history?symbol=BTCUSDT&as_of=${iso(A - 1)}`), 404, 'NOT_FOUND');

@@ -48,7 +48,9 @@ export const stressHistoryData = z.strictObject({
       ts: z.string().describe('snapshot instant'),
       spot: num,
       positioning: model,
-      zero_gamma: num.nullable().describe('re-priced zero-gamma level nearest spot (the levels hvl); null when the profile has no sign change within ±25%'),
+      zero_gamma: num
+        .nullable()
+        .describe('re-priced zero-gamma level nearest spot (the levels hvl); null when the profile has no sign change within ±25%'),
       gex: z.array(num).describe('total dealer GEX (USD per 1%) re-priced at spot × (1 + shock), parallel to shocks_pct'),
     }),
   ),

@@ -81,22 +81,41 @@ function groupByInstant(recs: readonly StressRecord[]): Map<number, StressRecord
 }
 
 function filteredPoint(symbol: MarketSymbol, model: DealerModel, inst: InstantRecord, rows: readonly StressRecord[]): StressPoint {
-  const positioning = resolveModel(model, symbol, rows.some((r) => Boolean(r.has_inventory)));
+  const positioning = resolveModel(
+    model,
+    symbol,
+    rows.some((r) => Boolean(r.has_inventory)),
+  );
   const flow = positioning === 'flow';
-  const values = sumArrays(rows.map((r) => (flow ? r.profile_flow : r.profile_std) ?? []), GRID_POINTS);
-  const slopes = sumArrays(rows.map((r) => (flow ? r.profile_flow_slope : r.profile_std_slope) ?? []), GRID_POINTS);
+  const values = sumArrays(
+    rows.map((r) => (flow ? r.profile_flow : r.profile_std) ?? []),
+    GRID_POINTS,
+  );
+  const slopes = sumArrays(
+    rows.map((r) => (flow ? r.profile_flow_slope : r.profile_std_slope) ?? []),
+    GRID_POINTS,
+  );
   return {
     t: Number(inst.t),
     spot: inst.spot,
     positioning,
     zero_gamma: zeroGammaOf(values, slopes, inst.spot).level,
-    gex: sumArrays(rows.map((r) => (flow ? r.shock_flow : r.shock_std)), STRESS_SHOCKS.length),
+    gex: sumArrays(
+      rows.map((r) => (flow ? r.shock_flow : r.shock_std)),
+      STRESS_SHOCKS.length,
+    ),
   };
 }
 
 /** Points ascending in time; empty when no snapshot lies in the window. */
 export async function stressHistory(store: Store, q: StressQuery): Promise<StressPoint[]> {
-  const params = { symbol: q.symbol, model: q.model, from: Math.ceil(q.fromMs), to: Math.floor(q.toMs), bucket: Math.max(1, Math.round(q.bucketMs)) };
+  const params = {
+    symbol: q.symbol,
+    model: q.model,
+    from: Math.ceil(q.fromMs),
+    to: Math.floor(q.toMs),
+    bucket: Math.max(1, Math.round(q.bucketMs)),
+  };
   const instants = (await store.query<InstantRecord>(instantsSql, params)).reverse();
   if (instants.length === 0) return [];
   const filtered = q.venues !== undefined;
@@ -111,7 +130,10 @@ export async function stressHistory(store: Store, q: StressQuery): Promise<Stres
       spot: inst.spot,
       positioning: inst.positioning,
       zero_gamma: inst.hvl,
-      gex: sumArrays(rows.map((r) => (flow ? r.shock_flow : r.shock_std)), STRESS_SHOCKS.length),
+      gex: sumArrays(
+        rows.map((r) => (flow ? r.shock_flow : r.shock_std)),
+        STRESS_SHOCKS.length,
+      ),
     };
   });
 }

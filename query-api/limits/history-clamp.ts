@@ -67,7 +67,10 @@ export function clampWindow(requested: TimeWindow, policy: HistoryPolicy): Clamp
 }
 
 /** Point-in-time form (as_of): the instant is a window of zero length. */
-export function clampInstant(at: number, policy: HistoryPolicy): { readonly served: number; readonly enforced: boolean; readonly clamp: HistoryClamp | null } {
+export function clampInstant(
+  at: number,
+  policy: HistoryPolicy,
+): { readonly served: number; readonly enforced: boolean; readonly clamp: HistoryClamp | null } {
   const r = clampWindow({ from: at, to: at }, policy);
   return { served: r.served.from, enforced: r.enforced, clamp: r.clamp };
 }
@@ -77,5 +80,7 @@ export function historyMeta(r: { readonly enforced: boolean; readonly clamp: His
   history_depth_enforced: boolean;
   extra?: { history_clamp: HistoryClamp };
 } {
-  return r.clamp === null ? { history_depth_enforced: r.enforced } : { history_depth_enforced: r.enforced, extra: { history_clamp: r.clamp } };
+  return r.clamp === null
+    ? { history_depth_enforced: r.enforced }
+    : { history_depth_enforced: r.enforced, extra: { history_clamp: r.clamp } };
 }

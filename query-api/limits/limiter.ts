@@ -51,7 +51,11 @@ export class RateLimiter {
         this.fallbackActive = false;
       } catch (err) {
         this.sharedDownUntil = performance.now() + (this.opts.retrySharedAfterMs ?? 1000);
-        if (!this.fallbackActive) this.opts.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate-limit store failed; using the stricter per-machine counter');
+        if (!this.fallbackActive)
+          this.opts.log.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'rate-limit store failed; using the stricter per-machine counter',
+          );
         this.fallbackActive = true;
       }
     }
@@ -89,7 +93,10 @@ export class RateLimiter {
       seed = await this.opts.usage.monthUsage(req.userId, month);
     } catch (err) {
       seed = this.opts.usage.pendingUnits(req.userId, month);
-      this.opts.log.warn({ err: err instanceof Error ? err.message : String(err), userId: req.userId }, 'cannot read monthly usage; counting from what this process knows');
+      this.opts.log.warn(
+        { err: err instanceof Error ? err.message : String(err), userId: req.userId },
+        'cannot read monthly usage; counting from what this process knows',
+      );
     }
     return backend.hit({ ...req, seed });
   }

@@ -29,8 +29,10 @@ export class MemoryCounter implements CounterBackend {
       e.minuteStart = minuteStart;
       e.minuteCount = 0;
     }
-    if (req.quota !== null && e.monthCount + req.units > req.quota) return { kind: 'quota', minuteCount: e.minuteCount, monthCount: e.monthCount };
-    if (req.burstLimit !== null && e.minuteCount >= req.burstLimit) return { kind: 'burst', minuteCount: e.minuteCount, monthCount: e.monthCount };
+    if (req.quota !== null && e.monthCount + req.units > req.quota)
+      return { kind: 'quota', minuteCount: e.minuteCount, monthCount: e.monthCount };
+    if (req.burstLimit !== null && e.minuteCount >= req.burstLimit)
+      return { kind: 'burst', minuteCount: e.minuteCount, monthCount: e.monthCount };
     e.minuteCount += 1;
     e.monthCount += req.units;
     return { kind: 'allowed', minuteCount: e.minuteCount, monthCount: e.monthCount };

@@ -6,7 +6,10 @@ import { readSeries, SERIES, type SeriesData, type SeriesName, type TierChoice }
 /** Parses the `series` CSV: the distinct names in request order, or null when one is not a series. */
 export function parseSeries(csv: string | undefined): SeriesName[] | null {
   if (csv === undefined) return [...SERIES];
-  const names = csv.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const names = csv
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (names.length === 0) return null;
   const out: SeriesName[] = [];
   for (const n of names) {
@@ -21,7 +24,12 @@ export function bundleUnits(query: unknown): number {
   const raw = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)['series'] : undefined;
   if (raw === undefined) return SERIES.length;
   const csv = Array.isArray(raw) ? raw.join(',') : String(raw);
-  const valid = new Set(csv.split(',').map((s) => s.trim()).filter((s) => (SERIES as readonly string[]).includes(s)));
+  const valid = new Set(
+    csv
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => (SERIES as readonly string[]).includes(s)),
+  );
   return Math.max(1, valid.size);
 }
 
@@ -43,7 +51,13 @@ export function reasonOf(err: unknown): string {
  * Reads every requested series; a series whose query fails is null with its reason, the others are served.
  * When every series failed because the store is unreachable, that error is thrown (503 for the whole request).
  */
-export async function readBundle(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[], tier: TierChoice = 'auto'): Promise<BundleResult> {
+export async function readBundle(
+  store: Store,
+  grid: Grid,
+  symbol: string,
+  names: readonly SeriesName[],
+  tier: TierChoice = 'auto',
+): Promise<BundleResult> {
   const reads = readSeries(store, grid, symbol, names, tier);
   const settled = await Promise.allSettled(names.map((n) => reads[n]()));
   const series = new Map<SeriesName, SeriesData | null>();

@@ -84,17 +84,35 @@ function market(): Market {
       });
     }
     if (r() < 0.05) {
-      m.liqs.push({ ...base(VENUES4[Math.floor(r() * 4)]!, at(), `l${n++}`), instrument: 'BTCUSDT', side: r() < 0.5 ? 'long' : 'short', price: 90_000, size: 0.5 + Math.floor(r() * 8) / 8 });
+      m.liqs.push({
+        ...base(VENUES4[Math.floor(r() * 4)]!, at(), `l${n++}`),
+        instrument: 'BTCUSDT',
+        side: r() < 0.5 ? 'long' : 'short',
+        price: 90_000,
+        size: 0.5 + Math.floor(r() * 8) / 8,
+      });
     }
   }
   return m;
 }
 
 async function insert(store: Store, m: Market, keep: (ts: number) => boolean): Promise<void> {
-  await store.insert('perp_trades', m.perp.filter((x) => keep(x.ts)));
-  await store.insert('spot_trades', m.spot.filter((x) => keep(x.ts)));
-  await store.insert('perp_stats', m.stats.filter((x) => keep(x.ts)));
-  await store.insert('liquidations', m.liqs.filter((x) => keep(x.ts)));
+  await store.insert(
+    'perp_trades',
+    m.perp.filter((x) => keep(x.ts)),
+  );
+  await store.insert(
+    'spot_trades',
+    m.spot.filter((x) => keep(x.ts)),
+  );
+  await store.insert(
+    'perp_stats',
+    m.stats.filter((x) => keep(x.ts)),
+  );
+  await store.insert(
+    'liquidations',
+    m.liqs.filter((x) => keep(x.ts)),
+  );
 }
 
 let t: Awaited<ReturnType<typeof openTempStore>>;
@@ -130,7 +148,8 @@ test('every series at every interval: the cascaded read equals the 1-minute read
         assert.deepEqual(c, minutes.series.get(name), `${name} ${where}`);
         // Not vacuous: data in the window; from 1h up (the cascaded tables), the newest event in the partial current bucket.
         assert.ok(c.coverage > 0, `${name} ${where}`);
-        if (grid.stepMs >= HOUR && name !== 'liquidations') assert.ok(c.lastMs !== null && c.lastMs >= grid.toMs - grid.stepMs, `${name} ${where}`);
+        if (grid.stepMs >= HOUR && name !== 'liquidations')
+          assert.ok(c.lastMs !== null && c.lastMs >= grid.toMs - grid.stepMs, `${name} ${where}`);
       }
     }
   }
@@ -148,7 +167,10 @@ test('the comparison covers gaps and the partial day: nulls are not carried forw
   assert.equal(b.series.get('open_interest')?.columns['venue_count']?.[at(START + 51 * HOUR)], 2, 'okx silent in hours 50-53');
   const day = gridFor('1d', 110, NOW);
   const d = await readBundle(t.store, day, 'BTCUSDT', ['cvd_spot']);
-  assert.deepEqual(d.series.get('cvd_spot')?.columns['delta']?.map((x) => x === null), [false, false, true, false, false]);
+  assert.deepEqual(
+    d.series.get('cvd_spot')?.columns['delta']?.map((x) => x === null),
+    [false, false, true, false, false],
+  );
 });
 
 test('the hourly and daily tables hold one row per key after merges, far fewer than the minutes', async () => {
@@ -165,8 +187,14 @@ test("migration 022's views and fill run the same aggregation as clickhouse/mark
   const sql = readFileSync(join(MIGRATIONS_DIR, '022_market_rollups.sql'), 'utf8');
   for (const f of ROLLUP_FAMILIES) {
     for (const tier of ROLLUP_TIERS) {
-      assert.ok(sql.includes(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${f}_${tier}_mv TO ${f}_${tier} AS\n${rollupSelect(f, tier)};`), `${f}_${tier}_mv`);
-      assert.ok(sql.includes(`INSERT INTO ${f}_${tier}\n${rollupSelect(f, tier, `(SELECT count() FROM ${f}_${tier}) = 0`)}\nSETTINGS`), `${f}_${tier} fill`);
+      assert.ok(
+        sql.includes(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${f}_${tier}_mv TO ${f}_${tier} AS\n${rollupSelect(f, tier)};`),
+        `${f}_${tier}_mv`,
+      );
+      assert.ok(
+        sql.includes(`INSERT INTO ${f}_${tier}\n${rollupSelect(f, tier, `(SELECT count() FROM ${f}_${tier}) = 0`)}\nSETTINGS`),
+        `${f}_${tier} fill`,
+      );
     }
   }
 });

@@ -45,9 +45,16 @@ test('a batch retried with the same dedup token reaches neither the raw table no
 test('an event redelivered in another batch: OHLC unchanged, sums counted twice until rebuilt from FINAL', async () => {
   // R1 again, now inside a different batch (different token): the raw table collapses it on merge (FINAL),
   // the state sums cannot tell.
-  await store.insert('perp_trades', [trade('perp', 'okx', T0 + 40_000, 'R1', 90, 8, 'sell'), trade('perp', 'okx', T0 + 45_000, 'R2', 100, 1, 'buy')], { dedupToken: 'other' });
+  await store.insert(
+    'perp_trades',
+    [trade('perp', 'okx', T0 + 40_000, 'R1', 90, 8, 'sell'), trade('perp', 'okx', T0 + 45_000, 'R2', 100, 1, 'buy')],
+    { dedupToken: 'other' },
+  );
   assert.deepEqual(await minute(), { v: 21, n: '6', o: 104, c: 102, h: 110 });
-  assert.deepEqual(await hourAndDay(), [{ v: 26, n: '8', o: 104, c: 100, h: 110 }, { v: 26, n: '8', o: 104, c: 100, h: 110 }]);
+  assert.deepEqual(await hourAndDay(), [
+    { v: 26, n: '8', o: 104, c: 100, h: 110 },
+    { v: 26, n: '8', o: 104, c: 100, h: 110 },
+  ]);
   // A range ending mid-hour: the minutes of [23:00, 00:03) are rebuilt, the hours 23:00 and 00:00 and both days are
   // re-derived from all their minutes (00:05 included).
   await rebuildMarketMinutes(store, T0 - 60 * MIN, T0 + 3 * MIN);
@@ -58,10 +65,15 @@ test('an event redelivered in another batch: OHLC unchanged, sums counted twice 
   await rebuildMarketMinutes(store, T0 - 60 * MIN, T0 + 60 * MIN);
   assert.deepEqual(await minute(), { v: 13, n: '5', o: 104, c: 102, h: 110 });
   assert.deepEqual(await hourAndDay(), [rebuilt, rebuilt]);
-  const [prev] = await store.query<{ v: number }>("SELECT sum(volume) AS v FROM market_trades_1d WHERE bucket = toDateTime({b:UInt32}, 'UTC')", { b: T0 / 1000 - 86_400 });
+  const [prev] = await store.query<{ v: number }>(
+    "SELECT sum(volume) AS v FROM market_trades_1d WHERE bucket = toDateTime({b:UInt32}, 'UTC')",
+    { b: T0 / 1000 - 86_400 },
+  );
   assert.equal(prev?.v, 1, 'trade A (23:59:59.999) stays in the previous day, once');
   const [liq] = await store.query<{ n: string }>('SELECT toString(sum(long_count) + sum(short_count)) AS n FROM market_liquidations_1m');
   assert.equal(liq?.n, String(LIQS.length));
-  const [st] = await store.query<{ n: string }>('SELECT toString(count()) AS n FROM (SELECT venue, bucket FROM market_perp_stats_1m GROUP BY venue, bucket)');
+  const [st] = await store.query<{ n: string }>(
+    'SELECT toString(count()) AS n FROM (SELECT venue, bucket FROM market_perp_stats_1m GROUP BY venue, bucket)',
+  );
   assert.equal(st?.n, String(new Set(STATS.map((s) => `${s.venue}:${Math.floor(s.ts / MIN)}`)).size));
 });

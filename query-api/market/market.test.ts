@@ -137,7 +137,11 @@ describe('/v2/market', () => {
   });
 
   test('5m, 1h and 1d roll-ups equal the direct computation from the raw trades', async () => {
-    for (const [interval, minutes, hours] of [['5m', 5, 2], ['1h', 60, 48], ['1d', 1440, 72]] as const) {
+    for (const [interval, minutes, hours] of [
+      ['5m', 5, 2],
+      ['1h', 60, 48],
+      ['1d', 1440, 72],
+    ] as const) {
       const { data } = await bundle(`interval=${interval}&hours=${hours}&series=candles`);
       const direct = await store.query<Record<string, number | string>>(
         `SELECT toUInt32(toUnixTimestamp(toStartOfInterval(ts, toIntervalMinute({m:UInt32}), 'UTC'))) * 1000 AS t,
@@ -165,7 +169,10 @@ describe('/v2/market', () => {
     // 5m by hand: 00:00-00:05 = B C D E.
     const five = await bundle('interval=5m&hours=1&series=candles');
     const f = five.data.candles as Columns;
-    assert.deepEqual([f['open']?.[6], f['close']?.[6], f['high']?.[6], f['low']?.[6], f['volume']?.[6], f['trades']?.[6]], [104, 96, 110, 96, 5, 4]);
+    assert.deepEqual(
+      [f['open']?.[6], f['close']?.[6], f['high']?.[6], f['low']?.[6], f['volume']?.[6], f['trades']?.[6]],
+      [104, 96, 110, 96, 5, 4],
+    );
   });
 
   test('a series that cannot be served is null with its reason; the others are unaffected', async () => {
@@ -177,7 +184,8 @@ describe('/v2/market', () => {
       assert.match(String(extra.errors?.['liquidations']), /UNKNOWN_TABLE/);
       assert.deepEqual(Object.keys(extra.errors ?? {}), ['liquidations']);
       assert.equal(extra.coverage['liquidations'], 0);
-      for (const name of ['candles', 'open_interest', 'funding', 'cvd_perp', 'cvd_spot'] as const) assert.deepEqual(data[name], before.data[name], name);
+      for (const name of ['candles', 'open_interest', 'funding', 'cvd_perp', 'cvd_spot'] as const)
+        assert.deepEqual(data[name], before.data[name], name);
     } finally {
       await store.command('RENAME TABLE market_liquidations_1m_moved TO market_liquidations_1m');
     }

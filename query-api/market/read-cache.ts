@@ -53,7 +53,10 @@ export class MarketReadCache {
     maxChars = MARKET_CACHE_MAX_CHARS,
   ) {
     const counter = lookups();
-    const onLookup = (route: Route) => (result: 'hit' | 'shared' | 'miss'): void => counter.inc({ route, result });
+    const onLookup =
+      (route: Route) =>
+      (result: 'hit' | 'shared' | 'miss'): void =>
+        counter.inc({ route, result });
     // A third per route: a burst on one route cannot evict the others.
     const maxWeight = Math.floor(maxChars / 3);
     const weigh = (s: ServedSeries): number => s.json.length;

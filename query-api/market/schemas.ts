@@ -13,12 +13,17 @@ const common = {
   interval: intervalParam.optional().describe('bucket size; default 1h. 1d buckets start at 00:00 UTC'),
   hours: intParam(1, MAX_HOURS)
     .optional()
-    .describe(`lookback window in hours, default 24; at most ${MAX_POINTS.toLocaleString('en-US')} points (1m: 500 h, 5m: 2500 h, 15m: 7500 h)`),
+    .describe(
+      `lookback window in hours, default 24; at most ${MAX_POINTS.toLocaleString('en-US')} points (1m: 500 h, 5m: 2500 h, 15m: 7500 h)`,
+    ),
 };
 
 export const candlesQuery = z.object({
   ...common,
-  market: z.enum(['perp', 'spot'], { error: 'must be perp or spot' }).optional().describe('perpetual (default) or spot cross-venue aggregate'),
+  market: z
+    .enum(['perp', 'spot'], { error: 'must be perp or spot' })
+    .optional()
+    .describe('perpetual (default) or spot cross-venue aggregate'),
 });
 
 export const marketQuery = z.object(common);
@@ -42,11 +47,21 @@ const axis = {
   timestamps: z.array(z.number().int()).describe('bucket starts, epoch ms (UTC); every column is aligned with it'),
 };
 
-export const candleColumns = columns(CANDLE_FIELDS).describe('OHLC in USD per coin (open = first trade, close = last); volumes in coins and USD; taker buy/sell split; null = no trade in the bucket');
-export const openInterestColumns = columns(OPEN_INTEREST_FIELDS).describe('sum over venues of each venue\'s last open interest in the bucket, coins and USD; venue_count = venues that published');
-export const fundingColumns = columns(FUNDING_FIELDS).describe('cross-venue mean of each venue\'s first (rate_open), last (rate_close) and mean funding rate in the bucket; per funding interval, fraction');
-export const cvdColumns = columns(CVD_FIELDS).describe('delta = taker buy − sell volume (coins) of the bucket; cvd = cumulative delta from the window start');
-export const liquidationColumns = columns(LIQUIDATION_FIELDS).describe('liquidated long / short positions: coins, USD (price × size), counts');
+export const candleColumns = columns(CANDLE_FIELDS).describe(
+  'OHLC in USD per coin (open = first trade, close = last); volumes in coins and USD; taker buy/sell split; null = no trade in the bucket',
+);
+export const openInterestColumns = columns(OPEN_INTEREST_FIELDS).describe(
+  "sum over venues of each venue's last open interest in the bucket, coins and USD; venue_count = venues that published",
+);
+export const fundingColumns = columns(FUNDING_FIELDS).describe(
+  "cross-venue mean of each venue's first (rate_open), last (rate_close) and mean funding rate in the bucket; per funding interval, fraction",
+);
+export const cvdColumns = columns(CVD_FIELDS).describe(
+  'delta = taker buy − sell volume (coins) of the bucket; cvd = cumulative delta from the window start',
+);
+export const liquidationColumns = columns(LIQUIDATION_FIELDS).describe(
+  'liquidated long / short positions: coins, USD (price × size), counts',
+);
 
 export const candlesData = z.object({ ...axis, market: z.string(), ...candleColumns.shape });
 export const openInterestData = z.object({ ...axis, ...openInterestColumns.shape });

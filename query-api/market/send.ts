@@ -14,7 +14,13 @@ export function servedTimestamps(grid: Grid, series: Iterable<ServedSeries | nul
  * Sends a market answer whose `data` is already JSON (serving.ts renders the columns' text): spliced into the
  * envelope as is; under RESPONSE_VALIDATION parsed back and sent as an object so the schema checks it.
  */
-export function sendMarket<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, dataJson: string, meta: MetaFields): SuccessEnvelope<T> {
+export function sendMarket<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dataJson: string,
+  meta: MetaFields,
+): SuccessEnvelope<T> {
   if (ctx.config.responseValidation) return ctx.respond.ok(request, JSON.parse(dataJson) as T, meta);
   // A body that is not an object bypasses the serializer; the typed handler expects the envelope object (as in
   // /v2/meta). Encoded here once: a string body would be measured (Buffer.byteLength) and then encoded again.

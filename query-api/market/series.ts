@@ -12,7 +12,17 @@ export type SeriesName = (typeof SERIES)[number];
 export type TradeMarket = 'perp' | 'spot';
 
 export const CANDLE_FIELDS = [
-  'open', 'high', 'low', 'close', 'volume', 'volume_usd', 'buy_volume', 'sell_volume', 'buy_volume_usd', 'sell_volume_usd', 'trades',
+  'open',
+  'high',
+  'low',
+  'close',
+  'volume',
+  'volume_usd',
+  'buy_volume',
+  'sell_volume',
+  'buy_volume_usd',
+  'sell_volume_usd',
+  'trades',
 ] as const;
 export const OPEN_INTEREST_FIELDS = ['oi', 'oi_usd', 'venue_count'] as const;
 export const FUNDING_FIELDS = ['rate_open', 'rate_close', 'rate_mean', 'venue_count'] as const;
@@ -38,7 +48,13 @@ function tierOf(grid: Grid, choice: TierChoice): Tier {
 }
 
 /** Runs one roll-up statement of sql.ts (in the chosen tier's version) on the grid. */
-function rollUp(store: Store, grid: Grid, sql: Readonly<Record<Tier, string>>, params: Readonly<Record<string, string>>, tier: TierChoice): Promise<ColumnsResult> {
+function rollUp(
+  store: Store,
+  grid: Grid,
+  sql: Readonly<Record<Tier, string>>,
+  params: Readonly<Record<string, string>>,
+  tier: TierChoice,
+): Promise<ColumnsResult> {
   return store.queryColumns(sql[tierOf(grid, tier)], { ...params, ...range(grid), m: INTERVAL_MINUTES[grid.interval] });
 }
 
@@ -46,7 +62,14 @@ function rollUp(store: Store, grid: Grid, sql: Readonly<Record<Tier, string>>, p
 const LAST_MS = { lastMs: 'last_ms', venueMask: 'venue_mask' } as const;
 
 /** Trades of one market: with open/close (candles) or only the buy/sell flow (CVD). */
-export function readTrades(store: Store, grid: Grid, symbol: string, market: TradeMarket, withCandles: boolean, tier: TierChoice = 'auto'): Promise<ColumnsResult> {
+export function readTrades(
+  store: Store,
+  grid: Grid,
+  symbol: string,
+  market: TradeMarket,
+  withCandles: boolean,
+  tier: TierChoice = 'auto',
+): Promise<ColumnsResult> {
   return rollUp(store, grid, withCandles ? CANDLES_SQL : FLOW_SQL, { symbol, market }, tier);
 }
 
@@ -99,7 +122,12 @@ export function fundingOf(grid: Grid, stats: ColumnsResult): Data<typeof FUNDING
   });
 }
 
-export async function readCandles(store: Store, grid: Grid, symbol: string, market: TradeMarket = 'perp'): Promise<Data<typeof CANDLE_FIELDS>> {
+export async function readCandles(
+  store: Store,
+  grid: Grid,
+  symbol: string,
+  market: TradeMarket = 'perp',
+): Promise<Data<typeof CANDLE_FIELDS>> {
   return candlesOf(grid, await readTrades(store, grid, symbol, market, true));
 }
 
@@ -107,7 +135,12 @@ export async function readOpenInterest(store: Store, grid: Grid, symbol: string)
   return openInterestOf(grid, await readPerpStats(store, grid, symbol));
 }
 
-export async function readLiquidations(store: Store, grid: Grid, symbol: string, tier: TierChoice = 'auto'): Promise<Data<typeof LIQUIDATION_FIELDS>> {
+export async function readLiquidations(
+  store: Store,
+  grid: Grid,
+  symbol: string,
+  tier: TierChoice = 'auto',
+): Promise<Data<typeof LIQUIDATION_FIELDS>> {
   const liq = await rollUp(store, grid, LIQUIDATIONS_SQL, { symbol }, tier);
   return layOnGrid(grid, liq, { fields: sameNames(LIQUIDATION_FIELDS), ...LAST_MS });
 }
@@ -116,7 +149,13 @@ export async function readLiquidations(store: Store, grid: Grid, symbol: string,
  * The reads behind a set of bundle series, one statement per state table: candles and cvd_perp share the
  * perpetual trades (open/close read only when candles are asked for), open_interest and funding the perp stats.
  */
-export function readSeries(store: Store, grid: Grid, symbol: string, names: readonly SeriesName[], tier: TierChoice = 'auto'): Record<SeriesName, () => Promise<SeriesData>> {
+export function readSeries(
+  store: Store,
+  grid: Grid,
+  symbol: string,
+  names: readonly SeriesName[],
+  tier: TierChoice = 'auto',
+): Record<SeriesName, () => Promise<SeriesData>> {
   const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;
     return () => (p ??= f());

@@ -83,7 +83,14 @@ async function seed(store: Store): Promise<LinearTradeRow[]> {
       // Funding constant per venue and day: every per-venue mean (sum / count) is exact, so the cross-venue mean does
       // not depend on the order the engine sums the venues in (it is not fixed: see the file comment).
       const day = Math.floor(h / 24);
-      st.push(stats(venue, at(), r() < 0.2 ? null : 20_000 + Math.floor(r() * 500), r() < 0.25 ? null : ((day * 7 + venue.length * 3) % 20 - 5) / 1024));
+      st.push(
+        stats(
+          venue,
+          at(),
+          r() < 0.2 ? null : 20_000 + Math.floor(r() * 500),
+          r() < 0.25 ? null : (((day * 7 + venue.length * 3) % 20) - 5) / 1024,
+        ),
+      );
     }
     if (r() < 0.05) liqs.push(liq(at()));
   }
@@ -117,10 +124,17 @@ function sameText(actual: string, expected: string, where: string): void {
   let i = 0;
   while (i < actual.length && actual[i] === expected[i]) i++;
   const key = /"([a-z_]+)":\[[^"]*$/.exec(expected.slice(0, i))?.[1] ?? '?';
-  assert.fail(`${where}: texts differ at ${i} (column ${key}): served …${actual.slice(Math.max(0, i - 40), i + 40)}… roll-up …${expected.slice(Math.max(0, i - 40), i + 40)}…`);
+  assert.fail(
+    `${where}: texts differ at ${i} (column ${key}): served …${actual.slice(Math.max(0, i - 40), i + 40)}… roll-up …${expected.slice(Math.max(0, i - 40), i + 40)}…`,
+  );
 }
 
-const summary = (s: Pick<SeriesData, 'coverage' | 'sources' | 'firstMs' | 'lastMs'>) => ({ coverage: s.coverage, sources: [...s.sources], firstMs: s.firstMs, lastMs: s.lastMs });
+const summary = (s: Pick<SeriesData, 'coverage' | 'sources' | 'firstMs' | 'lastMs'>) => ({
+  coverage: s.coverage,
+  sources: [...s.sources],
+  firstMs: s.firstMs,
+  lastMs: s.lastMs,
+});
 
 let t: Awaited<ReturnType<typeof migratedStore>>;
 let perp: LinearTradeRow[];
@@ -178,7 +192,7 @@ test('served JSON equals the roll-up path through late writes, a redelivery and 
   const lateAt = START + DAY + 3 * HOUR + 10 * 60_000 + 5_000;
   await t.store.insert('perp_trades', [trade('perp', lateAt, 'okx'), trade('perp', START + 20 * HOUR + 30_000, 'bybit')]); // hour 20 had no perp trade
   await t.store.insert('spot_trades', [trade('spot', START + DAY + 12 * HOUR, 'okx')]); // day 1 had no spot trade
-  await t.store.insert('perp_stats', [stats('okx', START + 41 * HOUR + 59 * 60_000 + 59_999, 30_000, ((7 + 9) % 20 - 5) / 1024)]); // okx silent in hours 40-43 (day 1's okx rate)
+  await t.store.insert('perp_stats', [stats('okx', START + 41 * HOUR + 59 * 60_000 + 59_999, 30_000, (((7 + 9) % 20) - 5) / 1024)]); // okx silent in hours 40-43 (day 1's okx rate)
   await t.store.insert('liquidations', [liq(lateAt)]);
   counted.reads = 0;
   const late = await assertSame(sv, counted.store, 'after late writes');
@@ -228,7 +242,11 @@ test('memory bound: least recently used structures are dropped, answers unchange
   // A 1m window of 80 h (4,800 buckets per table) alone exceeds the bound: served, then dropped.
   const grid = gridFor('1m', 80, NOW);
   const b = await sv.bundle(t.store, grid, 'BTCUSDT', ['candles']);
-  sameText(b.series.get('candles')?.json ?? '', JSON.stringify((await readBundle(t.store, grid, 'BTCUSDT', ['candles'])).series.get('candles')?.columns), '1m x 80 h');
+  sameText(
+    b.series.get('candles')?.json ?? '',
+    JSON.stringify((await readBundle(t.store, grid, 'BTCUSDT', ['candles'])).series.get('candles')?.columns),
+    '1m x 80 h',
+  );
   assert.ok(sv.bytes() <= maxBytes);
 });
 
@@ -245,12 +263,20 @@ test('routes: the pre-rendered body (RESPONSE_VALIDATION off) carries the roll-u
       JSON.parse(res.body);
       return res.body.slice(head.length, res.body.indexOf(',"meta":{"version"'));
     };
-    for (const [interval, hours] of [['1h', 80], ['1d', 80], ['5m', 30]] as const) {
+    for (const [interval, hours] of [
+      ['1h', 80],
+      ['1d', 80],
+      ['5m', 30],
+    ] as const) {
       const grid = gridFor(interval, hours, clock());
       const rolled = await readBundle(t.store, grid, 'BTCUSDT', SERIES);
       const data: Record<string, unknown> = { symbol: 'BTCUSDT', interval, timestamps: timestamps(grid) };
       for (const [name, s] of rolled.series) data[name] = s === null ? null : s.columns;
-      sameText(await dataText(`/v2/market/bundle?symbol=BTCUSDT&interval=${interval}&hours=${hours}`), JSON.stringify(data), `bundle ${interval}`);
+      sameText(
+        await dataText(`/v2/market/bundle?symbol=BTCUSDT&interval=${interval}&hours=${hours}`),
+        JSON.stringify(data),
+        `bundle ${interval}`,
+      );
       const candles = await readCandles(t.store, grid, 'BTCUSDT', 'spot');
       sameText(
         await dataText(`/v2/market/candles?symbol=BTCUSDT&interval=${interval}&hours=${hours}&market=spot`),

@@ -51,7 +51,19 @@ const SOURCES: Readonly<Record<SourceKind, SourceDef>> = {
     family: 'market_perp_stats',
     sql: PERP_STATS_SQL,
     params: {},
-    columns: ['oi_venues', 'oi', 'oi_usd', 'oi_last_ms', 'oi_mask', 'funding_venues', 'rate_open', 'rate_close', 'rate_mean', 'funding_last_ms', 'funding_mask'],
+    columns: [
+      'oi_venues',
+      'oi',
+      'oi_usd',
+      'oi_last_ms',
+      'oi_mask',
+      'funding_venues',
+      'rate_open',
+      'rate_close',
+      'rate_mean',
+      'funding_last_ms',
+      'funding_mask',
+    ],
   },
   liq: { family: 'market_liquidations', sql: LIQUIDATIONS_SQL, params: {}, columns: [...LIQUIDATION_FIELDS, 'last_ms', 'venue_mask'] },
 };
@@ -71,17 +83,32 @@ interface View {
 }
 
 const same = (fields: readonly string[]): OutColumn[] => fields.map((f) => ({ out: f, col: f }));
-const candlesView = (source: SourceKind): View => ({ source, columns: same(CANDLE_FIELDS), lastMs: 'last_ms', mask: 'venue_mask', present: null });
+const candlesView = (source: SourceKind): View => ({
+  source,
+  columns: same(CANDLE_FIELDS),
+  lastMs: 'last_ms',
+  mask: 'venue_mask',
+  present: null,
+});
 const cvdView = (source: SourceKind): View => ({
   source,
-  columns: [{ out: 'delta', derived: 'delta' }, { out: 'cvd', derived: 'cvd' }, { out: 'buy_volume', col: 'buy_volume' }, { out: 'sell_volume', col: 'sell_volume' }],
+  columns: [
+    { out: 'delta', derived: 'delta' },
+    { out: 'cvd', derived: 'cvd' },
+    { out: 'buy_volume', col: 'buy_volume' },
+    { out: 'sell_volume', col: 'sell_volume' },
+  ],
   lastMs: 'last_ms',
   mask: 'venue_mask',
   present: null,
 });
 const OI_VIEW: View = {
   source: 'stats',
-  columns: [{ out: 'oi', col: 'oi' }, { out: 'oi_usd', col: 'oi_usd' }, { out: 'venue_count', col: 'oi_venues' }],
+  columns: [
+    { out: 'oi', col: 'oi' },
+    { out: 'oi_usd', col: 'oi_usd' },
+    { out: 'venue_count', col: 'oi_venues' },
+  ],
   lastMs: 'oi_last_ms',
   mask: 'oi_mask',
   present: 'oi_venues',
@@ -91,7 +118,12 @@ const VIEWS: Readonly<Record<SeriesName, View>> = {
   open_interest: OI_VIEW,
   funding: {
     source: 'stats',
-    columns: [{ out: 'rate_open', col: 'rate_open' }, { out: 'rate_close', col: 'rate_close' }, { out: 'rate_mean', col: 'rate_mean' }, { out: 'venue_count', col: 'funding_venues' }],
+    columns: [
+      { out: 'rate_open', col: 'rate_open' },
+      { out: 'rate_close', col: 'rate_close' },
+      { out: 'rate_mean', col: 'rate_mean' },
+      { out: 'venue_count', col: 'funding_venues' },
+    ],
     lastMs: 'funding_last_ms',
     mask: 'funding_mask',
     present: 'funding_venues',
@@ -100,7 +132,6 @@ const VIEWS: Readonly<Record<SeriesName, View>> = {
   cvd_spot: cvdView('spot'),
   liquidations: { source: 'liq', columns: same(LIQUIDATION_FIELDS), lastMs: 'last_ms', mask: 'venue_mask', present: null },
 };
-
 
 /** One served series: the JSON of its columns object (`{"open":[…],…}`, as JSON.stringify of layout.ts' columns) and its summary. */
 export interface ServedSeries extends SeriesSummary {
@@ -497,7 +528,13 @@ function render(s: Source, grid: Grid, v: View): ServedSeries {
     let json: string;
     if ('col' in oc) {
       const i = s.col(oc.col);
-      json = columnJson(s, a, b, `${pkey}:${oc.col}`, (c) => (j) => (inSeries(c, present, j) ? jsonNum((c.cols[i] as Float64Array)[j] as number) : 'null'));
+      json = columnJson(
+        s,
+        a,
+        b,
+        `${pkey}:${oc.col}`,
+        (c) => (j) => (inSeries(c, present, j) ? jsonNum((c.cols[i] as Float64Array)[j] as number) : 'null'),
+      );
     } else if (oc.derived === 'delta') {
       const buy = s.col('buy_volume');
       const sell = s.col('sell_volume');
@@ -552,7 +589,15 @@ export function timestampsJson(grid: Grid): string {
 /** A series of the roll-up path in the served form. */
 export function served(s: SeriesData, grid: Grid): ServedSeries {
   const json = JSON.stringify(s.columns);
-  return { json, body: json.slice(1, -1), timestamps: timestampsJson(grid), coverage: s.coverage, sources: s.sources, firstMs: s.firstMs, lastMs: s.lastMs };
+  return {
+    json,
+    body: json.slice(1, -1),
+    timestamps: timestampsJson(grid),
+    coverage: s.coverage,
+    sources: s.sources,
+    firstMs: s.firstMs,
+    lastMs: s.lastMs,
+  };
 }
 
 function fromRollUp(b: Awaited<ReturnType<typeof readBundle>>, grid: Grid): ServedBundle {

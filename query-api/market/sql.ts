@@ -45,7 +45,9 @@ WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;
 
 /** Taker buy and sell volume in coins per bucket (CVD without candles: no open/close states read); takes {market:String}. */
-const flow = (tier: Tier): string => `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume, ${LAST_MS}, ${VENUE_MASK}
+const flow = (
+  tier: Tier,
+): string => `SELECT ${BUCKET} AS t, sum(buy_volume) AS buy_volume, sum(sell_volume) AS sell_volume, ${LAST_MS}, ${VENUE_MASK}
 FROM market_trades_${tier}
 WHERE ${RANGE} AND market = {market:String}
 GROUP BY t ORDER BY t`;

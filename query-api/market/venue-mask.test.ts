@@ -28,9 +28,13 @@ test('the views fill venue_mask from the raw trades; a minute ORs the venues of 
   const t = await openTempStore();
   try {
     await migrate(t.store);
-    const rows = ['okx', 'paradex', 'okx'].map((venue, i) => linearTradeRow({ ...perpTrade, venue: venue as (typeof VENUES)[number], id: `${venue}:${i}`, tradeId: String(i) }));
+    const rows = ['okx', 'paradex', 'okx'].map((venue, i) =>
+      linearTradeRow({ ...perpTrade, venue: venue as (typeof VENUES)[number], id: `${venue}:${i}`, tradeId: String(i) }),
+    );
     await t.store.insert('perp_trades', rows);
-    const [r] = await t.store.query<{ mask: number }>("SELECT toUInt32(groupBitOr(venue_mask)) AS mask FROM market_trades_1m WHERE market = 'perp'");
+    const [r] = await t.store.query<{ mask: number }>(
+      "SELECT toUInt32(groupBitOr(venue_mask)) AS mask FROM market_trades_1m WHERE market = 'perp'",
+    );
     assert.equal(r?.mask, (1 << VENUES.indexOf('okx')) | (1 << VENUES.indexOf('paradex')));
   } finally {
     await t.dispose();
@@ -44,9 +48,15 @@ test('the perp-stats roll-up key gives every venue its own id: 1 + its VENUES in
       `SELECT venue, toString(${VENUE_ID}) AS h FROM (SELECT toLowCardinality(arrayJoin({venues:Array(String)})) AS venue)`,
       { venues: [...VENUES, 'kraken', 'coinbase'] },
     );
-    assert.deepEqual(rows.slice(0, VENUES.length).map((r) => r.h), VENUES.map((_, i) => String(i + 1)));
+    assert.deepEqual(
+      rows.slice(0, VENUES.length).map((r) => r.h),
+      VENUES.map((_, i) => String(i + 1)),
+    );
     const others = rows.slice(VENUES.length).map((r) => Number(r.h));
-    assert.ok(others.every((h) => h >= 16 && h < 2 ** 32), others.join());
+    assert.ok(
+      others.every((h) => h >= 16 && h < 2 ** 32),
+      others.join(),
+    );
     assert.notEqual(others[0], others[1]);
   } finally {
     await t.dispose();

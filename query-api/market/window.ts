@@ -28,7 +28,11 @@ export interface ServedWindow {
 }
 
 /** Point cap, then the plan's history clamp (enforced: buckets before the allowed floor are dropped). */
-export function servedWindow(ctx: AppContext, request: FastifyRequest, q: { readonly interval?: MarketInterval | undefined; readonly hours?: number | undefined }): ServedWindow {
+export function servedWindow(
+  ctx: AppContext,
+  request: FastifyRequest,
+  q: { readonly interval?: MarketInterval | undefined; readonly hours?: number | undefined },
+): ServedWindow {
   const interval = q.interval ?? DEFAULT_INTERVAL;
   const hours = q.hours ?? DEFAULT_HOURS;
   checkPoints(interval, hours);

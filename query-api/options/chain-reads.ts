@@ -35,7 +35,11 @@ ORDER BY computed_at DESC LIMIT 1`;
 export async function chainInstantAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number): Promise<ChainInstant | null> {
   const asOf = Math.floor(asOfMs);
   for (const tier of CHAIN_TIERS) {
-    const r = await store.query<{ t: number }>(atOrBefore(tier.table, true), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
+    const r = await store.query<{ t: number }>(atOrBefore(tier.table, true), {
+      symbol,
+      asOf,
+      from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4),
+    });
     if (r[0] !== undefined) return { t: r[0].t, table: tier.table };
   }
   const coarsest = CHAIN_TIERS[CHAIN_TIERS.length - 1] as (typeof CHAIN_TIERS)[number];
@@ -44,8 +48,27 @@ export async function chainInstantAtOrBefore(store: Store, symbol: MarketSymbol,
 }
 
 const NUMBER_COLUMNS = [
-  'spot', 'perp_price', 'strike', 't_years', 'forward', 'bid_price_usd', 'ask_price_usd', 'bid_size', 'ask_size', 'mark_price_usd',
-  'last_price_usd', 'mark_iv', 'bid_iv', 'ask_iv', 'delta', 'gamma', 'vega', 'theta', 'open_interest', 'volume_24h', 'dealer_inventory',
+  'spot',
+  'perp_price',
+  'strike',
+  't_years',
+  'forward',
+  'bid_price_usd',
+  'ask_price_usd',
+  'bid_size',
+  'ask_size',
+  'mark_price_usd',
+  'last_price_usd',
+  'mark_iv',
+  'bid_iv',
+  'ask_iv',
+  'delta',
+  'gamma',
+  'vega',
+  'theta',
+  'open_interest',
+  'volume_24h',
+  'dealer_inventory',
 ] as const;
 
 // Read column-wise (RowBinary: no JSON formatting or parsing). Times as Int64 epoch ms (exact below 2^53), enums as
@@ -84,7 +107,12 @@ export async function chainRowsAt(store: Store, symbol: MarketSymbol, at: ChainI
  * before the instant), else one statement over the tier's lookup window; then the instant lookup without a window
  * (chainInstantAtOrBefore) when none of the windows holds a chain.
  */
-export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs: number, nowMs: number = Date.now()): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
+export async function chainAtOrBefore(
+  store: Store,
+  symbol: MarketSymbol,
+  asOfMs: number,
+  nowMs: number = Date.now(),
+): Promise<{ readonly at: ChainInstant; readonly rows: OptionChainRow[] } | null> {
   const asOf = Math.floor(asOfMs);
   // A tier whose retention ended before the instant cannot hold it: skipped (one statement less for older instants).
   for (const tier of CHAIN_TIERS) {
@@ -94,7 +122,11 @@ export async function chainAtOrBefore(store: Store, symbol: MarketSymbol, asOfMs
     // the newest tick at or before the instant is in there (several ticks when it runs faster: the newest kept).
     const near = rowsOf(symbol, await store.queryColumns(rowsInQuery(tier.table), { symbol, from: asOf - tier.stepMs, asOf }));
     if (near.length > 0) return { at: { t: (near[0] as OptionChainRow).computed_at, table: tier.table }, rows: near };
-    const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), { symbol, asOf, from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4) });
+    const r = await store.queryColumns(rowsAtOrBeforeQuery(tier.table), {
+      symbol,
+      asOf,
+      from: asOf - (WINDOW_MS[tier.table] ?? tier.stepMs * 4),
+    });
     if (r.rows > 0) {
       const rows = rowsOf(symbol, r);
       return { at: { t: (rows[0] as OptionChainRow).computed_at, table: tier.table }, rows };
@@ -154,5 +186,7 @@ function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
       ticker_ts: num('ticker_ts_ms', i) as number,
     });
   }
-  return rows.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0));
+  return rows.sort((a, b) =>
+    a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0,
+  );
 }

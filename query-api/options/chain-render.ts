@@ -40,7 +40,12 @@ function venueJson(r: ChainQuoteRow): VenueJson {
     gamma: r.gamma,
     vega: r.vega,
     theta: r.theta,
-    greeks_source: { delta: venueSource(r.delta_source), gamma: venueSource(r.gamma_source), vega: venueSource(r.vega_source), theta: venueSource(r.theta_source) },
+    greeks_source: {
+      delta: venueSource(r.delta_source),
+      gamma: venueSource(r.gamma_source),
+      vega: venueSource(r.vega_source),
+      theta: venueSource(r.theta_source),
+    },
   };
 }
 
@@ -79,7 +84,10 @@ export function ladderJson(contracts: readonly ConsolidatedQuote[], t: number, s
   const lines: { expiry: number; strike: number; call: ConsolidatedQuote | null; put: ConsolidatedQuote | null }[] = [];
   for (const c of contracts) {
     const last = lines[lines.length - 1];
-    const line = last !== undefined && last.expiry === c.expiry && last.strike === c.strike ? last : { expiry: c.expiry, strike: c.strike, call: null, put: null };
+    const line =
+      last !== undefined && last.expiry === c.expiry && last.strike === c.strike
+        ? last
+        : { expiry: c.expiry, strike: c.strike, call: null, put: null };
     if (line !== last) lines.push(line);
     line[c.type] = c;
   }
@@ -93,7 +101,8 @@ export function ladderJson(contracts: readonly ConsolidatedQuote[], t: number, s
 }
 
 export function venueBookJson(r: VenueBookRow, t: number): VenueBookJson {
-  const side = (s: VenueBookRow['best_bid']): VenueBookJson['best_bid'] => (s === null ? null : { venue: s.venue, price_usd: s.price_usd, size: s.size });
+  const side = (s: VenueBookRow['best_bid']): VenueBookJson['best_bid'] =>
+    s === null ? null : { venue: s.venue, price_usd: s.price_usd, size: s.size };
   return {
     expiry: iso(r.expiry),
     dte: dteOf(r.expiry, t),

@@ -15,7 +15,9 @@ const expiryParam = z
 
 const expiriesParam = z
   .string()
-  .refine((s) => s.length <= 1024 && parseCsv(s, false).length > 0 && parseCsv(s, false).every((x) => parseExpiry(x) !== null), { error: `CSV of expiry dates: ${EXPIRY_FORMAT}` })
+  .refine((s) => s.length <= 1024 && parseCsv(s, false).length > 0 && parseCsv(s, false).every((x) => parseExpiry(x) !== null), {
+    error: `CSV of expiry dates: ${EXPIRY_FORMAT}`,
+  })
   .optional()
   .describe('CSV of expiries (27DEC24 or 2024-12-27), combined; 404 when one is not listed; not together with `expiry`');
 
@@ -49,7 +51,10 @@ export const chainQuery = z.object({
   strike_min: strikeMin,
   strike_max: strikeMax,
   moneyness,
-  layout: z.enum(CHAIN_LAYOUTS, { error: 'must be rows or ladder' }).optional().describe('rows (one per contract, default) or ladder (one per expiry and strike, call and put side by side)'),
+  layout: z
+    .enum(CHAIN_LAYOUTS, { error: 'must be rows or ladder' })
+    .optional()
+    .describe('rows (one per contract, default) or ladder (one per expiry and strike, call and put side by side)'),
   include: includeParam,
   as_of: asOfParam,
 });
@@ -66,7 +71,9 @@ export const venueBookQuery = z.object({
   sort: z
     .enum(VENUE_BOOK_SORTS, { error: `must be one of ${VENUE_BOOK_SORTS.join(', ')}` })
     .optional()
-    .describe('spread_bps (consolidated spread in bps of mark, tightest first: the default), spread_usd (tightest first), strike (expiry, strike, call before put); one-sided books last'),
+    .describe(
+      'spread_bps (consolidated spread in bps of mark, tightest first: the default), spread_usd (tightest first), strike (expiry, strike, call before put); one-sided books last',
+    ),
   limit: intParam(1, 5000).optional().describe('contracts returned, 1-5000, default 500'),
   as_of: asOfParam,
 });
@@ -165,7 +172,17 @@ export const venueBookData = z.strictObject({
       spread_bps: nnum.describe('(best ask − best bid) / mark × 10,000; negative when venues cross'),
       crossed: z.boolean(),
       venues: z.array(
-        z.strictObject({ venue: z.string(), instrument: z.string(), bid_usd: nnum, bid_size: nnum, ask_usd: nnum, ask_size: nnum, mark_usd: nnum, spread_usd: nnum, spread_bps: nnum }),
+        z.strictObject({
+          venue: z.string(),
+          instrument: z.string(),
+          bid_usd: nnum,
+          bid_size: nnum,
+          ask_usd: nnum,
+          ask_size: nnum,
+          mark_usd: nnum,
+          spread_usd: nnum,
+          spread_bps: nnum,
+        }),
       ),
     }),
   ),

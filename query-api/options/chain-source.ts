@@ -103,7 +103,9 @@ export class ChainMemo {
   private readonly entries = new TtlCache<StoredChain | null>({ ttlMs: MEMO_AGE_MS, clock: Date.now, maxWeight: MEMO_SIZE });
 
   get(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant): Promise<StoredChain | null> {
-    return this.entries.get(`${symbol}|${at.table}|${at.t}`, () => chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)));
+    return this.entries.get(`${symbol}|${at.table}|${at.t}`, () =>
+      chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)),
+    );
   }
 
   /** Rows already read (an as_of lookup reads the instant and its rows in one statement). */

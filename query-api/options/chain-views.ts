@@ -17,11 +17,15 @@ import type { chainData, oiByExpiryData, venueBookData } from './chain-schemas.t
 const DAY_MS = 86_400_000;
 const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-
 /** Expiry days of `expiry` / `expiries` (422 for both at once, 404 for one not listed in the stored chain). */
-export function expiryDays(q: { readonly symbol: string; readonly expiry?: string | undefined; readonly expiries?: string | undefined }, rows: readonly { readonly expiry: number }[]): number[] {
+export function expiryDays(
+  q: { readonly symbol: string; readonly expiry?: string | undefined; readonly expiries?: string | undefined },
+  rows: readonly { readonly expiry: number }[],
+): number[] {
   if (q.expiry !== undefined && q.expiries !== undefined) {
-    throw validationError([{ name: 'expiries', location: 'query', message: 'use either expiry or expiries, not both', received: q.expiries }]);
+    throw validationError([
+      { name: 'expiries', location: 'query', message: 'use either expiry or expiries, not both', received: q.expiries },
+    ]);
   }
   const tokens = q.expiries !== undefined ? parseCsv(q.expiries, false) : q.expiry !== undefined ? [q.expiry] : [];
   const days = [...new Set(tokens.map((s) => parseExpiry(s) as number))].sort((a, b) => a - b);
@@ -32,7 +36,15 @@ export function expiryDays(q: { readonly symbol: string; readonly expiry?: strin
 
 const optionalNumber = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
 
-export function chainFilter(q: { type?: 'call' | 'put' | undefined; strike_min?: string | undefined; strike_max?: string | undefined; moneyness?: string | undefined }, days: number[]): ChainFilter {
+export function chainFilter(
+  q: {
+    type?: 'call' | 'put' | undefined;
+    strike_min?: string | undefined;
+    strike_max?: string | undefined;
+    moneyness?: string | undefined;
+  },
+  days: number[],
+): ChainFilter {
   const f: { -readonly [K in keyof ChainFilter]: ChainFilter[K] } = { expiryDays: days };
   if (q.type !== undefined) f.type = q.type;
   const min = optionalNumber(q.strike_min);
@@ -45,7 +57,13 @@ export function chainFilter(q: { type?: 'call' | 'put' | undefined; strike_min?:
 }
 
 /** meta.extra.filter_hash: SHA-256 (first 16 hex) of the normalized filter set; equivalent spellings hash alike. */
-export function filterHash(symbol: string, exchanges: readonly string[] | undefined, f: ChainFilter, layout: string, include: readonly string[]): string {
+export function filterHash(
+  symbol: string,
+  exchanges: readonly string[] | undefined,
+  f: ChainFilter,
+  layout: string,
+  include: readonly string[],
+): string {
   const normalized = {
     symbol,
     exchanges: exchanges === undefined ? null : [...exchanges].sort(),
@@ -72,10 +90,18 @@ export function chainView(c: ChainAt, f: ChainFilter, layout: 'rows' | 'ladder',
   const contracts = consolidateChain(c.rows, f);
   const expiries = [...new Set(contracts.map((x) => x.expiry))].map((e) => new Date(e).toISOString());
   const base = { symbol: c.symbol, spot: c.spot, layout, expiries };
-  return layout === 'ladder' ? { ...base, ladder: ladderJson(contracts, c.t, c.spot, breakdown) } : { ...base, rows: contracts.map((x) => contractJson(x, c.t, c.spot, breakdown)) };
+  return layout === 'ladder'
+    ? { ...base, ladder: ladderJson(contracts, c.t, c.spot, breakdown) }
+    : { ...base, rows: contracts.map((x) => contractJson(x, c.t, c.spot, breakdown)) };
 }
 
-export function venueBookView(c: ChainAt, f: ChainFilter, sort: VenueBookSort, minVenues: number, limit: number): z.infer<typeof venueBookData> {
+export function venueBookView(
+  c: ChainAt,
+  f: ChainFilter,
+  sort: VenueBookSort,
+  minVenues: number,
+  limit: number,
+): z.infer<typeof venueBookData> {
   const rows = venueBook(
     selectContracts(c.rows, f).filter((g) => g.length >= minVenues),
     sort,

@@ -72,11 +72,69 @@ function row(t: number, p: Partial<OptionChainRow> & Pick<OptionChainRow, 'venue
 function chainRowsAt(t: number): OptionChainRow[] {
   const bid = t === B ? 5_060 : 5_000;
   return [
-    row(t, { venue: 'deribit', expiry: E1, strike: 100_000, option_type: 'call', bid_price_usd: bid, bid_size: 2, ask_price_usd: 5_200, ask_size: 1, mark_price_usd: 5_100, bid_iv: 0.49, ask_iv: 0.51, open_interest: 30, volume_24h: 12, delta: 0.52, delta_source: 'venue' }),
-    row(t, { venue: 'okx', expiry: E1, strike: 100_000, option_type: 'call', bid_price_usd: 5_050, bid_size: 1, ask_price_usd: 5_150, ask_size: 3, mark_price_usd: 5_120, mark_iv: 0.52, open_interest: 10, delta: 0.54, delta_source: 'computed' }),
-    row(t, { venue: 'deribit', expiry: E1, strike: 100_000, option_type: 'put', bid_price_usd: 4_900, ask_price_usd: 5_000, mark_price_usd: 4_950, open_interest: 20 }),
-    row(t, { venue: 'deribit', expiry: E1, strike: 90_000, option_type: 'put', bid_price_usd: 800, ask_price_usd: 900, mark_price_usd: 850, open_interest: 50 }),
-    row(t, { venue: 'okx', expiry: E2, strike: 120_000, option_type: 'call', forward: 100_400, bid_price_usd: 2_000, ask_price_usd: 2_100, mark_price_usd: 2_050, open_interest: 5 }),
+    row(t, {
+      venue: 'deribit',
+      expiry: E1,
+      strike: 100_000,
+      option_type: 'call',
+      bid_price_usd: bid,
+      bid_size: 2,
+      ask_price_usd: 5_200,
+      ask_size: 1,
+      mark_price_usd: 5_100,
+      bid_iv: 0.49,
+      ask_iv: 0.51,
+      open_interest: 30,
+      volume_24h: 12,
+      delta: 0.52,
+      delta_source: 'venue',
+    }),
+    row(t, {
+      venue: 'okx',
+      expiry: E1,
+      strike: 100_000,
+      option_type: 'call',
+      bid_price_usd: 5_050,
+      bid_size: 1,
+      ask_price_usd: 5_150,
+      ask_size: 3,
+      mark_price_usd: 5_120,
+      mark_iv: 0.52,
+      open_interest: 10,
+      delta: 0.54,
+      delta_source: 'computed',
+    }),
+    row(t, {
+      venue: 'deribit',
+      expiry: E1,
+      strike: 100_000,
+      option_type: 'put',
+      bid_price_usd: 4_900,
+      ask_price_usd: 5_000,
+      mark_price_usd: 4_950,
+      open_interest: 20,
+    }),
+    row(t, {
+      venue: 'deribit',
+      expiry: E1,
+      strike: 90_000,
+      option_type: 'put',
+      bid_price_usd: 800,
+      ask_price_usd: 900,
+      mark_price_usd: 850,
+      open_interest: 50,
+    }),
+    row(t, {
+      venue: 'okx',
+      expiry: E2,
+      strike: 120_000,
+      option_type: 'call',
+      forward: 100_400,
+      bid_price_usd: 2_000,
+      ask_price_usd: 2_100,
+      mark_price_usd: 2_050,
+      open_interest: 5,
+    }),
   ];
 }
 
@@ -100,17 +158,29 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
   });
 
   const get = (path: string) => app.inject({ url: path, headers: { 'x-api-key': key } });
-  const chain = async (qs: string) => assertOk<{ symbol: string; spot: number; layout: string; expiries: string[]; rows?: Record<string, unknown>[]; ladder?: unknown[] }>(await get(`/v2/options/chain?symbol=BTCUSDT${qs}`));
+  const chain = async (qs: string) =>
+    assertOk<{ symbol: string; spot: number; layout: string; expiries: string[]; rows?: Record<string, unknown>[]; ladder?: unknown[] }>(
+      await get(`/v2/options/chain?symbol=BTCUSDT${qs}`),
+    );
   const hashOf = (meta: { extra?: unknown }): string => (meta.extra as { filter_hash: string }).filter_hash;
 
   test('chain (latest): one row per contract equal to the pure consolidation of the stored rows; best bid venue; meta', async () => {
     const { data, meta } = await chain('');
     const expected = consolidateChain(chainRowsAt(B)).map((c) => contractJson(c, B, 100_000, false));
     assert.deepEqual(data.rows, json(expected));
-    assert.deepEqual(data.rows?.map((r) => `${r.strike}${r.type}`), ['90000put', '100000call', '100000put', '120000call']);
+    assert.deepEqual(
+      data.rows?.map((r) => `${r.strike}${r.type}`),
+      ['90000put', '100000call', '100000put', '120000call'],
+    );
     const call = data.rows?.[1];
-    assert.deepEqual([call?.bid_usd, call?.bid_venue, call?.bid_iv, call?.ask_usd, call?.ask_venue], [5_060, 'deribit', 0.49, 5_150, 'okx']);
-    assert.deepEqual([call?.open_interest, call?.open_interest_usd, call?.mark_usd, call?.volume_24h], [40, 4_000_000, (30 * 5_100 + 10 * 5_120) / 40, 12]);
+    assert.deepEqual(
+      [call?.bid_usd, call?.bid_venue, call?.bid_iv, call?.ask_usd, call?.ask_venue],
+      [5_060, 'deribit', 0.49, 5_150, 'okx'],
+    );
+    assert.deepEqual(
+      [call?.open_interest, call?.open_interest_usd, call?.mark_usd, call?.volume_24h],
+      [40, 4_000_000, (30 * 5_100 + 10 * 5_120) / 40, 12],
+    );
     assert.deepEqual(data.expiries, [iso(E1), iso(E2)]);
     assert.deepEqual([meta.computed_at, meta.spot_price, meta.source], [iso(B), 100_000, ['deribit', 'okx']]);
     assert.match(hashOf(meta), /^[0-9a-f]{16}$/);
@@ -121,27 +191,72 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     const b = await chain(`&expiry=${day(E1)}&exchanges=deribit,OKX`);
     assert.equal(hashOf(a.meta), hashOf(b.meta));
     assert.notEqual(hashOf(a.meta), hashOf((await chain('')).meta));
-    assert.deepEqual(a.data.rows?.map((r) => r.strike), [90_000, 100_000, 100_000]);
+    assert.deepEqual(
+      a.data.rows?.map((r) => r.strike),
+      [90_000, 100_000, 100_000],
+    );
     const both = await chain(`&expiries=${token(E2)},${day(E1)}`);
     assert.equal(both.data.rows?.length, 4);
     assert.equal(hashOf(both.meta), hashOf((await chain(`&expiries=${day(E1)},${token(E2)}`)).meta));
-    assert.deepEqual((await chain('&type=put')).data.rows?.map((r) => r.strike), [90_000, 100_000]);
-    assert.deepEqual((await chain('&strike_min=95000&strike_max=100000')).data.rows?.map((r) => `${r.strike}${r.type}`), ['100000call', '100000put']);
+    assert.deepEqual(
+      (await chain('&type=put')).data.rows?.map((r) => r.strike),
+      [90_000, 100_000],
+    );
+    assert.deepEqual(
+      (await chain('&strike_min=95000&strike_max=100000')).data.rows?.map((r) => `${r.strike}${r.type}`),
+      ['100000call', '100000put'],
+    );
     // |90,000/100,100 − 1| = 0.1009; |120,000/100,400 − 1| = 0.195
-    assert.deepEqual((await chain('&moneyness=0.1')).data.rows?.map((r) => r.strike), [100_000, 100_000]);
-    assert.deepEqual((await chain('&moneyness=0.11')).data.rows?.map((r) => r.strike), [90_000, 100_000, 100_000]);
+    assert.deepEqual(
+      (await chain('&moneyness=0.1')).data.rows?.map((r) => r.strike),
+      [100_000, 100_000],
+    );
+    assert.deepEqual(
+      (await chain('&moneyness=0.11')).data.rows?.map((r) => r.strike),
+      [90_000, 100_000, 100_000],
+    );
     const okx = await chain('&exchanges=okx');
-    assert.deepEqual(okx.data.rows?.map((r) => [r.strike, r.bid_venue, r.open_interest]), [[100_000, 'okx', 10], [120_000, 'okx', 5]]);
+    assert.deepEqual(
+      okx.data.rows?.map((r) => [r.strike, r.bid_venue, r.open_interest]),
+      [
+        [100_000, 'okx', 10],
+        [120_000, 'okx', 5],
+      ],
+    );
     assert.deepEqual(okx.meta.exchanges_filtered, ['okx']);
     const ladder = await chain(`&layout=ladder&expiry=${token(E1)}`);
-    assert.deepEqual(ladder.data.ladder, json(ladderJson(consolidateChain(chainRowsAt(B), { expiryDays: [Math.floor(E1 / DAY) * DAY] }), B, 100_000, false)));
-    assert.deepEqual((ladder.data.ladder as { strike: number; call: unknown; put: unknown }[]).map((l) => [l.strike, l.call === null, l.put === null]), [[90_000, true, false], [100_000, false, false]]);
+    assert.deepEqual(
+      ladder.data.ladder,
+      json(ladderJson(consolidateChain(chainRowsAt(B), { expiryDays: [Math.floor(E1 / DAY) * DAY] }), B, 100_000, false)),
+    );
+    assert.deepEqual(
+      (ladder.data.ladder as { strike: number; call: unknown; put: unknown }[]).map((l) => [l.strike, l.call === null, l.put === null]),
+      [
+        [90_000, true, false],
+        [100_000, false, false],
+      ],
+    );
     const wide = await chain(`&include=exchange_breakdown&type=call&expiry=${token(E1)}`);
-    const venues = (wide.data.rows?.[0]?.exchange_breakdown as { venue: string; bid_usd: number; greeks_source: { delta: string } }[]).map((v) => [v.venue, v.bid_usd, v.greeks_source.delta]);
-    assert.deepEqual(venues, [['deribit', 5_060, 'venue'], ['okx', 5_050, 'computed']]);
+    const venues = (wide.data.rows?.[0]?.exchange_breakdown as { venue: string; bid_usd: number; greeks_source: { delta: string } }[]).map(
+      (v) => [v.venue, v.bid_usd, v.greeks_source.delta],
+    );
+    assert.deepEqual(venues, [
+      ['deribit', 5_060, 'venue'],
+      ['okx', 5_050, 'computed'],
+    ]);
     assertError(await get(`/v2/options/chain?symbol=BTCUSDT&expiry=${token(E1 + DAY)}`), 404, 'NOT_FOUND');
     assertError(await get(`/v2/options/chain?symbol=BTCUSDT&expiries=${token(E1)},${token(E1 + DAY)}`), 404, 'NOT_FOUND');
-    for (const bad of [`expiry=${token(E1)}&expiries=${token(E1)}`, 'moneyness=0', 'moneyness=-1', 'strike_min=abc', 'layout=grid', 'type=straddle', 'include=everything', 'expiries=', 'as_of=yesterday']) {
+    for (const bad of [
+      `expiry=${token(E1)}&expiries=${token(E1)}`,
+      'moneyness=0',
+      'moneyness=-1',
+      'strike_min=abc',
+      'layout=grid',
+      'type=straddle',
+      'include=everything',
+      'expiries=',
+      'as_of=yesterday',
+    ]) {
       const e = assertError(await get(`/v2/options/chain?symbol=BTCUSDT&${bad}`), 422, 'VALIDATION_ERROR');
       assert.ok((e.error.details?.errors as unknown[]).length > 0, bad);
     }
@@ -165,11 +280,18 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
   });
 
   test('venue book: pure venue book of the stored rows, tightest first; min_venues, limit with total, sort=strike; filters', async () => {
-    const book = assertOk<{ sort: string; total: number; rows: { strike: number; type: string; spread_bps: number | null; venues: unknown[] }[] }>(await get('/v2/options/venue-book?symbol=BTCUSDT'));
+    const book = assertOk<{
+      sort: string;
+      total: number;
+      rows: { strike: number; type: string; spread_bps: number | null; venues: unknown[] }[];
+    }>(await get('/v2/options/venue-book?symbol=BTCUSDT'));
     assert.deepEqual(book.data.rows, json(venueBook(selectContracts(chainRowsAt(B), {}), 'spread_bps').map((x) => venueBookJson(x, B))));
     assert.equal(book.data.sort, 'spread_bps');
     const bps = book.data.rows.map((x) => x.spread_bps as number);
-    assert.deepEqual(bps, [...bps].sort((a, b) => a - b));
+    assert.deepEqual(
+      bps,
+      [...bps].sort((a, b) => a - b),
+    );
     // 100k call: best bid 5,060 (deribit), best ask 5,150 (okx): 90 / 5,105 × 10,000 bps
     const call = book.data.rows.find((x) => x.strike === 100_000 && x.type === 'call');
     assert.equal(call?.spread_bps, (90 / ((30 * 5_100 + 10 * 5_120) / 40)) * 10_000);
@@ -178,21 +300,35 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     const one = assertOk<{ total: number; rows: unknown[] }>(await get('/v2/options/venue-book?symbol=BTCUSDT&limit=1'));
     assert.deepEqual([one.data.total, one.data.rows.length], [4, 1]);
     const byStrike = assertOk<{ rows: { strike: number }[] }>(await get('/v2/options/venue-book?symbol=BTCUSDT&sort=strike&type=put'));
-    assert.deepEqual(byStrike.data.rows.map((x) => x.strike), [90_000, 100_000]);
-    for (const bad of ['sort=wide', 'limit=0', 'limit=5001', 'min_venues=11']) assertError(await get(`/v2/options/venue-book?symbol=BTCUSDT&${bad}`), 422, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      byStrike.data.rows.map((x) => x.strike),
+      [90_000, 100_000],
+    );
+    for (const bad of ['sort=wide', 'limit=0', 'limit=5001', 'min_venues=11'])
+      assertError(await get(`/v2/options/venue-book?symbol=BTCUSDT&${bad}`), 422, 'VALIDATION_ERROR');
     assertError(await get(`/v2/options/venue-book?symbol=BTCUSDT&expiry=${day(E1 + DAY)}`), 404, 'NOT_FOUND');
   });
 
   test('OI by expiry: the pure figures of the stored rows (hand-checked max pain), breakdown, venue filter, as_of', async () => {
-    const r = assertOk<{ spot: number; expiries: Record<string, unknown>[]; totals: Record<string, unknown> }>(await get('/v2/options/oi/by-expiry?symbol=BTCUSDT&include=exchange_breakdown'));
+    const r = assertOk<{ spot: number; expiries: Record<string, unknown>[]; totals: Record<string, unknown> }>(
+      await get('/v2/options/oi/by-expiry?symbol=BTCUSDT&include=exchange_breakdown'),
+    );
     const pure = oiByExpiry(chainRowsAt(B), 100_000);
     assert.deepEqual(r.data.expiries, json(pure.expiries.map((e) => expiryOiJson(e, B, true))));
     const e1 = r.data.expiries[0];
     // E1: calls 100k × 40; puts 100k × 20, 90k × 50 → pain(90k) = 40·0 + 20·10,000 = 200,000; pain(100k) = 0
     assert.deepEqual([e1?.call_oi, e1?.put_oi, e1?.put_call_ratio, e1?.max_pain], [40, 70, 70 / 40, { strike: 100_000, value: 0 }]);
     assert.deepEqual([r.data.totals.call_oi, r.data.totals.put_oi, r.data.totals.total_oi_usd], [45, 70, 115 * 100_000]);
-    const okx = assertOk<{ expiries: { call_oi: number; exchange_breakdown?: unknown }[] }>(await get('/v2/options/oi/by-expiry?symbol=BTCUSDT&exchanges=okx'));
-    assert.deepEqual(okx.data.expiries.map((e) => [e.call_oi, 'exchange_breakdown' in e]), [[10, false], [5, false]]);
+    const okx = assertOk<{ expiries: { call_oi: number; exchange_breakdown?: unknown }[] }>(
+      await get('/v2/options/oi/by-expiry?symbol=BTCUSDT&exchanges=okx'),
+    );
+    assert.deepEqual(
+      okx.data.expiries.map((e) => [e.call_oi, 'exchange_breakdown' in e]),
+      [
+        [10, false],
+        [5, false],
+      ],
+    );
     const past = assertOk(await get(`/v2/options/oi/by-expiry?symbol=BTCUSDT&as_of=${iso(A)}`));
     assert.equal(past.meta.computed_at, iso(A));
   });
@@ -205,7 +341,12 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     assert.equal(typeof stored[0]?.computed_at, 'string'); // ClickHouse text, as FORMAT JSONEachRow prints it
     const file = join(mkdtempSync(join(tmpdir(), 'gex-chain-')), 'rows.jsonl');
     writeFileSync(file, stored.map((r) => JSON.stringify(r)).join('\n'));
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'chain', '--rows', file, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'chain', '--rows', file, ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, LOG_LEVEL: 'warn' },
+      });
     const cases: [string, string, string][] = [
       ['chain', 'layout=ladder&include=exchange_breakdown&moneyness=0.5', '/v2/options/chain'],
       ['venue-book', 'sort=spread_usd&exchanges=deribit', '/v2/options/venue-book'],

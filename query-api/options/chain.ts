@@ -37,7 +37,12 @@ class RenderMemo {
   }
 }
 
-async function selection(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: { symbol: z.infer<typeof chainQuery>['symbol']; exchanges?: string | undefined; as_of?: string | undefined }): Promise<{ at: ResolvedChainInstant; sel: Selection }> {
+async function selection(
+  ctx: AppContext,
+  memo: ChainMemo,
+  request: FastifyRequest,
+  q: { symbol: z.infer<typeof chainQuery>['symbol']; exchanges?: string | undefined; as_of?: string | undefined },
+): Promise<{ at: ResolvedChainInstant; sel: Selection }> {
   const at = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
   const sel = await selectChain(ctx, memo, { symbol: q.symbol, exchanges: q.exchanges }, at);
   return { at, sel };
@@ -52,7 +57,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       tags: [TAG],
       summary: 'Consolidated option chain',
       description:
-        'One row per contract (expiry, strike, type) of the stored 30 s chain: the best bid and best ask across venues and the venue holding each (ties: larger size, then venue name) with that venue\'s bid/ask IV, OI-weighted mark price, mark IV, forward and greeks per coin (delta; gamma per USD; vega USD per vol point; theta USD per day; `greeks_source` says venue-published, Black-76 computed, mixed or none), open interest and 24 h volume summed over venues (coins). Filters: `exchanges`, `expiry` or `expiries` (404 when not listed), `type`, `strike_min`/`strike_max`, `moneyness`; `layout=ladder` puts call and put side by side per strike; `include=exchange_breakdown` adds every venue\'s row. `meta.extra.filter_hash` identifies the normalized filter set (for client caching). `as_of`: newest chain at or before (never after).',
+        "One row per contract (expiry, strike, type) of the stored 30 s chain: the best bid and best ask across venues and the venue holding each (ties: larger size, then venue name) with that venue's bid/ask IV, OI-weighted mark price, mark IV, forward and greeks per coin (delta; gamma per USD; vega USD per vol point; theta USD per day; `greeks_source` says venue-published, Black-76 computed, mixed or none), open interest and 24 h volume summed over venues (coins). Filters: `exchanges`, `expiry` or `expiries` (404 when not listed), `type`, `strike_min`/`strike_max`, `moneyness`; `layout=ladder` puts call and put side by side per strike; `include=exchange_breakdown` adds every venue's row. `meta.extra.filter_hash` identifies the normalized filter set (for client caching). `as_of`: newest chain at or before (never after).",
       querystring: chainQuery,
       response: responses(chainData, { auth: true }),
     },
@@ -66,7 +71,9 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       const breakdown = include.includes('exchange_breakdown');
       const t = at.t;
       const spot = sel.stored.chain.spot;
-      const answer = await renders.get(`chain|${q.symbol}|${at.table}|${t}|${hash}`, () => chainView({ symbol: q.symbol, t, spot, rows: sel.rows }, f, layout, breakdown));
+      const answer = await renders.get(`chain|${q.symbol}|${at.table}|${t}|${hash}`, () =>
+        chainView({ symbol: q.symbol, t, spot, rows: sel.rows }, f, layout, breakdown),
+      );
       return sendRendered(ctx, request, reply, answer, chainMeta(ctx, q.symbol, at, sel, null, { filter_hash: hash }));
     },
   });
@@ -76,7 +83,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       tags: [TAG],
       summary: 'Top of book on every venue per contract',
       description:
-        'Per contract of the stored 30 s chain: each venue\'s best bid/ask (USD per coin, sizes in coins), its spread in USD and in bps of its own mark (of its mid without a mark), the best bid and best ask across venues and the consolidated spread (bps of the OI-weighted mark; negative and `crossed` when the venues\' books cross). Sorted tightest first by `spread_bps` (default) or `spread_usd`, or by `strike`; one-sided books last. Filters as /v2/options/chain plus `min_venues`; `limit` (default 500). `as_of`: newest chain at or before (never after).',
+        "Per contract of the stored 30 s chain: each venue's best bid/ask (USD per coin, sizes in coins), its spread in USD and in bps of its own mark (of its mid without a mark), the best bid and best ask across venues and the consolidated spread (bps of the OI-weighted mark; negative and `crossed` when the venues' books cross). Sorted tightest first by `spread_bps` (default) or `spread_usd`, or by `strike`; one-sided books last. Filters as /v2/options/chain plus `min_venues`; `limit` (default 500). `as_of`: newest chain at or before (never after).",
       querystring: venueBookQuery,
       response: responses(venueBookData, { auth: true }),
     },
@@ -88,7 +95,9 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       const limit = q.limit ?? DEFAULT_BOOK_LIMIT;
       const minVenues = q.min_venues ?? 1;
       const key = `book|${q.symbol}|${at.table}|${at.t}|${filterHash(q.symbol, sel.applied, f, sort, [])}|${minVenues}|${limit}`;
-      const answer = await renders.get(key, () => venueBookView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, f, sort, minVenues, limit));
+      const answer = await renders.get(key, () =>
+        venueBookView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, f, sort, minVenues, limit),
+      );
       return sendRendered(ctx, request, reply, answer, chainMeta(ctx, q.symbol, at, sel, null));
     },
   });
@@ -98,7 +107,7 @@ export async function chainRoutes(app: ApiInstance, ctx: AppContext): Promise<vo
       tags: [TAG],
       summary: 'Open interest by expiry',
       description:
-        'Per expiry of the stored 30 s chain: call and put open interest (coins, summed over the selected venues), USD notional (coins × spot of the chain instant), put/call OI ratio (null without call OI) and the expiry\'s max pain (strike minimising the USD intrinsic payout, and that payout); totals over every expiry; `include=exchange_breakdown` adds the per-venue figures. `as_of`: newest chain at or before (never after).',
+        "Per expiry of the stored 30 s chain: call and put open interest (coins, summed over the selected venues), USD notional (coins × spot of the chain instant), put/call OI ratio (null without call OI) and the expiry's max pain (strike minimising the USD intrinsic payout, and that payout); totals over every expiry; `include=exchange_breakdown` adds the per-venue figures. `as_of`: newest chain at or before (never after).",
       querystring: oiByExpiryQuery,
       response: responses(oiByExpiryData, { auth: true }),
     },

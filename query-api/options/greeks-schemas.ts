@@ -65,7 +65,14 @@ export const greeksData = z.strictObject({
   by_strike: z.array(z.strictObject({ strike: num, ...sides })),
   by_expiry: z.array(z.strictObject({ expiry: z.string(), dte: num, ...sides })),
   exchange_breakdown: z
-    .array(z.strictObject({ venue, total: num, by_strike: z.array(num).describe('net, parallel to by_strike'), by_expiry: z.array(num).describe('net, parallel to by_expiry') }))
+    .array(
+      z.strictObject({
+        venue,
+        total: num,
+        by_strike: z.array(num).describe('net, parallel to by_strike'),
+        by_expiry: z.array(num).describe('net, parallel to by_expiry'),
+      }),
+    )
     .optional(),
   diagnostics: z.strictObject({ instruments_used: num, skipped_no_iv: num }),
 });

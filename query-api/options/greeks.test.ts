@@ -24,7 +24,13 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const root = new URL('../../', import.meta.url).pathname;
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
-function engine(chain: ChainSnapshot, greek: 'gamma' | 'vanna' | 'charm' | 'delta', model: DealerModel, venues?: readonly string[], breakdown = false) {
+function engine(
+  chain: ChainSnapshot,
+  greek: 'gamma' | 'vanna' | 'charm' | 'delta',
+  model: DealerModel,
+  venues?: readonly string[],
+  breakdown = false,
+) {
   const open = prepareChain(chain).open.filter((i) => venues === undefined || venues.includes(i.venue));
   return { symbol: chain.symbol, now: chain.now, spot: chain.spot, open, greek, model, breakdown };
 }
@@ -41,7 +47,13 @@ function chainFile(chain: ChainSnapshot): string {
       spot: chain.spot,
       perp_price: chain.perpPrice,
       instruments: chain.instruments.map((i) => ({
-        venue: i.venue, strike: i.strike, expiry: iso(i.expiry), type: i.type, open_interest: i.openInterest, mark_iv: i.markIv, forward: i.forward,
+        venue: i.venue,
+        strike: i.strike,
+        expiry: iso(i.expiry),
+        type: i.type,
+        open_interest: i.openInterest,
+        mark_iv: i.markIv,
+        forward: i.forward,
         ...(i.dealerInventory !== undefined ? { dealer_inventory: i.dealerInventory } : {}),
       })),
     }),
@@ -93,8 +105,15 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
 
   test('CLI `gex greeks --chain` prints the route data for the same chain', async () => {
     const file = chainFile(chainAt(C));
-    for (const [greek, model] of [['vanna', 'flow'], ['gamma', 'std']] as const) {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'greeks', '--chain', file, '--greek', greek, '--model', model], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+    for (const [greek, model] of [
+      ['vanna', 'flow'],
+      ['gamma', 'std'],
+    ] as const) {
+      const r = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'app/cli/main.ts', 'greeks', '--chain', file, '--greek', greek, '--model', model],
+        { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } },
+      );
       assert.equal(r.status, 0, r.stderr);
       const route = assertOk(await get(`/v2/options/greeks/${greek}?symbol=BTCUSDT&positioning=${model}`));
       assert.deepEqual(JSON.parse(r.stdout), route.data);
@@ -102,12 +121,17 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
   });
 
   test('exchanges, include=exchange_breakdown, expiry filter; 404 for an expiry not listed', async () => {
-    const { data, meta } = assertOk(await get('/v2/options/greeks/vanna?symbol=BTCUSDT&positioning=std&exchanges=okx,nope&include=exchange_breakdown'));
+    const { data, meta } = assertOk(
+      await get('/v2/options/greeks/vanna?symbol=BTCUSDT&positioning=std&exchanges=okx,nope&include=exchange_breakdown'),
+    );
     assert.deepEqual(data, json(greekExposures(engine(chainAt(C), 'vanna', 'std', ['okx'], true))));
     assert.deepEqual(meta.exchanges_filtered, ['okx']);
     const day = iso(E1).slice(0, 10);
     const one = assertOk<{ by_expiry: { expiry: string }[] }>(await get(`/v2/options/greeks/gamma?symbol=BTCUSDT&expiry=${day}`));
-    assert.deepEqual(one.data.by_expiry.map((e) => e.expiry), [iso(E1)]);
+    assert.deepEqual(
+      one.data.by_expiry.map((e) => e.expiry),
+      [iso(E1)],
+    );
     assertError(await get('/v2/options/greeks/gamma?symbol=BTCUSDT&expiry=2001-01-01'), 404, 'NOT_FOUND');
     assert.notEqual(E1, E2);
   });
@@ -117,7 +141,9 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
     assert.deepEqual(s.data, json(greekSurfaces(engine(chainAt(C), 'charm', 'flow', undefined, true))));
     const g = assertOk(await get('/v2/options/greeks/3d/surface?symbol=BTCUSDT&positioning=std'));
     assert.deepEqual(g.data, json(surface3d({ ...engine(chainAt(C), 'gamma', 'std'), metric: 'gamma' })));
-    const iv = assertOk<{ positioning: null; values: (number | null)[][] }>(await get('/v2/options/greeks/3d/surface?symbol=BTCUSDT&metric=iv'));
+    const iv = assertOk<{ positioning: null; values: (number | null)[][] }>(
+      await get('/v2/options/greeks/3d/surface?symbol=BTCUSDT&metric=iv'),
+    );
     assert.equal(iv.data.positioning, null);
     assert.ok(iv.data.values.flat().some((v) => v !== null && v > 0));
   });
@@ -150,22 +176,41 @@ describe('/v2/options/greeks routes on a real embedded store', () => {
   });
 
   test('IV smile and term structure: the pure smile of the stored chain; CLI `gex smile --chain` prints the same data', async () => {
-    const smile = assertOk<{ expiries: { expiry: string; atm_iv: number | null; points: { type: string; strike: number }[]; venues?: unknown[] }[] }>(await get('/v2/options/iv/smile?symbol=BTCUSDT&include=venues'));
+    const smile = assertOk<{
+      expiries: { expiry: string; atm_iv: number | null; points: { type: string; strike: number }[]; venues?: unknown[] }[];
+    }>(await get('/v2/options/iv/smile?symbol=BTCUSDT&include=venues'));
     const rows = chainFileRows(chainAt(C));
     assert.deepEqual(smile.data, json(smileView({ symbol: 'BTCUSDT', t: C, spot: chainAt(C).spot, rows }, true)));
-    assert.deepEqual(smile.data.expiries.map((e) => e.expiry), [iso(E1), iso(E2)]);
+    assert.deepEqual(
+      smile.data.expiries.map((e) => e.expiry),
+      [iso(E1), iso(E2)],
+    );
     assert.ok(smile.data.expiries.every((e) => e.atm_iv !== null && e.venues !== undefined));
-    const e2 = assertOk<{ expiries: { expiry: string }[] }>(await get(`/v2/options/iv/smile?symbol=BTCUSDT&expiry=${iso(E2).slice(0, 10)}`));
-    assert.deepEqual(e2.data.expiries.map((e) => e.expiry), [iso(E2)]);
+    const e2 = assertOk<{ expiries: { expiry: string }[] }>(
+      await get(`/v2/options/iv/smile?symbol=BTCUSDT&expiry=${iso(E2).slice(0, 10)}`),
+    );
+    assert.deepEqual(
+      e2.data.expiries.map((e) => e.expiry),
+      [iso(E2)],
+    );
     assertError(await get(`/v2/options/iv/smile?symbol=BTCUSDT&expiry=${iso(E2 + 86_400_000).slice(0, 10)}`), 404, 'NOT_FOUND');
     assertError(await get('/v2/options/iv/smile?symbol=BTCUSDT&include=wings'), 422, 'VALIDATION_ERROR');
-    const term = assertOk<{ constant_maturity: { days: number; method: string | null }[] }>(await get('/v2/options/iv/term-structure?symbol=BTCUSDT'));
+    const term = assertOk<{ constant_maturity: { days: number; method: string | null }[] }>(
+      await get('/v2/options/iv/term-structure?symbol=BTCUSDT'),
+    );
     assert.deepEqual(term.data, json(termStructureView({ symbol: 'BTCUSDT', t: C, spot: chainAt(C).spot, rows })));
-    assert.deepEqual(term.data.constant_maturity.map((p) => p.days), [1, 7, 30, 60, 90, 180]);
+    assert.deepEqual(
+      term.data.constant_maturity.map((p) => p.days),
+      [1, 7, 30, 60, 90, 180],
+    );
     const past = assertOk(await get(`/v2/options/iv/term-structure?symbol=BTCUSDT&as_of=${encodeURIComponent(iso(B - 1))}`));
     assert.equal(past.meta.computed_at, iso(A));
     const file = chainFile(chainAt(C));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'smile', '--chain', file, '--per-venue'], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'smile', '--chain', file, '--per-venue'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { smile: smile.data, term_structure: term.data });
   });

@@ -21,16 +21,33 @@ const COMMON =
   'Dealer exposures in USD from the snapshot chain (Black-76, r = 0, on each expiry forward; one unit per greek, see `unit`; signs are the dealer book: std = long calls / short puts, flow = measured inventory, same fallback as /v2/gex/levels). `exchanges` re-aggregates venues, `expiry` selects one (404 when not listed), `as_of` resolves to the newest snapshot at or before the instant (never after).';
 
 /** The engine input of a by-strike or surfaces request: instant, venue/expiry selection, model, breakdown. */
-function greekMeta(ctx: AppContext, symbol: MarketSymbol, at: ResolvedChainInstant, sel: Selection, requested: DealerModel | null, served: DealerModel | null): ReturnType<typeof chainMeta> {
+function greekMeta(
+  ctx: AppContext,
+  symbol: MarketSymbol,
+  at: ResolvedChainInstant,
+  sel: Selection,
+  requested: DealerModel | null,
+  served: DealerModel | null,
+): ReturnType<typeof chainMeta> {
   return chainMeta(ctx, symbol, at, sel, requested !== null && served !== null ? { requested, served } : null);
 }
 
-async function exposureInput(ctx: AppContext, memo: ChainMemo, request: FastifyRequest, q: GreeksQuery, greek: Greek): Promise<{ input: GreekQuery; inst: ResolvedChainInstant; sel: Selection }> {
+async function exposureInput(
+  ctx: AppContext,
+  memo: ChainMemo,
+  request: FastifyRequest,
+  q: GreeksQuery,
+  greek: Greek,
+): Promise<{ input: GreekQuery; inst: ResolvedChainInstant; sel: Selection }> {
   const inst = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
   const sel = await selectChain(ctx, memo, q, inst);
   const { chain } = sel.stored;
   const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
-  return { input: { symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek, model: q.positioning ?? 'flow', breakdown }, inst, sel };
+  return {
+    input: { symbol: q.symbol, now: chain.now, spot: chain.spot, open: sel.open, greek, model: q.positioning ?? 'flow', breakdown },
+    inst,
+    sel,
+  };
 }
 
 /**

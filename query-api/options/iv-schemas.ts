@@ -16,7 +16,7 @@ export const smileQuery = z.object({
     .string()
     .refine((s) => s.length <= 256 && parseCsv(s).every((x) => x === 'venues'), { error: 'CSV of venues' })
     .optional()
-    .describe('venues: every venue\'s own curve next to the consolidated one (omitted by default)'),
+    .describe("venues: every venue's own curve next to the consolidated one (omitted by default)"),
   as_of: asOfParam,
 });
 
@@ -37,7 +37,7 @@ const curve = {
       strike: num,
       log_moneyness: num.describe('ln(K / F)'),
       type: z.enum(['call', 'put']).describe('the out-of-the-money option of the strike (put below F, call from F)'),
-      delta: nnum.describe('Black-76 delta at the point\'s mark IV (r = 0, on F)'),
+      delta: nnum.describe("Black-76 delta at the point's mark IV (r = 0, on F)"),
       mark_iv: nnum,
       bid_iv: nnum.describe('bid IV of the venue holding the best bid'),
       ask_iv: nnum.describe('ask IV of the venue holding the best ask'),
@@ -66,7 +66,12 @@ export const termStructureData = z.strictObject({
     z.strictObject({
       days: num,
       atm_iv: nnum,
-      method: z.enum(['interpolated', 'flat_front']).nullable().describe('interpolated in total variance between two expiries; flat_front = shorter than the front expiry (its IV); null = beyond the last expiry'),
+      method: z
+        .enum(['interpolated', 'flat_front'])
+        .nullable()
+        .describe(
+          'interpolated in total variance between two expiries; flat_front = shorter than the front expiry (its IV); null = beyond the last expiry',
+        ),
       expiries: z.array(z.string()).describe('the expiries used'),
     }),
   ),

@@ -43,6 +43,11 @@ export function termStructureView(x: IvInput): z.infer<typeof termStructureData>
     symbol: x.symbol,
     spot: x.spot,
     expiries: ts.expiries.map((e) => ({ expiry: iso(e.expiry), dte: dteOf(e.expiry, x.t), forward: e.forward, atm_iv: e.atm_iv })),
-    constant_maturity: ts.constant_maturity.map((p) => ({ days: p.days, atm_iv: p.atm_iv, method: p.method, expiries: p.expiries.map(iso) })),
+    constant_maturity: ts.constant_maturity.map((p) => ({
+      days: p.days,
+      atm_iv: p.atm_iv,
+      method: p.method,
+      expiries: p.expiries.map(iso),
+    })),
   };
 }

@@ -20,7 +20,7 @@ export async function ivRoutes(app: ApiInstance, ctx: AppContext): Promise<void>
       tags: [TAG],
       summary: 'IV smile per expiry',
       description:
-        'Per expiry of the stored 30 s chain: IV against strike, log-moneyness ln(K/F) and Black-76 delta, one point per strike from its out-of-the-money option (put below the forward, call from it): OI-weighted mark IV across venues and the bid/ask IV of the venues holding the best bid/ask; ATM IV at K = F (linear in strike between the bracketing strikes), 25-delta call and put IV (linear in delta), risk reversal and butterfly. `include=venues` adds each venue\'s own curve; `expiry` selects one (404 when not listed); `exchanges` re-aggregates; `as_of`: newest chain at or before (never after).',
+        "Per expiry of the stored 30 s chain: IV against strike, log-moneyness ln(K/F) and Black-76 delta, one point per strike from its out-of-the-money option (put below the forward, call from it): OI-weighted mark IV across venues and the bid/ask IV of the venues holding the best bid/ask; ATM IV at K = F (linear in strike between the bracketing strikes), 25-delta call and put IV (linear in delta), risk reversal and butterfly. `include=venues` adds each venue's own curve; `expiry` selects one (404 when not listed); `exchanges` re-aggregates; `as_of`: newest chain at or before (never after).",
       querystring: smileQuery,
       response: responses(smileData, { auth: true }),
     },
@@ -28,7 +28,10 @@ export async function ivRoutes(app: ApiInstance, ctx: AppContext): Promise<void>
       const q = request.query;
       const at = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
       const sel = await selectChain(ctx, memo, q, at);
-      const data = smileView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows }, includeSet(q.include, ['venues'] as const).includes('venues'));
+      const data = smileView(
+        { symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows },
+        includeSet(q.include, ['venues'] as const).includes('venues'),
+      );
       return ctx.respond.ok(request, data, chainMeta(ctx, q.symbol, at, sel, null));
     },
   });
@@ -38,7 +41,7 @@ export async function ivRoutes(app: ApiInstance, ctx: AppContext): Promise<void>
       tags: [TAG],
       summary: 'ATM IV term structure and constant-maturity vol',
       description:
-        'ATM IV of every listed expiry of the stored 30 s chain and constant-maturity ATM IV at 1, 7, 30, 60, 90 and 180 days, interpolated linearly in total variance σ²T between the bracketing expiries (the expected-move rule); shorter than the front expiry: the front\'s IV (`method` flat_front); beyond the last expiry: null. `exchanges` re-aggregates; `as_of`: newest chain at or before (never after).',
+        "ATM IV of every listed expiry of the stored 30 s chain and constant-maturity ATM IV at 1, 7, 30, 60, 90 and 180 days, interpolated linearly in total variance σ²T between the bracketing expiries (the expected-move rule); shorter than the front expiry: the front's IV (`method` flat_front); beyond the last expiry: null. `exchanges` re-aggregates; `as_of`: newest chain at or before (never after).",
       querystring: termStructureQuery,
       response: responses(termStructureData, { auth: true }),
     },

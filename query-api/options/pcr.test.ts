@@ -18,9 +18,25 @@ const FAR = Y + 17 * DAY;
 let n = 0;
 const tick = (venue: Venue, instrument: string, optionType: OptionType, openInterest: number, ts: number, expiry = FAR) => {
   n++;
-  return optionTickerRow({ ...optionTicker, symbol: 'BTCUSDT', venue, instrument, optionType, openInterest, ts, expiry, id: `${venue}:${instrument}:${n}` });
+  return optionTickerRow({
+    ...optionTicker,
+    symbol: 'BTCUSDT',
+    venue,
+    instrument,
+    optionType,
+    openInterest,
+    ts,
+    expiry,
+    id: `${venue}:${instrument}:${n}`,
+  });
 };
-type Point = { t: string; ratio: number | null; call_oi: number; put_oi: number; exchanges?: { venue: string; call_oi: number; put_oi: number }[] };
+type Point = {
+  t: string;
+  ratio: number | null;
+  call_oi: number;
+  put_oi: number;
+  exchanges?: { venue: string; call_oi: number; put_oi: number }[];
+};
 
 describe('/v2/options/pcr', () => {
   let t: Awaited<ReturnType<typeof migratedStore>>;
@@ -51,28 +67,40 @@ describe('/v2/options/pcr', () => {
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
 
   test('intraday 5-minute points with exchange breakdown; points_available / points_returned', async () => {
-    const { data, meta } = assertOk<{ points: Point[]; granularity: string }>(await get('/v2/options/pcr?symbol=BTCUSDT&days=1&include=exchange_breakdown'));
-    assert.deepEqual(data.points.map((p) => [p.t, p.ratio]), [
-      [iso(20, 5, 9), 0.5],
-      [iso(11, 55), 0.8],
-      [iso(12, 0), 3],
+    const { data, meta } = assertOk<{ points: Point[]; granularity: string }>(
+      await get('/v2/options/pcr?symbol=BTCUSDT&days=1&include=exchange_breakdown'),
+    );
+    assert.deepEqual(
+      data.points.map((p) => [p.t, p.ratio]),
+      [
+        [iso(20, 5, 9), 0.5],
+        [iso(11, 55), 0.8],
+        [iso(12, 0), 3],
+      ],
+    );
+    assert.deepEqual(data.points[1]?.exchanges, [
+      { venue: 'deribit', call_oi: 120, put_oi: 60 },
+      { venue: 'okx', call_oi: 80, put_oi: 100 },
     ]);
-    assert.deepEqual(data.points[1]?.exchanges, [{ venue: 'deribit', call_oi: 120, put_oi: 60 }, { venue: 'okx', call_oi: 80, put_oi: 100 }]);
     assert.deepEqual(meta.extra, { granularity: 'intraday', points_available: 3, points_returned: 3 });
     assert.equal(assertOk<{ points: Point[] }>(await get('/v2/options/pcr?symbol=BTCUSDT&days=1')).data.points[0]?.exchanges, undefined);
   });
 
   test('daily: the last point of each UTC day, reported as daily', async () => {
     const { data, meta } = assertOk<{ points: Point[] }>(await get('/v2/options/pcr?symbol=BTCUSDT&days=2&granularity=daily'));
-    assert.deepEqual(data.points.map((p) => [p.t, p.ratio, p.call_oi, p.put_oi]), [
-      [iso(20, 5, 9), 0.5, 50, 25],
-      [iso(12, 0), 3, 100, 300],
-    ]);
+    assert.deepEqual(
+      data.points.map((p) => [p.t, p.ratio, p.call_oi, p.put_oi]),
+      [
+        [iso(20, 5, 9), 0.5, 50, 25],
+        [iso(12, 0), 3, 100, 300],
+      ],
+    );
     assert.equal((meta.extra as { granularity: string }).granularity, 'daily');
   });
 
   test('an empty symbol has no points; 422 on bad parameters', async () => {
     assert.deepEqual(assertOk<{ points: Point[] }>(await get('/v2/options/pcr?symbol=SOLUSDT')).data.points, []);
-    for (const qs of ['days=0', 'days=366', 'granularity=weekly', 'include=everything']) assertError(await get(`/v2/options/pcr?symbol=BTCUSDT&${qs}`), 422, 'VALIDATION_ERROR');
+    for (const qs of ['days=0', 'days=366', 'granularity=weekly', 'include=everything'])
+      assertError(await get(`/v2/options/pcr?symbol=BTCUSDT&${qs}`), 422, 'VALIDATION_ERROR');
   });
 });

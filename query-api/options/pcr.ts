@@ -11,9 +11,17 @@ const INCLUDES = ['exchange_breakdown'] as const;
 
 const query = z.object({
   symbol: symbolParam,
-  granularity: z.enum(['intraday', 'daily'], { error: 'must be intraday or daily' }).optional().describe('intraday (default): 5-minute points; daily: the last point of each UTC day'),
+  granularity: z
+    .enum(['intraday', 'daily'], { error: 'must be intraday or daily' })
+    .optional()
+    .describe('intraday (default): 5-minute points; daily: the last point of each UTC day'),
   days: intParam(1, 365).optional().describe('1-365, default 30'),
-  include: z.string().refine((s) => s.length <= 256 && parseCsv(s).every((x) => (INCLUDES as readonly string[]).includes(x)), { error: 'CSV of exchange_breakdown' }).optional(),
+  include: z
+    .string()
+    .refine((s) => s.length <= 256 && parseCsv(s).every((x) => (INCLUDES as readonly string[]).includes(x)), {
+      error: 'CSV of exchange_breakdown',
+    })
+    .optional(),
 });
 
 const data = z.object({
@@ -51,7 +59,10 @@ export async function pcrRoute(app: ApiInstance, ctx: AppContext): Promise<void>
       const clamp = clampWindow({ from: to - days * 86_400_000, to }, ctx.historyPolicy(request));
       const from = clamp.served.from - (clamp.served.from % PCR_STEP_MS);
       const cells = await readOiCells(ctx.store, q.symbol, from, to);
-      const points = pcrSeries(cells, { daily: granularity === 'daily', breakdown: includeSet(q.include, INCLUDES).includes('exchange_breakdown') });
+      const points = pcrSeries(cells, {
+        daily: granularity === 'daily',
+        breakdown: includeSet(q.include, INCLUDES).includes('exchange_breakdown'),
+      });
       const history = historyMeta(clamp);
       return ctx.respond.ok(
         request,

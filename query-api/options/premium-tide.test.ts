@@ -13,9 +13,29 @@ const at = (h: number, m: number, day = 10): number => Date.UTC(2026, 2, day, h,
 const NEAR = at(8, 0, 11); // within 24 h
 const FAR = at(8, 0, 13); // within 7 days
 let n = 0;
-const tr = (venue: Venue, ts: number, expiry: number, optionType: OptionType, side: TakerSide, premiumUsd: number, size: number): OptionTrade => {
+const tr = (
+  venue: Venue,
+  ts: number,
+  expiry: number,
+  optionType: OptionType,
+  side: TakerSide,
+  premiumUsd: number,
+  size: number,
+): OptionTrade => {
   n++;
-  return { ...optionTrade(0), venue, ts, expiry, optionType, side, premiumUsd, size, indexPrice: 100_000, id: `${venue}:t:${n}`, tradeId: String(n) };
+  return {
+    ...optionTrade(0),
+    venue,
+    ts,
+    expiry,
+    optionType,
+    side,
+    premiumUsd,
+    size,
+    indexPrice: 100_000,
+    id: `${venue}:t:${n}`,
+    tradeId: String(n),
+  };
 };
 type Data = { points: (Omit<TidePoint, 't'> & { t: string })[]; interval_minutes: number; from: string };
 
@@ -51,9 +71,22 @@ describe('/v2/options/premium-tide', () => {
     assert.equal(data.points.length, 145); // 00:00 … 12:00
     const p1100 = data.points.find((p) => p.t === '2026-03-10T11:00:00.000Z');
     // call 1,000 − 300 = 700 (notional 0.7 × 100,000), put +200 (10,000) → net 500
-    assert.deepEqual(p1100, { t: '2026-03-10T11:00:00.000Z', call_net_premium_usd: 700, put_net_premium_usd: 200, net_premium_usd: 500, call_notional_usd: 70_000, put_notional_usd: 10_000, cum_call_net_premium_usd: 700, cum_put_net_premium_usd: 200, cum_net_premium_usd: 500 });
+    assert.deepEqual(p1100, {
+      t: '2026-03-10T11:00:00.000Z',
+      call_net_premium_usd: 700,
+      put_net_premium_usd: 200,
+      net_premium_usd: 500,
+      call_notional_usd: 70_000,
+      put_notional_usd: 10_000,
+      cum_call_net_premium_usd: 700,
+      cum_put_net_premium_usd: 200,
+      cum_net_premium_usd: 500,
+    });
     const last = data.points[144];
-    assert.deepEqual([last?.t, last?.cum_call_net_premium_usd, last?.cum_put_net_premium_usd, last?.cum_net_premium_usd], ['2026-03-10T12:00:00.000Z', 700, -300, 1_000]);
+    assert.deepEqual(
+      [last?.t, last?.cum_call_net_premium_usd, last?.cum_put_net_premium_usd, last?.cum_net_premium_usd],
+      ['2026-03-10T12:00:00.000Z', 700, -300, 1_000],
+    );
   });
 
   test('weekly: the last 3 days hourly, contracts expiring within 7 days', async () => {

@@ -9,7 +9,12 @@ const MIN = 60_000;
 
 const query = z.object({
   symbol: symbolParam,
-  horizon: z.enum(['0dte', 'weekly'], { error: 'must be 0dte or weekly' }).optional().describe("0dte (default): today's session (since 00:00 UTC), contracts expiring within 24 h, 5-minute points; weekly: the last 3 days, contracts expiring within 7 days, hourly points"),
+  horizon: z
+    .enum(['0dte', 'weekly'], { error: 'must be 0dte or weekly' })
+    .optional()
+    .describe(
+      "0dte (default): today's session (since 00:00 UTC), contracts expiring within 24 h, 5-minute points; weekly: the last 3 days, contracts expiring within 7 days, hourly points",
+    ),
 });
 
 const num = z.number();
@@ -34,7 +39,9 @@ const data = z.object({
         cum_net_premium_usd: num,
       }),
     )
-    .describe('net premium = taker buys − sells (USD); net = call net − put net; notional = buys + sells, USD of underlying; cum_* = running sums'),
+    .describe(
+      'net premium = taker buys − sells (USD); net = call net − put net; notional = buys + sells, USD of underlying; cum_* = running sums',
+    ),
 });
 
 /** GET /v2/options/premium-tide: Deribit call and put premium flow of near-dated options as a time series. */
@@ -43,7 +50,8 @@ export async function premiumTideRoute(app: ApiInstance, ctx: AppContext): Promi
     schema: {
       tags: ['options'],
       summary: 'Premium tide',
-      description: 'Net premium and notional volume of `deribit` option trades, split into call and put flow, per bucket with running sums (from the tape aggregate option_tape_1m).',
+      description:
+        'Net premium and notional volume of `deribit` option trades, split into call and put flow, per bucket with running sums (from the tape aggregate option_tape_1m).',
       querystring: query,
       response: responses(data, { auth: true }),
     },
@@ -52,9 +60,23 @@ export async function premiumTideRoute(app: ApiInstance, ctx: AppContext): Promi
       const horizon = q.horizon ?? '0dte';
       const now = ctx.clock();
       const w = tideWindow(horizon, now);
-      const cells = await readTideCells(ctx.store, { symbol: q.symbol, fromMs: w.fromMs, toMs: now, expiryToMs: w.expiryToMs, stepMs: w.stepMs });
+      const cells = await readTideCells(ctx.store, {
+        symbol: q.symbol,
+        fromMs: w.fromMs,
+        toMs: now,
+        expiryToMs: w.expiryToMs,
+        stepMs: w.stepMs,
+      });
       const points = premiumTide(cells, w.fromMs, now, w.stepMs).map((p) => ({ ...p, t: new Date(p.t).toISOString() }));
-      const body = { symbol: q.symbol, horizon, venue: 'deribit', from: new Date(w.fromMs).toISOString(), to: new Date(now).toISOString(), interval_minutes: w.stepMs / MIN, points };
+      const body = {
+        symbol: q.symbol,
+        horizon,
+        venue: 'deribit',
+        from: new Date(w.fromMs).toISOString(),
+        to: new Date(now).toISOString(),
+        interval_minutes: w.stepMs / MIN,
+        points,
+      };
       return ctx.respond.ok(request, body, { symbol: q.symbol, source: ['deribit'] });
     },
   });

@@ -17,7 +17,10 @@ const PAST_DAYS = Math.max(...HORIZONS.map((h) => h.pastDays));
 
 const query = z.object({
   symbol: symbolParam,
-  include: z.string().refine((s) => s.length <= 256 && parseCsv(s).every((x) => (INCLUDES as readonly string[]).includes(x)), { error: 'CSV of past' }).optional(),
+  include: z
+    .string()
+    .refine((s) => s.length <= 256 && parseCsv(s).every((x) => (INCLUDES as readonly string[]).includes(x)), { error: 'CSV of past' })
+    .optional(),
 });
 
 const band = z.tuple([z.number(), z.number()]).describe('[lower, upper] USD');
@@ -31,9 +34,23 @@ const horizon = z.object({
     factor_68: z.number(),
     factor_90: z.number(),
   }),
-  hit_rate: z.object({ '68': z.number().nullable(), '90': z.number().nullable(), rows: z.number().int() }).describe('out-of-sample share of the past rows whose end price stayed inside the band'),
+  hit_rate: z
+    .object({ '68': z.number().nullable(), '90': z.number().nullable(), rows: z.number().int() })
+    .describe('out-of-sample share of the past rows whose end price stayed inside the band'),
   past_columns: z.array(z.string()).optional(),
-  past: z.array(z.tuple([z.string(), z.number().nullable(), band.nullable(), band.nullable(), z.number().nullable(), z.boolean().nullable(), z.boolean().nullable()])).optional(),
+  past: z
+    .array(
+      z.tuple([
+        z.string(),
+        z.number().nullable(),
+        band.nullable(),
+        band.nullable(),
+        z.number().nullable(),
+        z.boolean().nullable(),
+        z.boolean().nullable(),
+      ]),
+    )
+    .optional(),
 });
 const data = z.object({
   symbol: z.string(),
@@ -49,14 +66,14 @@ export async function rangeRoute(app: ApiInstance, ctx: AppContext): Promise<voi
     schema: {
       tags: ['options'],
       summary: 'Calibrated range',
-      description:
-        `Bands at 68 % and 90 % for 1h, 4h and 24h around spot from Deribit DVOL scaled by sqrt(h / year) and rescaled per horizon and level by the empirical quantile of |log return| / (DVOL · sqrt(h / year)) over the last ${CALIBRATION_DAYS} days of hourly moves; \`hit_rate\` is the out-of-sample record of the past rows (each calibrated only on data before its start). \`include=past\` adds \`past_columns\` (${PAST_COLUMNS.join(', ')}) and rows: hourly for a week, 4-hourly for a month, daily from 00:00 UTC for six months, within the plan's history window, tiling the timeline; the latest row has null end price and held flags. BTCUSDT and ETHUSDT only.`,
+      description: `Bands at 68 % and 90 % for 1h, 4h and 24h around spot from Deribit DVOL scaled by sqrt(h / year) and rescaled per horizon and level by the empirical quantile of |log return| / (DVOL · sqrt(h / year)) over the last ${CALIBRATION_DAYS} days of hourly moves; \`hit_rate\` is the out-of-sample record of the past rows (each calibrated only on data before its start). \`include=past\` adds \`past_columns\` (${PAST_COLUMNS.join(', ')}) and rows: hourly for a week, 4-hourly for a month, daily from 00:00 UTC for six months, within the plan's history window, tiling the timeline; the latest row has null end price and held flags. BTCUSDT and ETHUSDT only.`,
       querystring: query,
       response: responses(data, { auth: true }),
     },
     handler: async (request) => {
       const q = request.query;
-      if (!FLOW_SYMBOLS.includes(q.symbol)) throw notFound(`the calibrated range is served for ${FLOW_SYMBOLS.join(' and ')} only (Deribit DVOL)`);
+      if (!FLOW_SYMBOLS.includes(q.symbol))
+        throw notFound(`the calibrated range is served for ${FLOW_SYMBOLS.join(' and ')} only (Deribit DVOL)`);
       const now = ctx.clock();
       const clamp = clampWindow({ from: now - PAST_DAYS * DAY_MS, to: now }, ctx.historyPolicy(request));
       const historyFloor = clamp.served.from > now - PAST_DAYS * DAY_MS ? clamp.served.from : null;

@@ -29,5 +29,11 @@ GROUP BY idx, option_type, side`;
     expiryTo: Math.trunc(r.expiryToMs),
     step: Math.trunc(r.stepMs),
   });
-  return rows.map((x) => ({ t: r.fromMs + Number(x.idx) * r.stepMs, type: x.option_type, side: x.side, premium: x.prem, notional: x.notl }));
+  return rows.map((x) => ({
+    t: r.fromMs + Number(x.idx) * r.stepMs,
+    type: x.option_type,
+    side: x.side,
+    premium: x.prem,
+    notional: x.notl,
+  }));
 }

@@ -37,7 +37,10 @@ describe('API keys, entitlement, request id, error envelope', () => {
     for (const headers of cases) {
       const res = await app.inject({ url: '/v2/meta', ...(headers ? { headers } : {}) });
       const body = assertError(res, 401, 'UNAUTHORIZED');
-      assert.equal(body.error.message, headers === undefined || headers['x-api-key'] === '' ? 'missing X-API-Key header' : 'invalid API key');
+      assert.equal(
+        body.error.message,
+        headers === undefined || headers['x-api-key'] === '' ? 'missing X-API-Key header' : 'invalid API key',
+      );
       assert.equal(res.headers['x-ratelimit-limit'], undefined);
     }
   });
@@ -110,7 +113,10 @@ describe('API keys, entitlement, request id, error envelope', () => {
     assert.equal(ok.headers['x-request-id'], 'client-42:a.b_c');
     assert.equal(assertOk(ok).meta.request_id, 'client-42:a.b_c');
     for (const bad of ['has space', 'x'.repeat(129), '<script>', 'ü']) {
-      const res = await app.inject({ url: '/v2/changelog', headers: { 'x-api-key': key, 'x-request-id': encodeURIComponent(bad) === bad ? bad : bad } });
+      const res = await app.inject({
+        url: '/v2/changelog',
+        headers: { 'x-api-key': key, 'x-request-id': encodeURIComponent(bad) === bad ? bad : bad },
+      });
       assert.notEqual(res.headers['x-request-id'], bad);
       assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     }

@@ -51,7 +51,14 @@ export const docsPlugin = fp(
       if (!route.url.startsWith(DOCS_PREFIX)) return;
       route.config = { ...route.config, public: true };
       if ((route.url === DOCS_PREFIX || route.url === `${DOCS_PREFIX}/`) && route.method === 'GET') {
-        route.schema = { ...route.schema, hide: false, summary: 'Swagger UI', description: 'Interactive reference (Swagger UI, bundled assets).', tags: ['discovery'], security: [] };
+        route.schema = {
+          ...route.schema,
+          hide: false,
+          summary: 'Swagger UI',
+          description: 'Interactive reference (Swagger UI, bundled assets).',
+          tags: ['discovery'],
+          security: [],
+        };
       }
     });
 
@@ -74,7 +81,12 @@ export const docsPlugin = fp(
 
     app.get('/v2/openapi.json', {
       config: { public: true },
-      schema: { ...htmlRoute, summary: 'OpenAPI document', description: 'OpenAPI 3.1 description of the API, generated from the route schemas.', response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document') } },
+      schema: {
+        ...htmlRoute,
+        summary: 'OpenAPI document',
+        description: 'OpenAPI 3.1 description of the API, generated from the route schemas.',
+        response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document') },
+      },
       handler: async () => app.swagger() as unknown as Record<string, unknown>,
     });
 

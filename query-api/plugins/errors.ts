@@ -25,7 +25,12 @@ function paramErrors(request: FastifyRequest, err: FastifyError): ParamError[] {
     list.push(v.message ?? 'invalid');
     byName.set(name, list);
   }
-  return [...byName].map(([name, messages]) => ({ name, location, message: messages.join('; '), received: received(request, location, name) }));
+  return [...byName].map(([name, messages]) => ({
+    name,
+    location,
+    message: messages.join('; '),
+    received: received(request, location, name),
+  }));
 }
 
 /** Maps anything thrown to an ApiError; never exposes internals. */
@@ -36,7 +41,15 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (Array.isArray(fe.validation) && fe.validation.length > 0) return validationError(paramErrors(request, fe));
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status === 404 || status === 405) return new ApiError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`);
-  if (status === 413) return validationError([{ name: '(body)', location: 'query', message: 'request body over the size limit (HTTP_BODY_LIMIT_BYTES); the /v2 routes take no body', received: null }]);
+  if (status === 413)
+    return validationError([
+      {
+        name: '(body)',
+        location: 'query',
+        message: 'request body over the size limit (HTTP_BODY_LIMIT_BYTES); the /v2 routes take no body',
+        received: null,
+      },
+    ]);
   if (status >= 400 && status < 500) {
     return validationError([{ name: '(request)', location: 'query', message: 'malformed request', received: null }]);
   }

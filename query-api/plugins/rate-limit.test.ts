@@ -37,7 +37,7 @@ describe('rate limits and quotas (in-process counters)', () => {
     await t.dispose();
   });
 
-  test('per-minute burst shared across a user\'s keys: headers, 429, Retry-After, next minute', async () => {
+  test("per-minute burst shared across a user's keys: headers, 429, Retry-After, next minute", async () => {
     const k1 = await userWithKey(store, { userId: 'burst', plan: 'api_monthly' });
     const k2 = (await new AccountsRepository(store).createKey('burst', 'gex')).key;
     await app.gex.accounts.refresh();
@@ -116,7 +116,12 @@ describe('rate limits and quotas (in-process counters)', () => {
     assert.deepEqual(body.error.details, {
       errors: [
         { name: 'symbol', location: 'query', message: 'must be one of BTCUSDT, ETHUSDT, SOLUSDT, HYPEUSDT', received: 'DOGE' },
-        { name: 'venue', location: 'query', message: 'must be one of deribit, bybit, okx, binance, derive, thalex, delta_india, delta, bullish, paradex', received: 'kraken' },
+        {
+          name: 'venue',
+          location: 'query',
+          message: 'must be one of deribit, bybit, okx, binance, derive, thalex, delta_india, delta, bullish, paradex',
+          received: 'kraken',
+        },
         { name: 'max_dte', location: 'query', message: 'must be >= 0', received: '-1' },
       ],
     });
@@ -144,7 +149,9 @@ describe('rate limits and quotas (in-process counters)', () => {
     const a1 = await testApp(store, {}, { clock });
     for (let i = 0; i < 3; i++) assert.equal((await a1.inject({ url: '/v2/changelog', headers: { 'x-api-key': key } })).statusCode, 200);
     await a1.close();
-    const rows = await store.query<{ units: string }>("SELECT toString(sum(units)) AS units FROM usage_events WHERE user_id = 'restart' AND month = 202610");
+    const rows = await store.query<{ units: string }>(
+      "SELECT toString(sum(units)) AS units FROM usage_events WHERE user_id = 'restart' AND month = 202610",
+    );
     assert.equal(rows[0]?.units, '3');
     const a2 = await testApp(store, {}, { clock });
     const res = await a2.inject({ url: '/v2/changelog', headers: { 'x-api-key': key } });

@@ -19,7 +19,11 @@ export function setLimitHeaders(reply: FastifyReply, d: LimitDecision, withQuota
       'x-quota-reset': String(quota.reset),
     });
   } else {
-    reply.headers({ 'x-ratelimit-limit': num(burst.limit), 'x-ratelimit-remaining': num(burst.remaining), 'x-ratelimit-reset': String(burst.reset) });
+    reply.headers({
+      'x-ratelimit-limit': num(burst.limit),
+      'x-ratelimit-remaining': num(burst.remaining),
+      'x-ratelimit-reset': String(burst.reset),
+    });
   }
   if (d.fallback) reply.header('x-ratelimit-fallback', 'true');
 }

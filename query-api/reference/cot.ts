@@ -46,7 +46,11 @@ export async function cotRoutes(app: ApiInstance, ctx: AppContext): Promise<void
       const extremesOnly = q.extremes_only === 'true';
       const rows = summaryRows(await allSeries(), { assetClass, span, sort, limit: q.limit ?? 50, extremesOnly });
       const latest = latestOf(rows.map((r) => r.date));
-      return ctx.respond.ok(request, { asset_class: assetClass, span, sort, extremes_only: extremesOnly, rows }, latest === undefined ? {} : { extra: { latest_date: latest } });
+      return ctx.respond.ok(
+        request,
+        { asset_class: assetClass, span, sort, extremes_only: extremesOnly, rows },
+        latest === undefined ? {} : { extra: { latest_date: latest } },
+      );
     },
   });
 
@@ -54,7 +58,8 @@ export async function cotRoutes(app: ApiInstance, ctx: AppContext): Promise<void
     schema: {
       tags: [TAG],
       summary: 'COT markets',
-      description: 'Every loaded market: id (CFTC contract market code, the key of /v2/cot/instrument), asset class, the report it is read from and the trader categories compared as smart and fast money.',
+      description:
+        'Every loaded market: id (CFTC contract market code, the key of /v2/cot/instrument), asset class, the report it is read from and the trader categories compared as smart and fast money.',
       response: responses(cotMarketsData, { auth: true }),
     },
     handler: async (request) => ctx.respond.ok(request, { markets: (await allSeries()).map(marketEntry) }),
@@ -64,14 +69,17 @@ export async function cotRoutes(app: ApiInstance, ctx: AppContext): Promise<void
     schema: {
       tags: [TAG],
       summary: 'COT market history',
-      description: "One market's weekly history over the span: positions per category, net, open interest, percentiles (1y, 3y) and z-score over the span, each over the week's own trailing windows.",
+      description:
+        "One market's weekly history over the span: positions per category, net, open interest, percentiles (1y, 3y) and z-score over the span, each over the week's own trailing windows.",
       querystring: cotInstrumentQuery,
       response: responses(cotInstrumentData, { auth: true }),
     },
     handler: async (request) => {
       const series = cotSeries(await readCotWeeks(ctx.store, request.query.id))[0];
       if (series === undefined) throw notFound(`no Commitments of Traders data for market ${request.query.id}`);
-      return ctx.respond.ok(request, instrumentHistory(series, request.query.span ?? '3y'), { extra: { latest_date: series.weeks.at(-1)?.reportDate } });
+      return ctx.respond.ok(request, instrumentHistory(series, request.query.span ?? '3y'), {
+        extra: { latest_date: series.weeks.at(-1)?.reportDate },
+      });
     },
   });
 }

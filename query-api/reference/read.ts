@@ -32,11 +32,19 @@ interface CotRow {
   readonly short: (number | null)[];
 }
 
-const COT_COLUMNS = 'market_code, market_name, report, variant, toString(report_date) AS report_date, open_interest, categories, long, short';
+const COT_COLUMNS =
+  'market_code, market_name, report, variant, toString(report_date) AS report_date, open_interest, categories, long, short';
 
 const toWeek = (r: CotRow): CotWeek => ({
-  marketCode: r.market_code, marketName: r.market_name, report: r.report, variant: r.variant, reportDate: r.report_date,
-  openInterest: r.open_interest, categories: r.categories, long: r.long, short: r.short,
+  marketCode: r.market_code,
+  marketName: r.market_name,
+  report: r.report,
+  variant: r.variant,
+  reportDate: r.report_date,
+  openInterest: r.open_interest,
+  categories: r.categories,
+  long: r.long,
+  short: r.short,
 });
 
 /**
@@ -44,7 +52,9 @@ const toWeek = (r: CotRow): CotWeek => ({
  * `loaded_at`, so a new or corrected file moves max(loaded_at), and a background merge moves count().
  */
 export async function readCotVersion(store: Store): Promise<string> {
-  const rows = await store.query<{ readonly n: string; readonly at: string }>('SELECT toString(count()) AS n, toString(max(loaded_at)) AS at FROM cot_positions');
+  const rows = await store.query<{ readonly n: string; readonly at: string }>(
+    'SELECT toString(count()) AS n, toString(max(loaded_at)) AS at FROM cot_positions',
+  );
   return `${rows[0]?.n ?? '0'}@${rows[0]?.at ?? ''}`;
 }
 
@@ -53,7 +63,9 @@ export async function readCotWeeks(store: Store, marketCode?: string): Promise<C
   const rows =
     marketCode === undefined
       ? await store.query<CotRow>(`SELECT ${COT_COLUMNS} FROM cot_positions FINAL ORDER BY market_code, report_date`)
-      : await store.query<CotRow>(`SELECT ${COT_COLUMNS} FROM cot_positions FINAL WHERE market_code = {code:String} ORDER BY report_date`, { code: marketCode });
+      : await store.query<CotRow>(`SELECT ${COT_COLUMNS} FROM cot_positions FINAL WHERE market_code = {code:String} ORDER BY report_date`, {
+          code: marketCode,
+        });
   return rows.map(toWeek);
 }
 

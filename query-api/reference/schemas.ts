@@ -18,18 +18,27 @@ export const etfQuery = z.object({
   region: oneOf(ETF_REGIONS).optional().describe('us (default) or hk (BTC only)'),
 });
 
-export const spanParam = oneOf(COT_SPANS).optional().describe('history span for the z-score (and the instrument history): 1y, 3y (default), 5y, all');
+export const spanParam = oneOf(COT_SPANS)
+  .optional()
+  .describe('history span for the z-score (and the instrument history): 1y, 3y (default), 5y, all');
 
 export const cotSummaryQuery = z.object({
-  asset_class: oneOf([...COT_ASSET_CLASSES, 'all']).optional().describe('crypto (default), equity, rates, fx, commodity_energy, commodity_metal, commodity_ag or all'),
+  asset_class: oneOf([...COT_ASSET_CLASSES, 'all'])
+    .optional()
+    .describe('crypto (default), equity, rates, fx, commodity_energy, commodity_metal, commodity_ag or all'),
   span: spanParam,
-  sort: oneOf(COT_SORTS).optional().describe('extremity (default), wow_abs, divergence, net or percentile; larger first (processors/README.md)'),
+  sort: oneOf(COT_SORTS)
+    .optional()
+    .describe('extremity (default), wow_abs, divergence, net or percentile; larger first (processors/README.md)'),
   limit: intParam(1, 200).optional().describe('rows, 1-200, default 50'),
   extremes_only: oneOf(['true', 'false']).optional().describe('true: only markets whose smart or fast money is at an extreme'),
 });
 
 export const cotInstrumentQuery = z.object({
-  id: z.string().regex(/^[0-9A-Z+]{6}$/, { error: 'must be a CFTC contract market code (6 characters), see /v2/cot/markets' }).describe('market id from /v2/cot/markets (CFTC contract market code)'),
+  id: z
+    .string()
+    .regex(/^[0-9A-Z+]{6}$/, { error: 'must be a CFTC contract market code (6 characters), see /v2/cot/markets' })
+    .describe('market id from /v2/cot/markets (CFTC contract market code)'),
   span: spanParam,
 });
 
@@ -47,7 +56,14 @@ export const etfData = z.strictObject({
   region: z.string(),
   unit: z.literal('usd_millions'),
   funds: z.array(z.string()),
-  days: z.array(z.strictObject({ date, flows: z.record(z.string(), num).describe('net creations − redemptions per fund'), total: num, cumulative: num })),
+  days: z.array(
+    z.strictObject({
+      date,
+      flows: z.record(z.string(), num).describe('net creations − redemptions per fund'),
+      total: num,
+      cumulative: num,
+    }),
+  ),
   cumulative_by_fund: z.record(z.string(), num),
   cumulative_total: num,
 });
@@ -97,7 +113,13 @@ export const cotSummaryData = z.strictObject({
   ),
 });
 
-const marketEntry = z.strictObject({ ...marketFields, categories: z.array(z.string()), first_date: date, latest_date: date, weeks: z.number().int() });
+const marketEntry = z.strictObject({
+  ...marketFields,
+  categories: z.array(z.string()),
+  first_date: date,
+  latest_date: date,
+  weeks: z.number().int(),
+});
 
 export const cotMarketsData = z.strictObject({ markets: z.array(marketEntry) });
 

@@ -18,8 +18,15 @@ import { decodeMarketEvent } from '#schemas/event-codec.ts';
 import { TOPICS, type OptionTrade } from '#schemas/events.ts';
 
 const log = childLogger('trade-mirror');
-const skipped = registeredMetric(METRIC.apiTradeMirrorSkipped, () =>
-  new Counter({ name: METRIC.apiTradeMirrorSkipped, help: 'Option-trade bus messages an in-memory trade mirror (tape tail, live flow book) could not decode, by mirror', labelNames: ['mirror'] as const, registers: [metricsRegistry] }),
+const skipped = registeredMetric(
+  METRIC.apiTradeMirrorSkipped,
+  () =>
+    new Counter({
+      name: METRIC.apiTradeMirrorSkipped,
+      help: 'Option-trade bus messages an in-memory trade mirror (tape tail, live flow book) could not decode, by mirror',
+      labelNames: ['mirror'] as const,
+      registers: [metricsRegistry],
+    }),
 );
 
 export interface BusMirrorOptions {

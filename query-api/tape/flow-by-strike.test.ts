@@ -17,11 +17,32 @@ const YESTERDAY = TODAY_0800 - DAY; // excluded
 const E1 = TODAY_0800 + 3 * DAY;
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-const token = (ms: number): string => `${new Date(ms).getUTCDate()}${MONTHS[new Date(ms).getUTCMonth()]}${String(new Date(ms).getUTCFullYear() % 100).padStart(2, '0')}`;
+const token = (ms: number): string =>
+  `${new Date(ms).getUTCDate()}${MONTHS[new Date(ms).getUTCMonth()]}${String(new Date(ms).getUTCFullYear() % 100).padStart(2, '0')}`;
 let n = 0;
-const tr = (venue: Venue, expiry: number, strike: number, optionType: OptionType, side: TakerSide, size: number, ago = 3_600_000): OptionTrade => {
+const tr = (
+  venue: Venue,
+  expiry: number,
+  strike: number,
+  optionType: OptionType,
+  side: TakerSide,
+  size: number,
+  ago = 3_600_000,
+): OptionTrade => {
   n++;
-  return { ...optionTrade(0), venue, expiry, strike, optionType, side, size, premiumUsd: size * 1_000, ts: NOW - ago, id: `${venue}:f:${n}`, tradeId: String(n) };
+  return {
+    ...optionTrade(0),
+    venue,
+    expiry,
+    strike,
+    optionType,
+    side,
+    size,
+    premiumUsd: size * 1_000,
+    ts: NOW - ago,
+    id: `${venue}:f:${n}`,
+    tradeId: String(n),
+  };
 };
 type Data = FlowByStrike & { expiries: string[] };
 
@@ -55,7 +76,10 @@ describe('/v2/tape/flow-by-strike', () => {
   test('quadrants per strike on contracts expiring today or later, by_venue, venue disagreement in body and meta', async () => {
     const { data, meta } = assertOk<Data>(await get('/v2/tape/flow-by-strike?include=by_venue'));
     assert.deepEqual(data.expiries, []);
-    assert.deepEqual(data.strikes.map((s) => s.strike), [90_000, 100_000, 110_000]);
+    assert.deepEqual(
+      data.strikes.map((s) => s.strike),
+      [90_000, 100_000, 110_000],
+    );
     assert.deepEqual(data.strikes[1], {
       strike: 100_000,
       call_buy: { size: 10, premium_usd: 10_000, trades: 1 },
@@ -77,11 +101,23 @@ describe('/v2/tape/flow-by-strike', () => {
 
   test('expiry, expiries (precedence), venues and minimum premium filters', async () => {
     const strikes = async (qs: string) => assertOk<Data>(await get(`/v2/tape/flow-by-strike?${qs}`)).data;
-    assert.deepEqual((await strikes(`expiry=${day(E1)}`)).strikes.map((s) => s.strike), [100_000, 110_000]);
+    assert.deepEqual(
+      (await strikes(`expiry=${day(E1)}`)).strikes.map((s) => s.strike),
+      [100_000, 110_000],
+    );
     const both = await strikes(`expiry=${day(E1)}&expiries=${day(NOW)}`);
     assert.deepEqual([both.expiries, both.strikes.map((s) => s.strike)], [[day(NOW)], [90_000, 100_000]]);
-    assert.deepEqual((await strikes('venues=okx')).strikes.map((s) => s.strike), [100_000]);
-    assert.deepEqual((await strikes('min_premium_usd=2500')).strikes.map((s) => [s.strike, s.call_buy.size, s.put_sell.size]), [[90_000, 0, 0], [100_000, 10, 5]]);
+    assert.deepEqual(
+      (await strikes('venues=okx')).strikes.map((s) => s.strike),
+      [100_000],
+    );
+    assert.deepEqual(
+      (await strikes('min_premium_usd=2500')).strikes.map((s) => [s.strike, s.call_buy.size, s.put_sell.size]),
+      [
+        [90_000, 0, 0],
+        [100_000, 10, 5],
+      ],
+    );
   });
 
   test('cached about 90 s', async () => {
@@ -91,7 +127,10 @@ describe('/v2/tape/flow-by-strike', () => {
     assert.deepEqual(assertOk<Data>(await get('/v2/tape/flow-by-strike?venues=deribit')).data, before);
     clock.advance(31_000);
     const after = assertOk<Data>(await get('/v2/tape/flow-by-strike?venues=deribit'));
-    assert.deepEqual(after.data.strikes.map((s) => s.strike), [90_000, 100_000, 110_000, 120_000]);
+    assert.deepEqual(
+      after.data.strikes.map((s) => s.strike),
+      [90_000, 100_000, 110_000, 120_000],
+    );
     assert.equal(after.meta.freshness_seconds, 0);
     clock.set(NOW);
   });
@@ -99,7 +138,14 @@ describe('/v2/tape/flow-by-strike', () => {
   test('404 for SOLUSDT and HYPEUSDT; 422 for a past expiry and bad parameters', async () => {
     assertError(await get('/v2/tape/flow-by-strike?symbol=SOLUSDT'), 404, 'NOT_FOUND');
     assertError(await get('/v2/tape/flow-by-strike?symbol=HYPEUSDT'), 404, 'NOT_FOUND');
-    for (const qs of [`expiry=${day(YESTERDAY)}`, `expiries=${day(E1)},${day(NOW - 9 * DAY)}`, `expiry=${token(E1)}`, 'venues=bullish', 'min_premium_usd=-5', 'include=everything']) {
+    for (const qs of [
+      `expiry=${day(YESTERDAY)}`,
+      `expiries=${day(E1)},${day(NOW - 9 * DAY)}`,
+      `expiry=${token(E1)}`,
+      'venues=bullish',
+      'min_premium_usd=-5',
+      'include=everything',
+    ]) {
       assertError(await get(`/v2/tape/flow-by-strike?${qs}`), 422, 'VALIDATION_ERROR');
     }
   });

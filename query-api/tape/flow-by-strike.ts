@@ -37,7 +37,14 @@ export async function flowByStrikeRoute(app: ApiInstance, ctx: AppContext): Prom
       const past = expiries.filter((d) => d < today);
       if (past.length > 0) {
         const name = q.expiries !== undefined ? 'expiries' : 'expiry';
-        throw validationError([{ name, location: 'query', message: `not a live expiry (before today ${today} UTC): ${past.join(', ')}`, received: q.expiries ?? q.expiry ?? '' }]);
+        throw validationError([
+          {
+            name,
+            location: 'query',
+            message: `not a live expiry (before today ${today} UTC): ${past.join(', ')}`,
+            received: q.expiries ?? q.expiry ?? '',
+          },
+        ]);
       }
       const minPremiumUsd = q.min_premium_usd === undefined ? 0 : Number(q.min_premium_usd);
       const venues = sortedSet(q.venues);

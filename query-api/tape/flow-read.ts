@@ -42,6 +42,22 @@ FROM option_trades_live FINAL
 WHERE ${c.join(' AND ')}
 GROUP BY strike, option_type, side, venue_name
 SETTINGS do_not_merge_across_partitions_select_final = 1`;
-  const rows = await store.query<{ strike: number; option_type: string; side: string; venue_name: string; coins: number; premium: number; trade_count: string }>(sql, params);
-  return rows.map((x) => ({ strike: x.strike, type: x.option_type, side: x.side, venue: x.venue_name, size: x.coins, premium: x.premium, trades: Number(x.trade_count) }));
+  const rows = await store.query<{
+    strike: number;
+    option_type: string;
+    side: string;
+    venue_name: string;
+    coins: number;
+    premium: number;
+    trade_count: string;
+  }>(sql, params);
+  return rows.map((x) => ({
+    strike: x.strike,
+    type: x.option_type,
+    side: x.side,
+    venue: x.venue_name,
+    size: x.coins,
+    premium: x.premium,
+    trades: Number(x.trade_count),
+  }));
 }

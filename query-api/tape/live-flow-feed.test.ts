@@ -46,7 +46,6 @@ function trade(i: number, symbol: 'BTCUSDT' | 'ETHUSDT' = 'BTCUSDT'): OptionTrad
   };
 }
 
-
 describe('live flow book: bus + store', () => {
   let t: Awaited<ReturnType<typeof migratedStore>>;
   let bus: MemoryBus;
@@ -55,10 +54,14 @@ describe('live flow book: bus + store', () => {
   let flow: LiveFlow;
   let clock: TestClock;
   let key: string;
-  const store = (trades: readonly OptionTrade[], token: string) => t.store.insert('option_trades', trades.map(optionTradeRow), { dedupToken: token });
+  const store = (trades: readonly OptionTrade[], token: string) =>
+    t.store.insert('option_trades', trades.map(optionTradeRow), { dedupToken: token });
   const publish = async (trades: readonly OptionTrade[]): Promise<void> => {
     const encoded = trades.map((x) => encodeMarketEvent({ type: 'option_trade', event: x }));
-    await bus.publish(encoded[0]?.topic ?? '', encoded.map((e) => e.message));
+    await bus.publish(
+      encoded[0]?.topic ?? '',
+      encoded.map((e) => e.message),
+    );
   };
   const get = (app: ApiInstance, url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
   const QUERIES = [
@@ -84,7 +87,10 @@ describe('live flow book: bus + store', () => {
 
   before(async () => {
     t = await migratedStore();
-    await store([...Array.from({ length: 400 }, (_, i) => trade(i)), ...Array.from({ length: 60 }, (_, i) => trade(1_000 + i, 'ETHUSDT'))], 'history');
+    await store(
+      [...Array.from({ length: 400 }, (_, i) => trade(i)), ...Array.from({ length: 60 }, (_, i) => trade(1_000 + i, 'ETHUSDT'))],
+      'history',
+    );
     key = await userWithKey(t.store, { userId: 'pro', plan: 'bundle_monthly' });
     bus = new MemoryBus({ clientId: 'live-flow-test' });
     await ensureProductTopics(bus, 2);
@@ -133,7 +139,11 @@ describe('live flow book: bus + store', () => {
     await store(missed, 'missed');
     clock.advance(91_000);
     const q = '/v2/tape/flow-by-strike?symbol=BTCUSDT';
-    assert.notDeepEqual(assertOk<unknown>(await get(withBook, q)).data, assertOk<unknown>(await get(storeOnly, q)).data, 'the book lacks them before the reconciliation');
+    assert.notDeepEqual(
+      assertOk<unknown>(await get(withBook, q)).data,
+      assertOk<unknown>(await get(storeOnly, q)).data,
+      'the book lacks them before the reconciliation',
+    );
     const repaired = await sample('gex_api_live_flow_repaired_total', 'symbol="BTCUSDT"');
     await flow.sync();
     // trade 3003 expired yesterday (index 3 % 4): not live, not in the store's live read

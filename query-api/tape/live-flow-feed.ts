@@ -24,9 +24,36 @@ import { LiveFlowBook, type FlowQuery } from './live-flow.ts';
 const log = childLogger('live-flow');
 const registers = [metricsRegistry];
 const metrics = {
-  reads: registeredMetric(METRIC.apiLiveFlowReads, () => new Counter({ name: METRIC.apiLiveFlowReads, help: '/v2/tape/flow-by-strike computations by where the trades were read: book (memory) or store', labelNames: ['source'] as const, registers })),
-  trades: registeredMetric(METRIC.apiLiveFlowTrades, () => new Gauge({ name: METRIC.apiLiveFlowTrades, help: 'Live-contract option trades held in the live flow book, by symbol', labelNames: ['symbol'] as const, registers })),
-  repaired: registeredMetric(METRIC.apiLiveFlowRepaired, () => new Counter({ name: METRIC.apiLiveFlowRepaired, help: 'Stored live trades the live flow book lacked at a reconciliation (added then), by symbol', labelNames: ['symbol'] as const, registers })),
+  reads: registeredMetric(
+    METRIC.apiLiveFlowReads,
+    () =>
+      new Counter({
+        name: METRIC.apiLiveFlowReads,
+        help: '/v2/tape/flow-by-strike computations by where the trades were read: book (memory) or store',
+        labelNames: ['source'] as const,
+        registers,
+      }),
+  ),
+  trades: registeredMetric(
+    METRIC.apiLiveFlowTrades,
+    () =>
+      new Gauge({
+        name: METRIC.apiLiveFlowTrades,
+        help: 'Live-contract option trades held in the live flow book, by symbol',
+        labelNames: ['symbol'] as const,
+        registers,
+      }),
+  ),
+  repaired: registeredMetric(
+    METRIC.apiLiveFlowRepaired,
+    () =>
+      new Counter({
+        name: METRIC.apiLiveFlowRepaired,
+        help: 'Stored live trades the live flow book lacked at a reconciliation (added then), by symbol',
+        labelNames: ['symbol'] as const,
+        registers,
+      }),
+  ),
 };
 
 const DAY_MS = 86_400_000;
@@ -111,7 +138,17 @@ export class LiveFlow {
     const now = (this.opts.clock ?? Date.now)();
     // a trade of an expired contract is not live (the store's reads exclude it too)
     if (t.expiry < Math.floor(now / DAY_MS) * DAY_MS) return;
-    book.add({ ts: t.ts, expiry: t.expiry, venue: t.venue, id: t.id, strike: t.strike, type: t.optionType, side: t.side, size: t.size, premium: t.premiumUsd });
+    book.add({
+      ts: t.ts,
+      expiry: t.expiry,
+      venue: t.venue,
+      id: t.id,
+      strike: t.strike,
+      type: t.optionType,
+      side: t.side,
+      size: t.size,
+      premium: t.premiumUsd,
+    });
   }
 
   private async syncAll(): Promise<void> {
@@ -128,15 +165,36 @@ export class LiveFlow {
     const now = (this.opts.clock ?? Date.now)();
     book.dropExpired(Math.floor(now / DAY_MS) * DAY_MS);
     const r = await readLiveTrades(this.opts.store, symbol, now, this.opts.capacity + 1);
-    const [ts, expiry, strike, size, premium] = ['ts_ms', 'expiry_ms', 'strike', 'size', 'premium_usd'].map((n) => numbers(r, n)) as [NumberColumn, NumberColumn, NumberColumn, NumberColumn, NumberColumn];
-    const [venue, id, type, side] = ['venue_s', 'id', 'type_s', 'side_s'].map((n) => strings(r, n)) as [StringColumn, StringColumn, StringColumn, StringColumn];
+    const [ts, expiry, strike, size, premium] = ['ts_ms', 'expiry_ms', 'strike', 'size', 'premium_usd'].map((n) => numbers(r, n)) as [
+      NumberColumn,
+      NumberColumn,
+      NumberColumn,
+      NumberColumn,
+      NumberColumn,
+    ];
+    const [venue, id, type, side] = ['venue_s', 'id', 'type_s', 'side_s'].map((n) => strings(r, n)) as [
+      StringColumn,
+      StringColumn,
+      StringColumn,
+      StringColumn,
+    ];
     let missing = 0;
     for (let i = 0; i < r.rows; i++) {
       const e = expiry.values[i] as number;
       const v = venue.values[i] ?? '';
       const k = id.values[i] ?? '';
       if (book.has(e, v, k)) continue;
-      const added = book.add({ ts: ts.values[i] as number, expiry: e, venue: v, id: k, strike: strike.values[i] as number, type: type.values[i] ?? '', side: side.values[i] ?? '', size: size.values[i] as number, premium: premium.values[i] as number });
+      const added = book.add({
+        ts: ts.values[i] as number,
+        expiry: e,
+        venue: v,
+        id: k,
+        strike: strike.values[i] as number,
+        type: type.values[i] ?? '',
+        side: side.values[i] ?? '',
+        size: size.values[i] as number,
+        premium: premium.values[i] as number,
+      });
       if (added) missing++;
     }
     const first = !this.loaded.has(symbol);
@@ -145,7 +203,8 @@ export class LiveFlow {
       metrics.repaired.inc({ symbol }, missing);
       log.info({ symbol, missing }, 'live flow book lacked stored trades: added');
     }
-    if (book.full) log.warn({ symbol, capacity: this.opts.capacity }, 'more live trades than LIVE_FLOW_TRADES: flow by strike is read from the store');
+    if (book.full)
+      log.warn({ symbol, capacity: this.opts.capacity }, 'more live trades than LIVE_FLOW_TRADES: flow by strike is read from the store');
     metrics.trades.set({ symbol }, book.count);
   }
 }

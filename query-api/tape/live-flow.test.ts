@@ -11,18 +11,42 @@ const E1 = Date.UTC(2026, 2, 13, 8, 0);
 const E2 = Date.UTC(2026, 2, 27, 8, 0);
 const EXPIRED = Date.UTC(2026, 2, 9, 8, 0);
 
-const trade = (id: string, o: Partial<LiveTrade> = {}): LiveTrade => ({ ts: NOW - 1_000, expiry: E1, venue: 'deribit', id, strike: 100_000, type: 'call', side: 'buy', size: 1, premium: 1_000, ...o });
+const trade = (id: string, o: Partial<LiveTrade> = {}): LiveTrade => ({
+  ts: NOW - 1_000,
+  expiry: E1,
+  venue: 'deribit',
+  id,
+  strike: 100_000,
+  type: 'call',
+  side: 'buy',
+  size: 1,
+  premium: 1_000,
+  ...o,
+});
 const ALL: FlowQuery = { nowMs: NOW, expiryDates: [], minPremiumUsd: 0, venues: [] };
-const byKey = (cells: readonly FlowCell[]): FlowCell[] => [...cells].sort((a, b) => a.strike - b.strike || a.type.localeCompare(b.type) || a.side.localeCompare(b.side) || a.venue.localeCompare(b.venue));
+const byKey = (cells: readonly FlowCell[]): FlowCell[] =>
+  [...cells].sort(
+    (a, b) => a.strike - b.strike || a.type.localeCompare(b.type) || a.side.localeCompare(b.side) || a.venue.localeCompare(b.venue),
+  );
 
 /** readFlowCells' statement over the distinct trades (last copy of each key), the obvious way. */
 function oracle(trades: readonly LiveTrade[], q: FlowQuery): FlowCell[] {
   const last = new Map<string, LiveTrade>();
   for (const t of trades) last.set(`${t.expiry}|${t.venue}|${t.id}`, t);
   const todayStart = Math.floor(q.nowMs / 86_400_000) * 86_400_000;
-  const cells = new Map<string, { strike: number; type: string; side: string; venue: string; size: number; premium: number; trades: number }>();
+  const cells = new Map<
+    string,
+    { strike: number; type: string; side: string; venue: string; size: number; premium: number; trades: number }
+  >();
   for (const t of last.values()) {
-    if (t.ts > q.nowMs || t.expiry < todayStart || !Number.isFinite(t.size) || !Number.isFinite(t.premium) || !(t.premium >= q.minPremiumUsd)) continue;
+    if (
+      t.ts > q.nowMs ||
+      t.expiry < todayStart ||
+      !Number.isFinite(t.size) ||
+      !Number.isFinite(t.premium) ||
+      !(t.premium >= q.minPremiumUsd)
+    )
+      continue;
     if (q.expiryDates.length > 0 && !q.expiryDates.includes(utcDate(t.expiry))) continue;
     if (q.venues.length > 0 && !q.venues.includes(t.venue)) continue;
     const k = `${t.strike}|${t.type}|${t.side}|${t.venue}`;
@@ -65,10 +89,22 @@ test('hand-computed cells: quadrants per strike and venue, the filters, a redeli
     { strike: 100_000, type: 'call', side: 'sell', venue: 'deribit', size: 0.5, premium: 400, trades: 1 },
   ]);
   // premium ≥ 600 keeps a, c, d; okx only keeps c; the 27 March expiry keeps d
-  assert.deepEqual(byKey(book.cells({ ...ALL, minPremiumUsd: 600 })).map((c) => c.trades), [1, 1, 1]);
-  assert.deepEqual(book.cells({ ...ALL, venues: ['okx'] }).map((c) => c.size), [3]);
-  assert.deepEqual(book.cells({ ...ALL, expiryDates: ['2026-03-27'] }).map((c) => c.premium), [5_000]);
-  assert.deepEqual(book.cells({ ...ALL, expiryDates: [utcDate(E0)] }).map((c) => c.size), [4]);
+  assert.deepEqual(
+    byKey(book.cells({ ...ALL, minPremiumUsd: 600 })).map((c) => c.trades),
+    [1, 1, 1],
+  );
+  assert.deepEqual(
+    book.cells({ ...ALL, venues: ['okx'] }).map((c) => c.size),
+    [3],
+  );
+  assert.deepEqual(
+    book.cells({ ...ALL, expiryDates: ['2026-03-27'] }).map((c) => c.premium),
+    [5_000],
+  );
+  assert.deepEqual(
+    book.cells({ ...ALL, expiryDates: [utcDate(E0)] }).map((c) => c.size),
+    [4],
+  );
 });
 
 test('dropExpired removes the dead contracts and keeps the rest addressable', () => {
@@ -81,7 +117,10 @@ test('dropExpired removes the dead contracts and keeps the rest addressable', ()
   assert.ok(book.has(E2, 'deribit', 'z') && !book.has(EXPIRED, 'deribit', 'x'));
   assert.equal(book.add(trade('z', { expiry: E2, size: 9 })), false, 'still deduplicated after the compaction');
   // y (1 coin) and z (9): one cell (same strike, type, side, venue)
-  assert.deepEqual(book.cells(ALL).map((c) => [c.size, c.trades]), [[10, 2]]);
+  assert.deepEqual(
+    book.cells(ALL).map((c) => [c.size, c.trades]),
+    [[10, 2]],
+  );
 });
 
 test('capacity: a trade beyond it marks the book full until expired contracts make room', () => {
@@ -151,6 +190,9 @@ test('two keys in one hash bucket are held apart, each replaced by its own later
   assert.equal(book.add(trade(a, { size: 4 })), false);
   assert.equal(book.add(trade(b, { size: 8 })), false);
   assert.equal(book.count, 2);
-  assert.deepEqual(book.cells(ALL).map((c) => [c.size, c.trades]), [[12, 2]]);
+  assert.deepEqual(
+    book.cells(ALL).map((c) => [c.size, c.trades]),
+    [[12, 2]],
+  );
   assert.ok(book.has(E1, 'deribit', a) && book.has(E1, 'deribit', b) && !book.has(E2, 'deribit', a));
 });

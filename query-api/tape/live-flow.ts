@@ -241,7 +241,15 @@ export class LiveFlowBook {
         const v = slot % nv;
         const sd = Math.floor(slot / nv) % ns;
         const ty = Math.floor(slot / nv / ns);
-        out.push({ strike, type: this.types.names[ty] as string, side: this.sides.names[sd] as string, venue: this.venues.names[v] as string, size: s[slot * 3] as number, premium: s[slot * 3 + 1] as number, trades });
+        out.push({
+          strike,
+          type: this.types.names[ty] as string,
+          side: this.sides.names[sd] as string,
+          venue: this.venues.names[v] as string,
+          size: s[slot * 3] as number,
+          premium: s[slot * 3 + 1] as number,
+          trades,
+        });
       }
     }
     return out;

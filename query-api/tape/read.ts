@@ -15,7 +15,11 @@ export type { TapeFilter, TapePage } from './filter.ts';
 
 function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: string; readonly params: QueryParams } {
   const c = [`symbol = {symbol:String}`, `ts >= ${msParam('from')}`, `ts <= ${msParam('to')}`];
-  const params: Record<string, string | number | readonly string[]> = { symbol: f.symbol, from: Math.trunc(f.fromMs), to: Math.trunc(f.toMs) };
+  const params: Record<string, string | number | readonly string[]> = {
+    symbol: f.symbol,
+    from: Math.trunc(f.fromMs),
+    to: Math.trunc(f.toMs),
+  };
   if (f.venues.length > 0) {
     c.push('venue IN {venues:Array(String)}');
     params.venues = f.venues;
@@ -51,7 +55,18 @@ const nullableNum = (c: NumberColumn, i: number): number | null => (c.nulls !== 
 const str = (c: StringColumn, i: number): string => c.values[i] ?? '';
 
 /** The names of the statement's columns, in order (the SELECT below). */
-const NUMBER_COLUMNS = ['ts_ms', 'expiry_ms', 'strike', 'size', 'price', 'price_usd', 'premium_usd', 'iv', 'index_price', 'block_n'] as const;
+const NUMBER_COLUMNS = [
+  'ts_ms',
+  'expiry_ms',
+  'strike',
+  'size',
+  'price',
+  'price_usd',
+  'premium_usd',
+  'iv',
+  'index_price',
+  'block_n',
+] as const;
 const STRING_COLUMNS = ['venue_s', 'id', 'instrument', 'type_s', 'side_s', 'currency_s', 'trade_id'] as const;
 
 type TapeColumns = Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> & Record<(typeof STRING_COLUMNS)[number], StringColumn>;
@@ -117,7 +132,13 @@ function entriesOf(c: TapeColumns, rows: number, symbol: string, limit: number):
  * `limit` stored trades in `order` after the cursor (which must have been issued for the same order), and whether
  * more follow (the statement reads `limit + 1`).
  */
-export async function readTapeEntries(store: Store, f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): Promise<{ readonly entries: TailEntry[]; readonly more: boolean }> {
+export async function readTapeEntries(
+  store: Store,
+  f: TapeFilter,
+  order: TapeOrder,
+  limit: number,
+  cursor: TapeCursor | null,
+): Promise<{ readonly entries: TailEntry[]; readonly more: boolean }> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
   // Times as Int64 epoch ms (exact below 2^53); the symbol is the filter's (not read). No alias equals a column

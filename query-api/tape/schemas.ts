@@ -6,17 +6,32 @@ import { isIsoInstant, parseCsv } from '../params/query-params.ts';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const isDate = (s: string): boolean => DATE.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
-const csvOf = (pred: (s: string) => boolean) => (s: string): boolean => s.length <= 2048 && parseCsv(s).length > 0 && parseCsv(s).every(pred);
+const csvOf =
+  (pred: (s: string) => boolean) =>
+  (s: string): boolean =>
+    s.length <= 2048 && parseCsv(s).length > 0 && parseCsv(s).every(pred);
 const venueSet = new Set<string>(VENUES);
 
 export const DEFAULT_LIMIT = 100;
 export const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
-const instant = (what: string) => z.string().refine(isIsoInstant, { error: 'must be an ISO-8601 instant with a time zone, e.g. 2026-01-01T00:00:00Z' }).optional().describe(what);
+const instant = (what: string) =>
+  z
+    .string()
+    .refine(isIsoInstant, { error: 'must be an ISO-8601 instant with a time zone, e.g. 2026-01-01T00:00:00Z' })
+    .optional()
+    .describe(what);
 
 export const limitParam = intParam(1, 1000).optional().describe(`trades per page, 1-1000, default ${DEFAULT_LIMIT}`);
 
-const venuesParam = z.string().refine(csvOf((v) => venueSet.has(v)), { error: `CSV of ${VENUES.join(', ')}` }).optional().describe('CSV of venues; default all');
+const venuesParam = z
+  .string()
+  .refine(
+    csvOf((v) => venueSet.has(v)),
+    { error: `CSV of ${VENUES.join(', ')}` },
+  )
+  .optional()
+  .describe('CSV of venues; default all');
 const minPremiumParam = z
   .string()
   .refine((s) => /^\d{1,15}(\.\d{1,9})?$/.test(s), { error: 'must be a number >= 0' })
@@ -31,7 +46,11 @@ export const tapeQuery = z.object({
   from: instant('window start (inclusive); default `to` − 24 h'),
   to: instant('window end (inclusive); default now'),
   venues: venuesParam,
-  expiry: z.string().refine(csvOf(isDate), { error: 'CSV of expiry dates YYYY-MM-DD' }).optional().describe('CSV of expiry dates YYYY-MM-DD (UTC day of the expiry)'),
+  expiry: z
+    .string()
+    .refine(csvOf(isDate), { error: 'CSV of expiry dates YYYY-MM-DD' })
+    .optional()
+    .describe('CSV of expiry dates YYYY-MM-DD (UTC day of the expiry)'),
   type: z.enum(['call', 'put'], { error: 'must be call or put' }).optional(),
   side: z.enum(['buy', 'sell'], { error: 'must be buy or sell' }).optional().describe('taker side as stamped by the venue'),
   min_premium_usd: minPremiumParam,
@@ -74,11 +93,33 @@ const flowVenueSet = new Set<string>(FLOW_VENUES);
 
 export const flowByStrikeQuery = z.object({
   symbol: symbolParam.optional().describe('default BTCUSDT; SOLUSDT and HYPEUSDT: 404'),
-  expiry: z.string().refine(isDate, { error: 'must be a date YYYY-MM-DD' }).optional().describe('one live expiry date YYYY-MM-DD; default all open contracts'),
-  expiries: z.string().refine(csvOf(isDate), { error: 'CSV of dates YYYY-MM-DD' }).optional().describe('CSV of expiry dates, combined; takes precedence over expiry'),
+  expiry: z
+    .string()
+    .refine(isDate, { error: 'must be a date YYYY-MM-DD' })
+    .optional()
+    .describe('one live expiry date YYYY-MM-DD; default all open contracts'),
+  expiries: z
+    .string()
+    .refine(csvOf(isDate), { error: 'CSV of dates YYYY-MM-DD' })
+    .optional()
+    .describe('CSV of expiry dates, combined; takes precedence over expiry'),
   min_premium_usd: minPremiumParam,
-  venues: z.string().refine(csvOf((v) => flowVenueSet.has(v)), { error: `CSV of ${FLOW_VENUES.join(', ')}` }).optional().describe(`CSV of ${FLOW_VENUES.join(', ')}; default all`),
-  include: z.string().refine(csvOf((v) => v === 'by_venue'), { error: 'CSV of by_venue' }).optional().describe('by_venue'),
+  venues: z
+    .string()
+    .refine(
+      csvOf((v) => flowVenueSet.has(v)),
+      { error: `CSV of ${FLOW_VENUES.join(', ')}` },
+    )
+    .optional()
+    .describe(`CSV of ${FLOW_VENUES.join(', ')}; default all`),
+  include: z
+    .string()
+    .refine(
+      csvOf((v) => v === 'by_venue'),
+      { error: 'CSV of by_venue' },
+    )
+    .optional()
+    .describe('by_venue'),
 });
 
 const quadrant = z.object({ size: z.number().describe('coins'), premium_usd: z.number(), trades: z.number().int() });
@@ -90,7 +131,9 @@ export const flowByStrikeData = z.object({
   min_premium_usd: z.number(),
   strikes: z.array(z.object({ strike: z.number(), call_buy: quadrant, call_sell: quadrant, put_buy: quadrant, put_sell: quadrant })),
   by_venue: z
-    .array(z.array(z.object({ venue: z.string(), bought: z.number(), sold: z.number(), net_size: z.number().describe('sold − bought, coins') })))
+    .array(
+      z.array(z.object({ venue: z.string(), bought: z.number(), sold: z.number(), net_size: z.number().describe('sold − bought, coins') })),
+    )
     .optional()
     .describe('with include=by_venue: parallel to strikes'),
   venue_disagreement: disagreement,

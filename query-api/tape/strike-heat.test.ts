@@ -13,7 +13,17 @@ const H = 3_600_000;
 let n = 0;
 const tr = (venue: Venue, strike: number, side: TakerSide, premiumUsd: number, ago: number): OptionTrade => {
   n++;
-  return { ...optionTrade(0), venue, strike, side, premiumUsd, size: premiumUsd / 1_000, ts: NOW - ago, id: `${venue}:h:${n}`, tradeId: String(n) };
+  return {
+    ...optionTrade(0),
+    venue,
+    strike,
+    side,
+    premiumUsd,
+    size: premiumUsd / 1_000,
+    ts: NOW - ago,
+    id: `${venue}:h:${n}`,
+    tradeId: String(n),
+  };
 };
 
 describe('/v2/tape/strike-heat', () => {
@@ -40,7 +50,8 @@ describe('/v2/tape/strike-heat', () => {
     await t.dispose();
   });
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-  const heat = async (qs: string) => assertOk<{ strikes: StrikeHeatRow[]; hours: number }>(await get(`/v2/tape/strike-heat?symbol=BTCUSDT&${qs}`));
+  const heat = async (qs: string) =>
+    assertOk<{ strikes: StrikeHeatRow[]; hours: number }>(await get(`/v2/tape/strike-heat?symbol=BTCUSDT&${qs}`));
 
   test('per strike premium by taker side, ranked by |net|; window, minimum premium and venue filter', async () => {
     const { data, meta } = await heat('min_premium_usd=1000');
@@ -48,13 +59,48 @@ describe('/v2/tape/strike-heat', () => {
     assert.deepEqual(meta.source, ['deribit', 'okx']);
     // 100k: buy 50,000 (once, redelivered copy collapses) + 10,000, sell 20,000 → net +40,000; 95k: net −45,000
     assert.deepEqual(data.strikes, [
-      { strike: 95_000, buy_premium_usd: 0, sell_premium_usd: 45_000, net_premium_usd: -45_000, total_premium_usd: 45_000, trades: 1, buy_trades: 0, sell_trades: 1 },
-      { strike: 100_000, buy_premium_usd: 60_000, sell_premium_usd: 20_000, net_premium_usd: 40_000, total_premium_usd: 80_000, trades: 3, buy_trades: 2, sell_trades: 1 },
+      {
+        strike: 95_000,
+        buy_premium_usd: 0,
+        sell_premium_usd: 45_000,
+        net_premium_usd: -45_000,
+        total_premium_usd: 45_000,
+        trades: 1,
+        buy_trades: 0,
+        sell_trades: 1,
+      },
+      {
+        strike: 100_000,
+        buy_premium_usd: 60_000,
+        sell_premium_usd: 20_000,
+        net_premium_usd: 40_000,
+        total_premium_usd: 80_000,
+        trades: 3,
+        buy_trades: 2,
+        sell_trades: 1,
+      },
     ]);
-    assert.deepEqual((await heat('')).data.strikes.map((r) => r.strike), [95_000, 100_000, 105_000]);
-    assert.deepEqual((await heat('hours=48&limit=5')).data.strikes.map((r) => [r.strike, r.net_premium_usd]), [[110_000, 90_000], [95_000, -45_000], [100_000, 40_000], [105_000, 500]]);
+    assert.deepEqual(
+      (await heat('')).data.strikes.map((r) => r.strike),
+      [95_000, 100_000, 105_000],
+    );
+    assert.deepEqual(
+      (await heat('hours=48&limit=5')).data.strikes.map((r) => [r.strike, r.net_premium_usd]),
+      [
+        [110_000, 90_000],
+        [95_000, -45_000],
+        [100_000, 40_000],
+        [105_000, 500],
+      ],
+    );
     const deribit = await heat('venues=deribit&min_premium_usd=1000');
-    assert.deepEqual(deribit.data.strikes.map((r) => [r.strike, r.net_premium_usd]), [[95_000, -45_000], [100_000, 30_000]]);
+    assert.deepEqual(
+      deribit.data.strikes.map((r) => [r.strike, r.net_premium_usd]),
+      [
+        [95_000, -45_000],
+        [100_000, 30_000],
+      ],
+    );
     assert.deepEqual(deribit.meta.exchanges_filtered, ['deribit']);
     assert.deepEqual((await heat('venues=bybit')).data.strikes, []);
   });

@@ -37,7 +37,11 @@ export async function strikeHeatRoute(app: ApiInstance, ctx: AppContext): Promis
         min_premium_usd: minPremiumUsd,
         strikes: strikeHeat(r.rows, q.limit ?? 25),
       };
-      return ctx.respond.ok(request, data, { symbol: q.symbol, source: r.venues, ...(venues.length > 0 ? { exchanges_filtered: venues } : {}) });
+      return ctx.respond.ok(request, data, {
+        symbol: q.symbol,
+        source: r.venues,
+        ...(venues.length > 0 ? { exchanges_filtered: venues } : {}),
+      });
     },
   });
 }

@@ -64,10 +64,14 @@ describe('tape tail: bus + store', () => {
     ...Array.from({ length: 200 }, (_, i) => trade(i, NOW - 3 * 3_600_000 + (i < 5 ? 0 : i) * 50_000)),
     ...Array.from({ length: 30 }, (_, i) => trade(1_000 + i, NOW - 3_600_000 + i * 1_000, 'ETHUSDT')),
   ];
-  const store = (trades: readonly OptionTrade[], token: string) => t.store.insert('option_trades', trades.map(optionTradeRow), { dedupToken: token });
+  const store = (trades: readonly OptionTrade[], token: string) =>
+    t.store.insert('option_trades', trades.map(optionTradeRow), { dedupToken: token });
   const publish = async (trades: readonly OptionTrade[]): Promise<void> => {
     const encoded = trades.map((x) => encodeMarketEvent({ type: 'option_trade', event: x }));
-    await bus.publish(encoded[0]?.topic ?? '', encoded.map((e) => e.message));
+    await bus.publish(
+      encoded[0]?.topic ?? '',
+      encoded.map((e) => e.message),
+    );
   };
   const get = (app: ApiInstance, url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
 
@@ -136,17 +140,53 @@ describe('tape tail: bus + store', () => {
     const fresh = Array.from({ length: 40 }, (_, i) => trade(2_000 + i, NOW - 300_000 + i * 5_000));
     const late = trade(2_100, NOW - 2 * 3_600_000 + 7);
     await publish([...fresh, late]);
-    await until('the tail received the bus trades', () => tail.page({ symbol: 'BTCUSDT', fromMs: NOW - 400_000, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 1000, null)?.trades.length === 40);
+    await until(
+      'the tail received the bus trades',
+      () =>
+        tail.page(
+          {
+            symbol: 'BTCUSDT',
+            fromMs: NOW - 400_000,
+            toMs: NOW,
+            venues: [],
+            expiryDates: [],
+            type: null,
+            side: null,
+            minPremiumUsd: 0,
+            block: null,
+          },
+          'desc',
+          1000,
+          null,
+        )?.trades.length === 40,
+    );
     const served = assertOk<Page>(await get(withTail, '/v2/tape?symbol=BTCUSDT&limit=5')).data;
-    assert.deepEqual(served.trades.map((r) => r.trade_id), ['2039', '2038', '2037', '2036', '2035'], 'fresher than the store');
+    assert.deepEqual(
+      served.trades.map((r) => r.trade_id),
+      ['2039', '2038', '2037', '2036', '2035'],
+      'fresher than the store',
+    );
     // the raw writer stores them; a redelivery of 5 of them with another premium (a venue correction) is published
     // and stored again: the later copy wins in both (FINAL keeps the last insert)
     await store([...fresh, late], 'fresh');
     const again = fresh.slice(0, 5).map((x) => ({ ...x, premiumUsd: x.premiumUsd + 0.5 }));
     await publish(again);
     await store(again, 'again');
-    const newest = { symbol: 'BTCUSDT', fromMs: NOW - 400_000, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null } as const;
-    await until('the redelivery reached the tail', () => tail.page(newest, 'asc', 1, null)?.trades[0]?.premium_usd === (fresh[0]?.premiumUsd ?? 0) + 0.5);
+    const newest = {
+      symbol: 'BTCUSDT',
+      fromMs: NOW - 400_000,
+      toMs: NOW,
+      venues: [],
+      expiryDates: [],
+      type: null,
+      side: null,
+      minPremiumUsd: 0,
+      block: null,
+    } as const;
+    await until(
+      'the redelivery reached the tail',
+      () => tail.page(newest, 'asc', 1, null)?.trades[0]?.premium_usd === (fresh[0]?.premiumUsd ?? 0) + 0.5,
+    );
     const ids = await walkBoth('symbol=BTCUSDT&limit=17');
     assert.equal(ids.length, 241);
     await walkBoth('symbol=BTCUSDT&limit=9&order=asc&from=2026-03-10T11:00:00Z');
@@ -169,7 +209,26 @@ describe('tape tail: bus + store', () => {
     const skippedBefore = await sample('gex_api_trade_mirror_skipped_total', 'mirror="tape-tail"');
     const good = encodeMarketEvent({ type: 'option_trade', event: trade(4_000, NOW - 1_000) });
     await bus.publish(good.topic, [{ key: good.message.key, value: Buffer.from('not avro') }, good.message]);
-    await until('the good trade after the bad one arrived', () => tail.page({ symbol: 'BTCUSDT', fromMs: NOW - 2_000, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 10, null)?.trades[0]?.trade_id === '4000');
+    await until(
+      'the good trade after the bad one arrived',
+      () =>
+        tail.page(
+          {
+            symbol: 'BTCUSDT',
+            fromMs: NOW - 2_000,
+            toMs: NOW,
+            venues: [],
+            expiryDates: [],
+            type: null,
+            side: null,
+            minPremiumUsd: 0,
+            block: null,
+          },
+          'desc',
+          10,
+          null,
+        )?.trades[0]?.trade_id === '4000',
+    );
     assert.equal((await sample('gex_api_trade_mirror_skipped_total', 'mirror="tape-tail"')) - skippedBefore, 1);
   });
 });
@@ -184,8 +243,19 @@ test('a bus that refuses the subscription leaves /v2/tape and flow-by-strike on 
     try {
       await assert.rejects(app.gex.tapeTail?.start() ?? Promise.resolve(), /topic/);
       const r = await app.inject({ method: 'GET', url: '/v2/tape?symbol=BTCUSDT', headers: { 'x-api-key': key } });
-      assert.deepEqual(assertOk<Page>(r).data.trades.map((x) => x.trade_id), ['1']);
-      assert.equal(app.gex.tapeTail?.page({ symbol: 'BTCUSDT', fromMs: 0, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null }, 'desc', 1, null), null);
+      assert.deepEqual(
+        assertOk<Page>(r).data.trades.map((x) => x.trade_id),
+        ['1'],
+      );
+      assert.equal(
+        app.gex.tapeTail?.page(
+          { symbol: 'BTCUSDT', fromMs: 0, toMs: NOW, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null },
+          'desc',
+          1,
+          null,
+        ),
+        null,
+      );
       const f = await app.inject({ method: 'GET', url: '/v2/tape/flow-by-strike?symbol=BTCUSDT', headers: { 'x-api-key': key } });
       assert.equal(f.statusCode, 200);
     } finally {

@@ -26,9 +26,36 @@ import { tapeRow } from './tape-row.ts';
 const log = childLogger('tape-tail');
 const registers = [metricsRegistry];
 const metrics = {
-  reads: registeredMetric(METRIC.apiTapeReads, () => new Counter({ name: METRIC.apiTapeReads, help: '/v2/tape pages by where they were read: tail (memory) or store', labelNames: ['source'] as const, registers })),
-  rows: registeredMetric(METRIC.apiTapeTailRows, () => new Gauge({ name: METRIC.apiTapeTailRows, help: 'Option trades held in the tape tail, by symbol (as of the last load or reconciliation)', labelNames: ['symbol'] as const, registers })),
-  repaired: registeredMetric(METRIC.apiTapeTailRepaired, () => new Counter({ name: METRIC.apiTapeTailRepaired, help: 'Stored trades the tape tail lacked at a reconciliation (added then), by symbol', labelNames: ['symbol'] as const, registers })),
+  reads: registeredMetric(
+    METRIC.apiTapeReads,
+    () =>
+      new Counter({
+        name: METRIC.apiTapeReads,
+        help: '/v2/tape pages by where they were read: tail (memory) or store',
+        labelNames: ['source'] as const,
+        registers,
+      }),
+  ),
+  rows: registeredMetric(
+    METRIC.apiTapeTailRows,
+    () =>
+      new Gauge({
+        name: METRIC.apiTapeTailRows,
+        help: 'Option trades held in the tape tail, by symbol (as of the last load or reconciliation)',
+        labelNames: ['symbol'] as const,
+        registers,
+      }),
+  ),
+  repaired: registeredMetric(
+    METRIC.apiTapeTailRepaired,
+    () =>
+      new Counter({
+        name: METRIC.apiTapeTailRepaired,
+        help: 'Stored trades the tape tail lacked at a reconciliation (added then), by symbol',
+        labelNames: ['symbol'] as const,
+        registers,
+      }),
+  ),
 };
 
 /** Far enough ahead for any venue clock: the loads' upper time bound (2100-01-01). */
@@ -94,7 +121,8 @@ export class TapeTail {
 
   /** A page from memory, or null: read the store (not covered, or the symbol's tail not loaded yet). */
   page(f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): TapePage | null {
-    const p = this.tails.get(f.symbol)?.page({ ...f, fromMs: Math.trunc(f.fromMs), toMs: Math.trunc(f.toMs) }, order, limit, cursor) ?? null;
+    const p =
+      this.tails.get(f.symbol)?.page({ ...f, fromMs: Math.trunc(f.fromMs), toMs: Math.trunc(f.toMs) }, order, limit, cursor) ?? null;
     metrics.reads.inc({ source: p === null ? 'store' : 'tail' });
     return p;
   }
@@ -130,8 +158,22 @@ export class TapeTail {
     const now = (this.opts.clock ?? Date.now)();
     // First load: the window's start; then the trades of the last RECENT_MS (a full round: everything above the
     // floor, which only rises).
-    const fromMs = !tail.ready ? now - (this.opts.loadWindowMs ?? 86_400_000) : full ? tail.floor + 1 : Math.max(tail.floor + 1, now - RECENT_MS);
-    const filter: TapeFilter = { symbol, fromMs, toMs: NO_END_MS, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null };
+    const fromMs = !tail.ready
+      ? now - (this.opts.loadWindowMs ?? 86_400_000)
+      : full
+        ? tail.floor + 1
+        : Math.max(tail.floor + 1, now - RECENT_MS);
+    const filter: TapeFilter = {
+      symbol,
+      fromMs,
+      toMs: NO_END_MS,
+      venues: [],
+      expiryDates: [],
+      type: null,
+      side: null,
+      minPremiumUsd: 0,
+      block: null,
+    };
     const { entries, more } = await readTapeEntries(this.opts.store, filter, 'desc', this.opts.capacity, null);
     // With more stored than the capacity, every trade newer than the oldest one read is in `entries`.
     const oldest = entries[entries.length - 1];

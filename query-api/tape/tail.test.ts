@@ -33,7 +33,17 @@ function entry(ts: number, venue: string, id: string, o: Partial<Omit<TapeRow, '
   return { ts, venue, id, expiryDate: utcDate(expiry), row };
 }
 
-const ALL: TapeFilter = { symbol: 'BTCUSDT', fromMs: 0, toMs: T0 + 86_400_000, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null };
+const ALL: TapeFilter = {
+  symbol: 'BTCUSDT',
+  fromMs: 0,
+  toMs: T0 + 86_400_000,
+  venues: [],
+  expiryDates: [],
+  type: null,
+  side: null,
+  minPremiumUsd: 0,
+  block: null,
+};
 
 /** The store's answer, computed the obvious way: dedup by key (last write wins), sort, window, filter, cursor, limit. */
 function oracle(stored: readonly TailEntry[], f: TapeFilter, order: TapeOrder, limit: number, cursor: TapeCursor | null): TapePage {
@@ -49,7 +59,10 @@ function oracle(stored: readonly TailEntry[], f: TapeFilter, order: TapeOrder, l
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { trades: page.map((e) => e.row), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ ts: last.ts, venue: last.venue, id: last.id, order }) : null };
+  return {
+    trades: page.map((e) => e.row),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ ts: last.ts, venue: last.venue, id: last.id, order }) : null,
+  };
 }
 
 test('compareText orders by code point (UTF-8 bytes), as ClickHouse compares strings', () => {
@@ -89,7 +102,10 @@ test('redelivery replaces (last write wins), late trades land in order, the same
   assert.equal(tail.add(entry(T0 + 10, 'okx', 'b', { premium_usd: 7 })), false, 'a redelivery is not new');
   const p = tail.page({ ...ALL, fromMs: T0 }, 'asc', 10, null);
   assert.ok(p !== null);
-  assert.deepEqual(p.trades.map((r) => `${r.venue}:${r.trade_id}`), ['bybit:late', 'deribit:z', 'okx:a', 'okx:b']);
+  assert.deepEqual(
+    p.trades.map((r) => `${r.venue}:${r.trade_id}`),
+    ['bybit:late', 'deribit:z', 'okx:a', 'okx:b'],
+  );
   assert.equal(p.trades[3]?.premium_usd, 7);
   assert.equal(tail.size, 4);
 });
@@ -118,7 +134,11 @@ test('a trim that splits the trades of one ms leaves that ms outside the coverag
   assert.equal(tail.size, 10);
   assert.equal(tail.page({ ...ALL, fromMs: T0 }, 'desc', 100, null), null, 'c alone would be a wrong answer: a and b are stored too');
   assert.equal(tail.page({ ...ALL, fromMs: T0 }, 'asc', 100, null), null);
-  assert.deepEqual(tail.page({ ...ALL, fromMs: T0 }, 'desc', 9, null), oracle(all, { ...ALL, fromMs: T0 }, 'desc', 9, null), 'c as the 10th row only says a next page exists');
+  assert.deepEqual(
+    tail.page({ ...ALL, fromMs: T0 }, 'desc', 9, null),
+    oracle(all, { ...ALL, fromMs: T0 }, 'desc', 9, null),
+    'c as the 10th row only says a next page exists',
+  );
 });
 
 test('a trim before the first load limits what the load can cover', () => {
@@ -141,7 +161,13 @@ test('random histories: every answered page equals the store oracle; the newest 
     const capacity = 20 + Math.floor(rnd() * 200);
     const tail = new SymbolTail(capacity);
     const trade = (i: number, ts: number): TailEntry =>
-      entry(ts, pick(venues), `id${i % 50}`, { type: pick(['call', 'put'] as const), side: pick(['buy', 'sell'] as const), premium_usd: Math.floor(rnd() * 5_000), block: rnd() < 0.2, expiryMs: pick([E1, E2]) });
+      entry(ts, pick(venues), `id${i % 50}`, {
+        type: pick(['call', 'put'] as const),
+        side: pick(['buy', 'sell'] as const),
+        premium_usd: Math.floor(rnd() * 5_000),
+        block: rnd() < 0.2,
+        expiryMs: pick([E1, E2]),
+      });
     // history already stored before the process started
     const stored: TailEntry[] = Array.from({ length: 300 }, (_, i) => trade(i, T0 + Math.floor(rnd() * 3_600_000)));
     // the load: the newest `capacity` since the window start (the store read's contract)
@@ -150,7 +176,10 @@ test('random histories: every answered page equals the store oracle; the newest 
     const loadRows: TailEntry[] = [];
     const dedup = new Map<string, TailEntry>();
     for (const e of stored) dedup.set(`${e.ts}|${e.venue}|${e.id}`, e);
-    const sortedDesc = [...dedup.values()].filter((e) => e.ts >= windowFrom).sort(compareKeys).reverse();
+    const sortedDesc = [...dedup.values()]
+      .filter((e) => e.ts >= windowFrom)
+      .sort(compareKeys)
+      .reverse();
     loadRows.push(...sortedDesc.slice(0, capacity));
     const oldest = loadRows[loadRows.length - 1];
     tail.load(loadRows, inWindow.nextCursor !== null && oldest !== undefined ? oldest.ts : windowFrom - 1);
@@ -158,7 +187,10 @@ test('random histories: every answered page equals the store oracle; the newest 
     for (let i = 300; i < 500; i++) {
       const late = rnd() < 0.1;
       const redeliver = !late && rnd() < 0.1 ? pick(stored) : null;
-      const e = redeliver !== null ? { ...redeliver, row: { ...redeliver.row, premium_usd: redeliver.row.premium_usd + 1 } } : trade(i, late ? T0 + Math.floor(rnd() * 3_600_000) : T0 + 3_600_000 + i * 1_000);
+      const e =
+        redeliver !== null
+          ? { ...redeliver, row: { ...redeliver.row, premium_usd: redeliver.row.premium_usd + 1 } }
+          : trade(i, late ? T0 + Math.floor(rnd() * 3_600_000) : T0 + 3_600_000 + i * 1_000);
       stored.push(e);
       tail.add(e);
     }

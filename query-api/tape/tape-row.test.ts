@@ -52,7 +52,16 @@ test('tapeRow maps every contract field of an option trade', () => {
 });
 
 test('tapeRow: IV and index price the venue did not publish are null', () => {
-  const row = tapeRow({ ...trade, iv: null, indexPrice: null, optionType: 'put', side: 'sell', block: false, priceCurrency: 'USDT', price: 1_250 });
+  const row = tapeRow({
+    ...trade,
+    iv: null,
+    indexPrice: null,
+    optionType: 'put',
+    side: 'sell',
+    block: false,
+    priceCurrency: 'USDT',
+    price: 1_250,
+  });
   assert.equal(row.iv, null);
   assert.equal(row.index_price, null);
   assert.equal(row.type, 'put');

@@ -95,7 +95,10 @@ describe('/v2/tape', () => {
   test('default: newest first over the last 24 h, one row per trade, the documented row', async () => {
     const { data, meta } = assertOk<Page & { from: string; to: string }>(await get('/v2/tape?symbol=BTCUSDT'));
     assert.equal(data.count, 30);
-    assert.deepEqual(data.trades.map((r) => r.trade_id), desc.map((x) => x.tradeId));
+    assert.deepEqual(
+      data.trades.map((r) => r.trade_id),
+      desc.map((x) => x.tradeId),
+    );
     assert.equal(data.next_cursor, null);
     assert.deepEqual([data.from, data.to], [new Date(NOW - 86_400_000).toISOString(), new Date(NOW).toISOString()]);
     assert.deepEqual(meta.source, ['deribit', 'okx']);
@@ -146,15 +149,40 @@ describe('/v2/tape', () => {
   });
 
   test('filters: venues, expiry date, type, taker side, minimum premium, block only / excluded, window', async () => {
-    const ids = async (qs: string): Promise<string[]> => assertOk<Page>(await get(`/v2/tape?symbol=BTCUSDT&limit=1000&to=${new Date(NOW - 60_000).toISOString()}&${qs}`)).data.trades.map((r) => r.trade_id);
-    const want = (p: (x: OptionTrade, i: number) => boolean): string[] => desc.filter((x) => p(x, Number(x.tradeId) - 100)).map((x) => x.tradeId);
-    assert.deepEqual(await ids('venues=okx'), want((_, i) => i % 3 === 0));
-    assert.deepEqual(await ids('expiry=2026-03-27'), want((_, i) => i % 4 === 0));
-    assert.deepEqual(await ids('type=put&side=buy'), want((_, i) => i % 2 === 1 && i % 5 >= 2));
-    assert.deepEqual(await ids('min_premium_usd=20000'), want((_, i) => 1_000 * (0.5 + i) >= 20_000));
-    assert.deepEqual(await ids('block=only'), want((_, i) => i % 5 === 4));
-    assert.deepEqual(await ids('block=exclude&venues=deribit,okx'), want((_, i) => i % 5 !== 4));
-    assert.deepEqual(await ids(`from=${new Date(NOW - 3_600_000).toISOString()}`), want((x) => x.ts >= NOW - 3_600_000));
+    const ids = async (qs: string): Promise<string[]> =>
+      assertOk<Page>(await get(`/v2/tape?symbol=BTCUSDT&limit=1000&to=${new Date(NOW - 60_000).toISOString()}&${qs}`)).data.trades.map(
+        (r) => r.trade_id,
+      );
+    const want = (p: (x: OptionTrade, i: number) => boolean): string[] =>
+      desc.filter((x) => p(x, Number(x.tradeId) - 100)).map((x) => x.tradeId);
+    assert.deepEqual(
+      await ids('venues=okx'),
+      want((_, i) => i % 3 === 0),
+    );
+    assert.deepEqual(
+      await ids('expiry=2026-03-27'),
+      want((_, i) => i % 4 === 0),
+    );
+    assert.deepEqual(
+      await ids('type=put&side=buy'),
+      want((_, i) => i % 2 === 1 && i % 5 >= 2),
+    );
+    assert.deepEqual(
+      await ids('min_premium_usd=20000'),
+      want((_, i) => 1_000 * (0.5 + i) >= 20_000),
+    );
+    assert.deepEqual(
+      await ids('block=only'),
+      want((_, i) => i % 5 === 4),
+    );
+    assert.deepEqual(
+      await ids('block=exclude&venues=deribit,okx'),
+      want((_, i) => i % 5 !== 4),
+    );
+    assert.deepEqual(
+      await ids(`from=${new Date(NOW - 3_600_000).toISOString()}`),
+      want((x) => x.ts >= NOW - 3_600_000),
+    );
     assert.equal(assertOk<Page>(await get('/v2/tape?symbol=ETHUSDT')).data.count, 0);
   });
 
@@ -185,7 +213,10 @@ describe('/v2/tape', () => {
     ] as const) {
       const body = assertError(await get(`/v2/tape?symbol=BTCUSDT&${qs}`), 422, 'VALIDATION_ERROR');
       const errors = body.error.details?.errors as { name: string }[];
-      assert.ok(errors.some((e) => e.name === name), `${qs}: ${JSON.stringify(errors)}`);
+      assert.ok(
+        errors.some((e) => e.name === name),
+        `${qs}: ${JSON.stringify(errors)}`,
+      );
     }
     assertError(await get('/v2/tape'), 422, 'VALIDATION_ERROR');
     assertError(await get('/v2/tape/recent?symbol=BTCUSDT&limit=1001'), 422, 'VALIDATION_ERROR');

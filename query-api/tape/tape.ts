@@ -90,10 +90,12 @@ export async function recentRoute(app: ApiInstance, ctx: AppContext): Promise<vo
     schema: {
       tags: [TAG],
       summary: 'Recent option trades',
-      description: 'The newest option trades of a symbol across venues (last 24 h), newest first: the same rows as `/v2/tape?limit=N&order=desc`.',
+      description:
+        'The newest option trades of a symbol across venues (last 24 h), newest first: the same rows as `/v2/tape?limit=N&order=desc`.',
       querystring: recentQuery,
       response: responses(tapeData, { auth: true }),
     },
-    handler: async (request) => page(ctx, request, { symbol: request.query.symbol as MarketSymbol, limit: request.query.limit, order: 'desc' }),
+    handler: async (request) =>
+      page(ctx, request, { symbol: request.query.symbol as MarketSymbol, limit: request.query.limit, order: 'desc' }),
   });
 }

@@ -24,7 +24,9 @@ export function assertError(res: LightMyRequestResponse, status: number, code: s
 }
 
 /** Asserts the success envelope and returns data and meta. */
-export function assertOk<T = Record<string, unknown>>(res: LightMyRequestResponse): { readonly data: T; readonly meta: Record<string, unknown> } {
+export function assertOk<T = Record<string, unknown>>(
+  res: LightMyRequestResponse,
+): { readonly data: T; readonly meta: Record<string, unknown> } {
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json<{ success: boolean; data: T; meta: Record<string, unknown> }>();
   assert.equal(body.success, true);

@@ -21,13 +21,17 @@ export function prng(seed: number): () => number {
 /** Every GET path of the app's OpenAPI document (all registered routes with a schema, public ones included). */
 export function registeredPaths(app: ApiInstance): string[] {
   const doc = app.swagger() as unknown as { paths: Record<string, Record<string, unknown>> };
-  return Object.keys(doc.paths).filter((p) => doc.paths[p]?.['get'] !== undefined).sort();
+  return Object.keys(doc.paths)
+    .filter((p) => doc.paths[p]?.['get'] !== undefined)
+    .sort();
 }
 
 /** The query parameter names of every GET path, from the same OpenAPI document. */
 export function routeParams(app: ApiInstance): ReadonlyMap<string, readonly string[]> {
   const doc = app.swagger() as unknown as { paths: Record<string, { get?: { parameters?: { name: string; in: string }[] } }> };
-  return new Map(Object.entries(doc.paths).map(([p, ops]) => [p, (ops.get?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name)]));
+  return new Map(
+    Object.entries(doc.paths).map(([p, ops]) => [p, (ops.get?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name)]),
+  );
 }
 
 /**
@@ -35,18 +39,45 @@ export function routeParams(app: ApiInstance): ReadonlyMap<string, readonly stri
  * injection (CR/LF), markup, format strings, overlong and binary values.
  */
 export const INJECTIONS = [
-  "' OR '1'='1", "1' OR 1=1 --", "'; DROP TABLE api_keys; --", '1;SELECT 1', 'BTCUSDT\' OR 1', '{symbol:String}', '{x:Array(String)}',
-  '1 UNION ALL SELECT name FROM system.tables', "toString((SELECT count() FROM api_keys))", '$(id)', '`id`',
-  '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2f%2e%2e%2f', '/etc/passwd%00', '....//....//',
-  '%0d%0aSet-Cookie:%20x=1', '%0d%0aX-Injected:%201', '%0aLocation:%20http://evil', '<script>alert(1)</script>', '%25s%25n%25x',
-  '%00', '%ff%fe', '\u0000', 'x'.repeat(20_000), '9'.repeat(400), '-0', '1e308', '-1e-320', 'Infinity', '[object Object]',
+  "' OR '1'='1",
+  "1' OR 1=1 --",
+  "'; DROP TABLE api_keys; --",
+  '1;SELECT 1',
+  "BTCUSDT' OR 1",
+  '{symbol:String}',
+  '{x:Array(String)}',
+  '1 UNION ALL SELECT name FROM system.tables',
+  'toString((SELECT count() FROM api_keys))',
+  '$(id)',
+  '`id`',
+  '../../etc/passwd',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e%2f%2e%2e%2f',
+  '/etc/passwd%00',
+  '....//....//',
+  '%0d%0aSet-Cookie:%20x=1',
+  '%0d%0aX-Injected:%201',
+  '%0aLocation:%20http://evil',
+  '<script>alert(1)</script>',
+  '%25s%25n%25x',
+  '%00',
+  '%ff%fe',
+  '\u0000',
+  'x'.repeat(20_000),
+  '9'.repeat(400),
+  '-0',
+  '1e308',
+  '-1e-320',
+  'Infinity',
+  '[object Object]',
 ];
 
 /**
  * What an error body must never show: stack frames, source paths, store internals (table names, SQL, ClickHouse
  * error text), library names.
  */
-export const LEAK = /node_modules|\.ts:\d+|at [\w.<>]+ \(|\/work\/|\bFINAL\b|\bSELECT\b|Code: \d+|DB::Exception|chdb|[Cc]lick[Hh]ouse|option_trades|gex_snapshots|api_keys|usage_events|ZodError|TypeError|ReferenceError|[Ff]astify/;
+export const LEAK =
+  /node_modules|\.ts:\d+|at [\w.<>]+ \(|\/work\/|\bFINAL\b|\bSELECT\b|Code: \d+|DB::Exception|chdb|[Cc]lick[Hh]ouse|option_trades|gex_snapshots|api_keys|usage_events|ZodError|TypeError|ReferenceError|[Ff]astify/;
 
 const safeDecode = (v: string): string => {
   try {
@@ -61,23 +92,96 @@ function withoutEcho(body: string, url: string): string {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
-  const sent = [...path.split('/'), ...query.split('&').flatMap((kv) => kv.split('='))].filter((v) => v.length > 2).flatMap((v) => {
-    const d = safeDecode(v);
-    return [v, d, JSON.stringify(d).slice(1, -1), JSON.stringify(v).slice(1, -1)];
-  });
+  const sent = [...path.split('/'), ...query.split('&').flatMap((kv) => kv.split('='))]
+    .filter((v) => v.length > 2)
+    .flatMap((v) => {
+      const d = safeDecode(v);
+      return [v, d, JSON.stringify(d).slice(1, -1), JSON.stringify(v).slice(1, -1)];
+    });
   let out = body;
   for (const v of [...new Set(sent)].sort((a, b) => b.length - a.length)) out = out.split(v).join('');
   return out;
 }
 
-export const FUZZ_NAMES = ['symbol', 'symbols', 'venue', 'max_dte', 'exchanges', 'include', 'as_of', 'positioning', 'expiry', 'days', '__proto__', 'constructor', 'a[b]', '', 'limit', 'symbol[]',
-  'asset', 'region', 'asset_class', 'span', 'sort', 'extremes_only', 'ticker', 'id'];
+export const FUZZ_NAMES = [
+  'symbol',
+  'symbols',
+  'venue',
+  'max_dte',
+  'exchanges',
+  'include',
+  'as_of',
+  'positioning',
+  'expiry',
+  'days',
+  '__proto__',
+  'constructor',
+  'a[b]',
+  '',
+  'limit',
+  'symbol[]',
+  'asset',
+  'region',
+  'asset_class',
+  'span',
+  'sort',
+  'extremes_only',
+  'ticker',
+  'id',
+];
 export const FUZZ_VALUES = [
-  'BTCUSDT', 'btcusdt', 'ETHUSDT', 'SOLUSDT', '', '-1', '0', '3650', '3651', '1e3', '0x10', 'NaN', 'null', '[]', '{}', '%', '%zz', '%00', '%E2%82%AC',
-  '%F0%9F%92%A9', "'; DROP TABLE users; --", '../../etc/passwd', 'x'.repeat(3000), '99999999999999999999', ' BTCUSDT', 'deribit', 'okx,kraken',
-  'flow', 'std', 'ranked,spot', 'candles,zones,max_pain', 'BTCUSDT,SOLUSDT,XRP', '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z', '1970-01-01T00:00:00Z',
-  '2026-02-30T00:00:00Z', '27DEC24', '2026-12-25', 'A,B,C,D,E,F,G,H,I',
-  'BTC', 'ETH', 'hk', 'us', 'crypto', 'all', '3y', 'divergence', 'true', 'MSTR', 'IBIT', '133741', '200',
+  'BTCUSDT',
+  'btcusdt',
+  'ETHUSDT',
+  'SOLUSDT',
+  '',
+  '-1',
+  '0',
+  '3650',
+  '3651',
+  '1e3',
+  '0x10',
+  'NaN',
+  'null',
+  '[]',
+  '{}',
+  '%',
+  '%zz',
+  '%00',
+  '%E2%82%AC',
+  '%F0%9F%92%A9',
+  "'; DROP TABLE users; --",
+  '../../etc/passwd',
+  'x'.repeat(3000),
+  '99999999999999999999',
+  ' BTCUSDT',
+  'deribit',
+  'okx,kraken',
+  'flow',
+  'std',
+  'ranked,spot',
+  'candles,zones,max_pain',
+  'BTCUSDT,SOLUSDT,XRP',
+  '2026-01-01T00:00:00Z',
+  '2099-01-01T00:00:00Z',
+  '1970-01-01T00:00:00Z',
+  '2026-02-30T00:00:00Z',
+  '27DEC24',
+  '2026-12-25',
+  'A,B,C,D,E,F,G,H,I',
+  'BTC',
+  'ETH',
+  'hk',
+  'us',
+  'crypto',
+  'all',
+  '3y',
+  'divergence',
+  'true',
+  'MSTR',
+  'IBIT',
+  '133741',
+  '200',
 ];
 const CHARS = 'abcXYZ019_-.~!*\'();:@&=+$,/?#[]% \t"<>\\^`{|}';
 
@@ -87,9 +191,16 @@ export interface FuzzResult {
 }
 
 /** A non-5xx reply whose error body is the envelope, with no internals and no injected response header. */
-export function checkReply(res: { statusCode: number; body: string; headers: Record<string, unknown>; json: <T>() => T }, url: string, what: string): void {
+export function checkReply(
+  res: { statusCode: number; body: string; headers: Record<string, unknown>; json: <T>() => T },
+  url: string,
+  what: string,
+): void {
   assert.ok(res.statusCode < 500, `${res.statusCode} for ${url} ${what}: ${res.body.slice(0, 300)}`);
-  assert.ok(res.headers['set-cookie'] === undefined && res.headers['x-injected'] === undefined && res.headers['location'] === undefined, `injected header for ${url}`);
+  assert.ok(
+    res.headers['set-cookie'] === undefined && res.headers['x-injected'] === undefined && res.headers['location'] === undefined,
+    `injected header for ${url}`,
+  );
   if (res.statusCode >= 400 && res.body !== '') {
     assert.doesNotMatch(withoutEcho(res.body, url), LEAK, `internal detail in the ${res.statusCode} body for ${url}`);
     const body = res.json<{ success: boolean; error: { code: string; message: string }; meta: { version: string; request_id: string } }>();
@@ -107,13 +218,23 @@ const VALID: Readonly<Record<string, string>> = { symbol: 'BTCUSDT', ticker: 'MS
  * Every query parameter of every route (and every path parameter, in place of its placeholder) with every
  * INJECTIONS value, alone and next to otherwise valid values: returns the request count and the statuses.
  */
-export async function injectionSweep(app: ApiInstance, key: string): Promise<{ readonly requests: number; readonly counts: ReadonlyMap<number, number> }> {
+export async function injectionSweep(
+  app: ApiInstance,
+  key: string,
+): Promise<{ readonly requests: number; readonly counts: ReadonlyMap<number, number> }> {
   const counts = new Map<number, number>();
   let requests = 0;
   for (const [path, params] of routeParams(app)) {
     // Valid values of the route's other key parameters, so the hostile one is not the only thing wrong.
-    const valid = (except: string): string => params.filter((p) => p !== except && VALID[p] !== undefined).map((p) => `${p}=${VALID[p] ?? ''}&`).join('');
-    const targets: { readonly url: (v: string) => string }[] = params.flatMap((name) => [{ url: (v: string) => `${path}?${name}=${v}` }, { url: (v: string) => `${path}?${valid(name)}${name}=${v}` }]);
+    const valid = (except: string): string =>
+      params
+        .filter((p) => p !== except && VALID[p] !== undefined)
+        .map((p) => `${p}=${VALID[p] ?? ''}&`)
+        .join('');
+    const targets: { readonly url: (v: string) => string }[] = params.flatMap((name) => [
+      { url: (v: string) => `${path}?${name}=${v}` },
+      { url: (v: string) => `${path}?${valid(name)}${name}=${v}` },
+    ]);
     if (path.includes('{')) targets.push({ url: (v: string) => path.replace(/\{[^}]+\}/, v) });
     for (const target of targets) {
       for (const v of INJECTIONS) {
@@ -158,7 +279,11 @@ export async function fuzzApp(app: ApiInstance, key: string, routes: readonly st
     if (rnd() < 0.3) headers['x-request-id'] = randomText(Math.floor(rnd() * 200)).replace(/[\t"\\]/g, 'y');
     if (rnd() < 0.1) headers.accept = pick(['text/html', '*/*', 'application/xml', '']);
     if (rnd() < 0.05) headers['content-type'] = pick(['application/json', 'text/plain', 'multipart/form-data']);
-    const res = await app.inject({ method: rnd() < 0.97 ? 'GET' : pick(['POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS'] as const), url, headers });
+    const res = await app.inject({
+      method: rnd() < 0.97 ? 'GET' : pick(['POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS'] as const),
+      url,
+      headers,
+    });
     counts.set(res.statusCode, (counts.get(res.statusCode) ?? 0) + 1);
     checkReply(res, url, JSON.stringify(headers));
   }

@@ -25,7 +25,19 @@ export const SPOTS = { A: 100_050, B: 100_550, C: 99_550 } as const;
 
 /** One linear trade (perp or spot) for the candle tests. */
 function linear(market: 'perp' | 'spot', venue: 'binance' | 'okx', price: number, size: number, ts: number, id: string): MarketEvent {
-  const event: LinearTrade = { venue, symbol: 'BTCUSDT', ts, receivedAt: ts + 2, id: `${venue}:${market}:${id}`, market, instrument: market === 'perp' ? 'BTCUSDT-PERP' : 'BTC-USDT', price, size, side: 'buy', tradeId: id };
+  const event: LinearTrade = {
+    venue,
+    symbol: 'BTCUSDT',
+    ts,
+    receivedAt: ts + 2,
+    id: `${venue}:${market}:${id}`,
+    market,
+    instrument: market === 'perp' ? 'BTCUSDT-PERP' : 'BTC-USDT',
+    price,
+    size,
+    side: 'buy',
+    tradeId: id,
+  };
   return { type: market === 'perp' ? 'perp_trade' : 'spot_trade', event };
 }
 
@@ -79,7 +91,13 @@ export function solChain(): ChainSnapshot {
     now: C,
     spot: 150,
     perpPrice: 150.2,
-    instruments: [i('deribit', 140, 'put', 9_000, 0.8), i('deribit', 150, 'call', 12_000, 0.7), i('deribit', 160, 'call', 7_000, 0.75), i('bybit', 150, 'put', 5_000, 0.72), i('bybit', 145, 'put', 4_000, 0.76)],
+    instruments: [
+      i('deribit', 140, 'put', 9_000, 0.8),
+      i('deribit', 150, 'call', 12_000, 0.7),
+      i('deribit', 160, 'call', 7_000, 0.75),
+      i('bybit', 150, 'put', 5_000, 0.72),
+      i('bybit', 145, 'put', 4_000, 0.76),
+    ],
   };
 }
 

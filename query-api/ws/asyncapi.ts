@@ -12,23 +12,44 @@ import { CLOSE } from './protocol.ts';
 const rpcRequest = (method: string, params: Record<string, unknown>, required: readonly string[]) => ({
   type: 'object',
   required: ['jsonrpc', 'id', 'method'],
-  properties: { jsonrpc: { const: '2.0' }, id: { type: ['integer', 'string'] }, method: { const: method }, params: { type: 'object', properties: params, required } },
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['integer', 'string'] },
+    method: { const: method },
+    params: { type: 'object', properties: params, required },
+  },
 });
 
 const tapeRowSchema = {
   type: 'object',
   properties: {
-    time: { type: 'string', format: 'date-time' }, venue: { enum: [...VENUES] }, symbol: { enum: [...SYMBOLS] }, instrument: { type: 'string' },
-    expiry: { type: 'string', format: 'date-time' }, strike: { type: 'number' }, type: { enum: ['call', 'put'] }, side: { enum: ['buy', 'sell'], description: 'taker side' },
-    size: { type: 'number', description: 'coins' }, price: { type: 'number', description: "venue's currency" }, price_currency: { type: 'string' },
-    price_usd: { type: 'number' }, premium_usd: { type: 'number' }, iv: { type: ['number', 'null'] }, index_price: { type: ['number', 'null'] },
-    block: { type: 'boolean' }, trade_id: { type: 'string' },
+    time: { type: 'string', format: 'date-time' },
+    venue: { enum: [...VENUES] },
+    symbol: { enum: [...SYMBOLS] },
+    instrument: { type: 'string' },
+    expiry: { type: 'string', format: 'date-time' },
+    strike: { type: 'number' },
+    type: { enum: ['call', 'put'] },
+    side: { enum: ['buy', 'sell'], description: 'taker side' },
+    size: { type: 'number', description: 'coins' },
+    price: { type: 'number', description: "venue's currency" },
+    price_currency: { type: 'string' },
+    price_usd: { type: 'number' },
+    premium_usd: { type: 'number' },
+    iv: { type: ['number', 'null'] },
+    index_price: { type: ['number', 'null'] },
+    block: { type: 'boolean' },
+    trade_id: { type: 'string' },
   },
 };
 
 const notificationOf = (data: Record<string, unknown>) => ({
   type: 'object',
-  properties: { jsonrpc: { const: '2.0' }, method: { const: 'subscription' }, params: { type: 'object', properties: { channel: { type: 'string' }, seq: { type: 'integer', minimum: 1 }, data } } },
+  properties: {
+    jsonrpc: { const: '2.0' },
+    method: { const: 'subscription' },
+    params: { type: 'object', properties: { channel: { type: 'string' }, seq: { type: 'integer', minimum: 1 }, data } },
+  },
 });
 
 export function asyncApiDocument(fallbackFactor: number): Record<string, unknown> {
@@ -39,47 +60,123 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
     info: {
       title: 'GEX Analytics WebSocket feed',
       version: OPENAPI_VERSION,
-      description: `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(CLOSE).map((c) => `${c.code} ${c.reason}`).join('; ')}.`,
+      description: `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(
+        CLOSE,
+      )
+        .map((c) => `${c.code} ${c.reason}`)
+        .join('; ')}.`,
     },
-    servers: { api: { host: 'localhost:8080', pathname: '/v2/ws', protocol: 'ws', security: [{ $ref: '#/components/securitySchemes/apiKey' }] } },
+    servers: {
+      api: { host: 'localhost:8080', pathname: '/v2/ws', protocol: 'ws', security: [{ $ref: '#/components/securitySchemes/apiKey' }] },
+    },
     channels: {
       feed: {
         address: '/v2/ws',
         messages: {
-          auth: { $ref: '#/components/messages/auth' }, subscribe: { $ref: '#/components/messages/subscribe' }, unsubscribe: { $ref: '#/components/messages/unsubscribe' },
-          ping: { $ref: '#/components/messages/ping' }, response: { $ref: '#/components/messages/response' }, heartbeat: { $ref: '#/components/messages/heartbeat' },
-          tape: { $ref: '#/components/messages/tape' }, levels: { $ref: '#/components/messages/levels' }, chain: { $ref: '#/components/messages/chain' },
+          auth: { $ref: '#/components/messages/auth' },
+          subscribe: { $ref: '#/components/messages/subscribe' },
+          unsubscribe: { $ref: '#/components/messages/unsubscribe' },
+          ping: { $ref: '#/components/messages/ping' },
+          response: { $ref: '#/components/messages/response' },
+          heartbeat: { $ref: '#/components/messages/heartbeat' },
+          tape: { $ref: '#/components/messages/tape' },
+          levels: { $ref: '#/components/messages/levels' },
+          chain: { $ref: '#/components/messages/chain' },
         },
       },
     },
     operations: {
       sendAuth: { action: 'receive', channel: { $ref: '#/channels/feed' }, messages: [{ $ref: '#/channels/feed/messages/auth' }] },
-      sendSubscribe: { action: 'receive', channel: { $ref: '#/channels/feed' }, messages: [{ $ref: '#/channels/feed/messages/subscribe' }, { $ref: '#/channels/feed/messages/unsubscribe' }, { $ref: '#/channels/feed/messages/ping' }] },
+      sendSubscribe: {
+        action: 'receive',
+        channel: { $ref: '#/channels/feed' },
+        messages: [
+          { $ref: '#/channels/feed/messages/subscribe' },
+          { $ref: '#/channels/feed/messages/unsubscribe' },
+          { $ref: '#/channels/feed/messages/ping' },
+        ],
+      },
       answer: { action: 'send', channel: { $ref: '#/channels/feed' }, messages: [{ $ref: '#/channels/feed/messages/response' }] },
       heartbeat: { action: 'send', channel: { $ref: '#/channels/feed' }, messages: [{ $ref: '#/channels/feed/messages/heartbeat' }] },
-      publishTape: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: tape.name, description: tape.description, messages: [{ $ref: '#/channels/feed/messages/tape' }] },
-      publishLevels: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: levels.name, description: levels.description, messages: [{ $ref: '#/channels/feed/messages/levels' }] },
-      publishChain: { action: 'send', channel: { $ref: '#/channels/feed' }, summary: chain.name, description: chain.description, messages: [{ $ref: '#/channels/feed/messages/chain' }] },
+      publishTape: {
+        action: 'send',
+        channel: { $ref: '#/channels/feed' },
+        summary: tape.name,
+        description: tape.description,
+        messages: [{ $ref: '#/channels/feed/messages/tape' }],
+      },
+      publishLevels: {
+        action: 'send',
+        channel: { $ref: '#/channels/feed' },
+        summary: levels.name,
+        description: levels.description,
+        messages: [{ $ref: '#/channels/feed/messages/levels' }],
+      },
+      publishChain: {
+        action: 'send',
+        channel: { $ref: '#/channels/feed' },
+        summary: chain.name,
+        description: chain.description,
+        messages: [{ $ref: '#/channels/feed/messages/chain' }],
+      },
     },
     components: {
       securitySchemes: { apiKey: { type: 'httpApiKey', name: 'X-API-Key', in: 'header' } },
       messages: {
         auth: { payload: rpcRequest('public/auth', { api_key: { type: 'string' } }, ['api_key']) },
-        subscribe: { payload: rpcRequest('public/subscribe', { channels: { type: 'array', items: { type: 'string' }, examples: [['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx', 'chain.BTCUSDT']] } }, ['channels']) },
-        unsubscribe: { payload: rpcRequest('public/unsubscribe', { channels: { type: 'array', items: { type: 'string' } } }, ['channels']) },
+        subscribe: {
+          payload: rpcRequest(
+            'public/subscribe',
+            {
+              channels: {
+                type: 'array',
+                items: { type: 'string' },
+                examples: [['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx', 'chain.BTCUSDT']],
+              },
+            },
+            ['channels'],
+          ),
+        },
+        unsubscribe: {
+          payload: rpcRequest('public/unsubscribe', { channels: { type: 'array', items: { type: 'string' } } }, ['channels']),
+        },
         ping: { payload: rpcRequest('public/ping', {}, []) },
         response: {
-          payload: { type: 'object', properties: { jsonrpc: { const: '2.0' }, id: { type: ['integer', 'string', 'null'] }, result: {}, error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } } } },
+          payload: {
+            type: 'object',
+            properties: {
+              jsonrpc: { const: '2.0' },
+              id: { type: ['integer', 'string', 'null'] },
+              result: {},
+              error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+            },
+          },
           description: `Error codes: ${JSON.stringify(meta.rpc_error_codes)}`,
         },
-        heartbeat: { payload: { type: 'object', properties: { jsonrpc: { const: '2.0' }, method: { const: 'heartbeat' }, params: { type: 'object', properties: { type: { const: 'heartbeat' }, time: { type: 'string', format: 'date-time' } } } } } },
+        heartbeat: {
+          payload: {
+            type: 'object',
+            properties: {
+              jsonrpc: { const: '2.0' },
+              method: { const: 'heartbeat' },
+              params: { type: 'object', properties: { type: { const: 'heartbeat' }, time: { type: 'string', format: 'date-time' } } },
+            },
+          },
+        },
         tape: { payload: notificationOf(tapeRowSchema) },
         levels: {
           payload: notificationOf({
             type: 'object',
             properties: {
-              symbol: { enum: [...SYMBOLS] }, computed_at: { type: 'string', format: 'date-time' }, spot_price: { type: 'number' }, source: { type: 'array', items: { type: 'string' } },
-              exchanges_filtered: { type: 'array', items: { type: 'string' } }, positioning: { type: 'object', properties: { requested: { const: 'flow' }, served: { enum: ['flow', 'std'] }, fallback_reason: { type: 'string' } } },
+              symbol: { enum: [...SYMBOLS] },
+              computed_at: { type: 'string', format: 'date-time' },
+              spot_price: { type: 'number' },
+              source: { type: 'array', items: { type: 'string' } },
+              exchanges_filtered: { type: 'array', items: { type: 'string' } },
+              positioning: {
+                type: 'object',
+                properties: { requested: { const: 'flow' }, served: { enum: ['flow', 'std'] }, fallback_reason: { type: 'string' } },
+              },
               levels: { type: 'object', description: 'the data of GET /v2/gex/levels (see /v2/openapi.json)' },
             },
           }),
@@ -88,11 +185,29 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
           payload: notificationOf({
             type: 'object',
             properties: {
-              type: { enum: ['snapshot', 'changes'] }, symbol: { enum: [...SYMBOLS] }, computed_at: { type: 'string', format: 'date-time' }, spot: { type: 'number' },
+              type: { enum: ['snapshot', 'changes'] },
+              symbol: { enum: [...SYMBOLS] },
+              computed_at: { type: 'string', format: 'date-time' },
+              spot: { type: 'number' },
               exchanges_filtered: { type: 'array', items: { type: 'string' } },
-              rows: { type: 'array', description: 'snapshot: every contract, a row of GET /v2/options/chain (layout=rows) without dte', items: { type: 'object' } },
+              rows: {
+                type: 'array',
+                description: 'snapshot: every contract, a row of GET /v2/options/chain (layout=rows) without dte',
+                items: { type: 'object' },
+              },
               upserts: { type: 'array', description: 'changes: rows that changed or appeared', items: { type: 'object' } },
-              removals: { type: 'array', description: 'changes: contracts that left the chain', items: { type: 'object', properties: { expiry: { type: 'string', format: 'date-time' }, strike: { type: 'number' }, type: { enum: ['call', 'put'] } } } },
+              removals: {
+                type: 'array',
+                description: 'changes: contracts that left the chain',
+                items: {
+                  type: 'object',
+                  properties: {
+                    expiry: { type: 'string', format: 'date-time' },
+                    strike: { type: 'number' },
+                    type: { enum: ['call', 'put'] },
+                  },
+                },
+              },
             },
           }),
         },
@@ -108,7 +223,12 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
 export const asyncApiRoutes: RouteFamily = async (app, ctx) => {
   const doc = asyncApiDocument(ctx.config.rateLimitFallbackFactor);
   app.get('/v2/asyncapi.json', {
-    schema: { tags: ['discovery'], summary: 'AsyncAPI document of the WebSocket feed', description: 'AsyncAPI 3.0 description of /v2/ws: auth, channels, messages, close codes.', response: { 200: z.record(z.string(), z.unknown()).describe('AsyncAPI 3.0 document') } },
+    schema: {
+      tags: ['discovery'],
+      summary: 'AsyncAPI document of the WebSocket feed',
+      description: 'AsyncAPI 3.0 description of /v2/ws: auth, channels, messages, close codes.',
+      response: { 200: z.record(z.string(), z.unknown()).describe('AsyncAPI 3.0 document') },
+    },
     handler: async () => doc,
   });
 };

@@ -51,7 +51,13 @@ export function publishTrade(hub: FeedHub, m: ConsumedMessage, receivedAt: numbe
   if (hub.hasSubscribers(name)) hub.publish(name, JSON.stringify(tapeRow(e.event)), receivedAt);
 }
 
-export async function publishSnapshot(hub: FeedHub, cache: SnapshotCache, m: ConsumedMessage, receivedAt: number, chains?: ChainFeed): Promise<void> {
+export async function publishSnapshot(
+  hub: FeedHub,
+  cache: SnapshotCache,
+  m: ConsumedMessage,
+  receivedAt: number,
+  chains?: ChainFeed,
+): Promise<void> {
   const a = avroCodec().decodeAs<AnalyticsSnapshot>('snapshot', m.value);
   if (a.kind !== SNAPSHOT_KIND || !(SYMBOLS as readonly string[]).includes(a.symbol)) return;
   // The tick's consolidated chain is stored before its snapshot is published (processors/snapshots/cycle.ts).

@@ -32,7 +32,13 @@ describe('/v2/ws connection cap shared across API processes through Redis, with 
     bus = new MemoryBus();
     await ensureProductTopics(bus, 1);
     for (let i = 0; i < 2; i++) {
-      const app = await buildApp({ store: t.store, config: apiConfig({ redisUrl: redis.url }), logger: false, snapshots: new SnapshotCache(t.store, { pollMs: 0 }), feed: { bus } });
+      const app = await buildApp({
+        store: t.store,
+        config: apiConfig({ redisUrl: redis.url }),
+        logger: false,
+        snapshots: new SnapshotCache(t.store, { pollMs: 0 }),
+        feed: { bus },
+      });
       await app.listen({ host: '127.0.0.1', port: 0 });
       apps.push(app);
       urls.push(`ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/ws`);
@@ -52,21 +58,38 @@ describe('/v2/ws connection cap shared across API processes through Redis, with 
   test('two keys of one user on two processes share the starter cap of 2; Redis down: half the cap per machine', async () => {
     const [u1, u2] = urls as [string, string];
     const one = await authed(u1, keyA);
-    assert.deepEqual(await one.first, { authenticated: true, user_id: 'shared', level: 'starter', connection_cap: 2, connections: 1, fallback: false });
+    assert.deepEqual(await one.first, {
+      authenticated: true,
+      user_id: 'shared',
+      level: 'starter',
+      connection_cap: 2,
+      connections: 1,
+      fallback: false,
+    });
     const two = await authed(u2, keyB);
-    assert.equal((await two.first as { connections: number }).connections, 2);
+    assert.equal(((await two.first) as { connections: number }).connections, 2);
     const three = await authed(u1, keyB);
     assert.deepEqual(await three.first, { code: 4029, reason: 'concurrent connection limit reached (2 for level starter)' });
     two.c.ws.close();
     await two.c.closed;
     await new Promise((r) => setTimeout(r, 100));
     const four = await authed(u2, keyA);
-    assert.equal((await four.first as { connections: number }).connections, 2);
+    assert.equal(((await four.first) as { connections: number }).connections, 2);
 
     await redis.stop();
     const fb = await authed(u1, keyA);
-    assert.deepEqual(await fb.first, { authenticated: true, user_id: 'shared', level: 'starter', connection_cap: 1, connections: 1, fallback: true });
+    assert.deepEqual(await fb.first, {
+      authenticated: true,
+      user_id: 'shared',
+      level: 'starter',
+      connection_cap: 1,
+      connections: 1,
+      fallback: true,
+    });
     const fb2 = await authed(u1, keyB);
-    assert.deepEqual(await fb2.first, { code: 4029, reason: 'concurrent connection limit reached (1 for level starter, per-machine fallback)' });
+    assert.deepEqual(await fb2.first, {
+      code: 4029,
+      reason: 'concurrent connection limit reached (1 for level starter, per-machine fallback)',
+    });
   });
 });

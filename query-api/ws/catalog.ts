@@ -9,7 +9,8 @@ export const WS_CHANNELS = [
   {
     name: 'levels.{symbol}[.{venue,venue,...}]',
     status: 'live',
-    description: 'Each new GEX levels snapshot (about every 30 s) under the flow model with std fallback; data.levels = the data of /v2/gex/levels (every block except candles); optional venue filter as the third part.',
+    description:
+      'Each new GEX levels snapshot (about every 30 s) under the flow model with std fallback; data.levels = the data of /v2/gex/levels (every block except candles); optional venue filter as the third part.',
   },
   {
     name: 'chain.{symbol}[.{venue,venue,...}]',
@@ -34,7 +35,8 @@ export function websocketMeta(fallbackFactor: number): {
 } {
   return {
     path: '/v2/ws',
-    protocol: 'JSON-RPC 2.0 over WebSocket text frames, Deribit style: public/subscribe with dotted channel names; notifications {"method":"subscription","params":{"channel","seq","data"}}',
+    protocol:
+      'JSON-RPC 2.0 over WebSocket text frames, Deribit style: public/subscribe with dotted channel names; notifications {"method":"subscription","params":{"channel","seq","data"}}',
     auth: [
       'X-API-Key header on the upgrade request (answered with {"id":null,"result":{"authenticated":true,...}}), or',
       'browsers: {"method":"public/auth","params":{"api_key":KEY}} as the first frame within 5 s (answered with its id); send nothing else before the answer',
@@ -42,7 +44,7 @@ export function websocketMeta(fallbackFactor: number): {
     ],
     connection_caps: LEVELS.map((level) => ({ level, max_connections: WS_CONNECTION_CAPS[level] })),
     cap_rules: [
-      'per user, across all of the user\'s keys and (REDIS_URL) all API processes; sessions do not count against the monthly REST quota',
+      "per user, across all of the user's keys and (REDIS_URL) all API processes; sessions do not count against the monthly REST quota",
       `Redis failing or slow: a per-machine cap of ${fallbackFactor} x the level's cap (at least 1) until Redis answers (retried after 1 s)`,
       `connections of a crashed process stop counting after ${LEASE_MS / 1000} s`,
     ],

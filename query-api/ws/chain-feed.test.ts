@@ -23,10 +23,38 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 function row(t: number, venue: string, strike: number, type: 'call' | 'put', bid: number): OptionChainRow {
   return {
-    symbol: 'BTCUSDT', computed_at: t, spot: 100_000, perp_price: null, venue, instrument: `${venue}-${strike}-${type}`, expiry: EXPIRY, strike, option_type: type,
-    t_years: (EXPIRY - t) / (365 * 24 * HOUR), forward: 100_000, bid_price_usd: bid, ask_price_usd: bid + 100, bid_size: 1, ask_size: 1, mark_price_usd: bid + 50,
-    last_price_usd: null, mark_iv: 0.5, bid_iv: null, ask_iv: null, delta: null, gamma: null, vega: null, theta: null, delta_source: 'none', gamma_source: 'none',
-    vega_source: 'none', theta_source: 'none', open_interest: 10, volume_24h: null, dealer_inventory: null, ticker_ts: t - 1_000,
+    symbol: 'BTCUSDT',
+    computed_at: t,
+    spot: 100_000,
+    perp_price: null,
+    venue,
+    instrument: `${venue}-${strike}-${type}`,
+    expiry: EXPIRY,
+    strike,
+    option_type: type,
+    t_years: (EXPIRY - t) / (365 * 24 * HOUR),
+    forward: 100_000,
+    bid_price_usd: bid,
+    ask_price_usd: bid + 100,
+    bid_size: 1,
+    ask_size: 1,
+    mark_price_usd: bid + 50,
+    last_price_usd: null,
+    mark_iv: 0.5,
+    bid_iv: null,
+    ask_iv: null,
+    delta: null,
+    gamma: null,
+    vega: null,
+    theta: null,
+    delta_source: 'none',
+    gamma_source: 'none',
+    vega_source: 'none',
+    theta_source: 'none',
+    open_interest: 10,
+    volume_24h: null,
+    dealer_inventory: null,
+    ticker_ts: t - 1_000,
   };
 }
 
@@ -58,7 +86,13 @@ describe('/v2/ws chain.{symbol}: snapshot on subscribe, then changes per stored 
     await ensureProductTopics(bus, 2);
     await storeChainRows(t.store, 'BTCUSDT', T0, A);
     const snapshots = new SnapshotCache(t.store, { pollMs: 0 });
-    app = await buildApp({ store: t.store, config: apiConfig({ responseValidation: true }), logger: false, snapshots, feed: { bus, heartbeatMs: 60_000 } });
+    app = await buildApp({
+      store: t.store,
+      config: apiConfig({ responseValidation: true }),
+      logger: false,
+      snapshots,
+      feed: { bus, heartbeatMs: 60_000 },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/ws`;
     key = await userWithKey(t.store, { userId: 'chain', plan: 'bundle_monthly' });
@@ -90,7 +124,11 @@ describe('/v2/ws chain.{symbol}: snapshot on subscribe, then changes per stored 
 
     // B: deribit's call bid moves (its consolidated row changes), the put leaves, a 110k call appears
     const B_T = T0 + 30_000;
-    const B = [row(B_T, 'deribit', 100_000, 'call', 5_020), row(B_T, 'okx', 100_000, 'call', 5_010), row(B_T, 'deribit', 110_000, 'call', 2_000)];
+    const B = [
+      row(B_T, 'deribit', 100_000, 'call', 5_020),
+      row(B_T, 'okx', 100_000, 'call', 5_010),
+      row(B_T, 'deribit', 110_000, 'call', 2_000),
+    ];
     const sentAt = Date.now();
     await tick(B_T, B);
     const ch = await c.next((m) => m.method === 'subscription' && m.params?.seq === 1);
@@ -104,12 +142,18 @@ describe('/v2/ws chain.{symbol}: snapshot on subscribe, then changes per stored 
     // a filtered channel subscribed now gets B as its snapshot
     const okx = await subscribed('chain.BTCUSDT.okx');
     const okxSnap = await okx.next((m) => m.method === 'subscription');
-    assert.deepEqual((data(okxSnap).rows as { strike: number; bid_venue: string }[]).map((r) => [r.strike, r.bid_venue]), [[100_000, 'okx']]);
+    assert.deepEqual(
+      (data(okxSnap).rows as { strike: number; bid_venue: string }[]).map((r) => [r.strike, r.bid_venue]),
+      [[100_000, 'okx']],
+    );
     assert.deepEqual(data(okxSnap).exchanges_filtered, ['okx']);
 
     // C right after B: an unchanged chain is a changes message with nothing in it, sent no sooner than 1 s after B
     const C_T = B_T + 30_000;
-    await tick(C_T, B.map((r) => ({ ...r, computed_at: C_T })));
+    await tick(
+      C_T,
+      B.map((r) => ({ ...r, computed_at: C_T })),
+    );
     const ch2 = await c.next((m) => m.method === 'subscription' && m.params?.seq === 2, 5_000);
     assert.ok(Date.now() - sentAt >= 1_000, 'throttled to one changes message per second');
     assert.deepEqual([data(ch2).upserts, data(ch2).removals, data(ch2).computed_at], [[], [], iso(C_T)]);

@@ -83,7 +83,10 @@ export class ConnectionCap {
         return { allowed: ok === 1, count, limit: cap, fallback: false };
       } catch (err) {
         this.sharedDownUntil = performance.now() + (this.opts.retrySharedAfterMs ?? 1000);
-        this.opts.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'connection-cap store failed; using the stricter per-machine count');
+        this.opts.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'connection-cap store failed; using the stricter per-machine count',
+        );
       }
     }
     const fallback = cmd !== undefined;

@@ -19,10 +19,26 @@ const BASE_TS = Date.UTC(2026, 2, 20, 12, 0, 0);
 
 function trade(n: number, symbol: 'BTCUSDT' | 'ETHUSDT' = 'BTCUSDT', pad = 0): OptionTrade {
   return {
-    venue: 'deribit', symbol, ts: BASE_TS + n, receivedAt: BASE_TS + n + 5, id: `deribit:t:${n}`,
-    instrument: `BTC-27MAR26-100000-C${'X'.repeat(pad)}`, strike: 100_000, expiry: Date.UTC(2026, 2, 27, 8), optionType: 'call',
-    price: 0.01, priceCurrency: 'BTC', priceUsd: 1_000, size: 1, premiumUsd: 1_000, side: 'buy', iv: 0.5, indexPrice: 100_000,
-    underlyingPrice: 100_100, tradeId: String(n), block: false,
+    venue: 'deribit',
+    symbol,
+    ts: BASE_TS + n,
+    receivedAt: BASE_TS + n + 5,
+    id: `deribit:t:${n}`,
+    instrument: `BTC-27MAR26-100000-C${'X'.repeat(pad)}`,
+    strike: 100_000,
+    expiry: Date.UTC(2026, 2, 27, 8),
+    optionType: 'call',
+    price: 0.01,
+    priceCurrency: 'BTC',
+    priceUsd: 1_000,
+    size: 1,
+    premiumUsd: 1_000,
+    side: 'buy',
+    iv: 0.5,
+    indexPrice: 100_000,
+    underlyingPrice: 100_100,
+    tradeId: String(n),
+    block: false,
   };
 }
 
@@ -47,7 +63,10 @@ describe('/v2/ws: real ws clients against the real server', () => {
   };
   const publish = (trades: readonly OptionTrade[]): Promise<void> => {
     const encoded = trades.map((tr) => encodeMarketEvent({ type: 'option_trade', event: tr }));
-    return bus.publish(encoded[0]?.topic ?? '', encoded.map((e) => e.message));
+    return bus.publish(
+      encoded[0]?.topic ?? '',
+      encoded.map((e) => e.message),
+    );
   };
 
   before(async () => {
@@ -55,7 +74,13 @@ describe('/v2/ws: real ws clients against the real server', () => {
     bus = new MemoryBus({ clientId: 'ws-test' });
     await ensureProductTopics(bus, 2);
     const snapshots = new SnapshotCache(t.store, { pollMs: 0 });
-    app = await buildApp({ store: t.store, config: apiConfig({ responseValidation: true }), logger: false, snapshots, feed: { bus, heartbeatMs: 150, authTimeoutMs: 300, maxBufferedBytes: 256 * 1024 } });
+    app = await buildApp({
+      store: t.store,
+      config: apiConfig({ responseValidation: true }),
+      logger: false,
+      snapshots,
+      feed: { bus, heartbeatMs: 150, authTimeoutMs: 300, maxBufferedBytes: 256 * 1024 },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/v2/ws`;
     keys['starterA'] = await userWithKey(t.store, { userId: 'starter', plan: 'terminal_yearly' });
@@ -97,7 +122,14 @@ describe('/v2/ws: real ws clients against the real server', () => {
     const a = await client(keys['starterA']);
     await a.next((m) => m.id === null);
     const b = await client(keys['starterB']);
-    assert.deepEqual((await b.next((m) => m.id === null)).result, { authenticated: true, user_id: 'starter', level: 'starter', connection_cap: 2, connections: 2, fallback: false });
+    assert.deepEqual((await b.next((m) => m.id === null)).result, {
+      authenticated: true,
+      user_id: 'starter',
+      level: 'starter',
+      connection_cap: 2,
+      connections: 2,
+      fallback: false,
+    });
     const third = await client(keys['starterA']);
     assert.deepEqual(await third.closed, { code: 4029, reason: 'concurrent connection limit reached (2 for level starter)' });
     b.ws.close();
@@ -113,8 +145,14 @@ describe('/v2/ws: real ws clients against the real server', () => {
   test('subscribe, unknown channel or symbol, notifications with the tape row, unsubscribe', async () => {
     const c = await client(keys['pro']);
     await c.next((m) => m.id === null);
-    const bad = await c.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT', 'tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] });
-    assert.deepEqual(bad.error, { code: 10001, message: 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]', data: { channels: ['tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] } });
+    const bad = await c.request(1, 'public/subscribe', {
+      channels: ['tape.BTCUSDT', 'tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'],
+    });
+    assert.deepEqual(bad.error, {
+      code: 10001,
+      message: 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]',
+      data: { channels: ['tape.DOGEUSDT', 'book.BTCUSDT', 'levels.BTCUSDT.nowhere'] },
+    });
     const ok = await c.request(2, 'public/subscribe', { channels: ['tape.BTCUSDT', 'levels.BTCUSDT.okx,deribit'] });
     assert.deepEqual(ok.result, ['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx']);
     assert.equal((await c.request(3, 'public/unknown')).error?.code, -32601);
@@ -179,7 +217,9 @@ describe('/v2/ws: real ws clients against the real server', () => {
   });
 
   test('a malformed bus message is skipped and counted; the feed goes on', async () => {
-    const skipped = async (): Promise<number> => (await metricsRegistry.getSingleMetric('gex_ws_feed_skipped_total')?.get())?.values.find((v) => v.labels['stream'] === 'tape')?.value ?? 0;
+    const skipped = async (): Promise<number> =>
+      (await metricsRegistry.getSingleMetric('gex_ws_feed_skipped_total')?.get())?.values.find((v) => v.labels['stream'] === 'tape')
+        ?.value ?? 0;
     const before = await skipped();
     const c = await client(keys['pro']);
     await c.request(1, 'public/subscribe', { channels: ['tape.BTCUSDT'] });
@@ -193,18 +233,46 @@ describe('/v2/ws: real ws clients against the real server', () => {
   test('/v2/meta publishes the caps and channels; /v2/asyncapi.json describes the feed', async () => {
     const meta = await app.inject({ url: '/v2/meta', headers: { 'x-api-key': keys['pro'] ?? '' } });
     assert.equal(meta.statusCode, 200, meta.body);
-    const ws = meta.json<{ data: { websocket: { path: string; connection_caps: unknown; close_codes: { code: number }[]; channels: { name: string; status: string }[] } } }>().data.websocket;
+    const ws = meta.json<{
+      data: {
+        websocket: {
+          path: string;
+          connection_caps: unknown;
+          close_codes: { code: number }[];
+          channels: { name: string; status: string }[];
+        };
+      };
+    }>().data.websocket;
     assert.equal(ws.path, '/v2/ws');
-    assert.deepEqual(ws.connection_caps, [{ level: 'starter', max_connections: 2 }, { level: 'standard', max_connections: 5 }, { level: 'pro', max_connections: 20 }, { level: 'enterprise', max_connections: 200 }]);
-    assert.deepEqual(ws.close_codes.map((c) => c.code), [1001, 4001, 4001, 4003, 4008, 4009, 4029]);
-    assert.deepEqual(ws.channels.map((c) => c.status), ['live', 'live', 'live']);
+    assert.deepEqual(ws.connection_caps, [
+      { level: 'starter', max_connections: 2 },
+      { level: 'standard', max_connections: 5 },
+      { level: 'pro', max_connections: 20 },
+      { level: 'enterprise', max_connections: 200 },
+    ]);
+    assert.deepEqual(
+      ws.close_codes.map((c) => c.code),
+      [1001, 4001, 4001, 4003, 4008, 4009, 4029],
+    );
+    assert.deepEqual(
+      ws.channels.map((c) => c.status),
+      ['live', 'live', 'live'],
+    );
     assert.equal((await app.inject({ url: '/v2/asyncapi.json' })).statusCode, 401);
     const doc = await app.inject({ url: '/v2/asyncapi.json', headers: { 'x-api-key': keys['pro'] ?? '' } });
     assert.equal(doc.statusCode, 200);
     const body = doc.json<{ asyncapi: string; channels: { feed: { address: string } }; operations: Record<string, unknown> }>();
     assert.equal(body.asyncapi, '3.0.0');
     assert.equal(body.channels.feed.address, '/v2/ws');
-    assert.deepEqual(Object.keys(body.operations), ['sendAuth', 'sendSubscribe', 'answer', 'heartbeat', 'publishTape', 'publishLevels', 'publishChain']);
+    assert.deepEqual(Object.keys(body.operations), [
+      'sendAuth',
+      'sendSubscribe',
+      'answer',
+      'heartbeat',
+      'publishTape',
+      'publishLevels',
+      'publishChain',
+    ]);
   });
 
   test('shutdown closes sessions with 1001 going away', async () => {

@@ -44,7 +44,12 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
   const hub = new FeedHub();
   const chains = new ChainFeed(hub, store, clock);
   const sessions = new Set<Session>();
-  const cap = new ConnectionCap({ ...(opts.redis !== undefined ? { redis: opts.redis } : {}), keyPrefix: config.redisKeyPrefix, fallbackFactor: config.rateLimitFallbackFactor, log: app.log });
+  const cap = new ConnectionCap({
+    ...(opts.redis !== undefined ? { redis: opts.redis } : {}),
+    keyPrefix: config.redisKeyPrefix,
+    fallbackFactor: config.rateLimitFallbackFactor,
+    log: app.log,
+  });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const deps = {
     accounts,
@@ -83,10 +88,22 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
         const open = [...wss.clients];
         for (const s of [...sessions]) s.close(CLOSE.goingAway.code, CLOSE.goingAway.reason);
         for (const ws of open) if (ws.readyState === ws.OPEN) ws.close(CLOSE.goingAway.code, CLOSE.goingAway.reason);
-        await Promise.all(open.map((ws) => (ws.readyState === ws.CLOSED ? undefined : new Promise<void>((resolve) => {
-          const t = setTimeout(() => { ws.terminate(); resolve(); }, 2_000);
-          ws.once('close', () => { clearTimeout(t); resolve(); });
-        }))));
+        await Promise.all(
+          open.map((ws) =>
+            ws.readyState === ws.CLOSED
+              ? undefined
+              : new Promise<void>((resolve) => {
+                  const t = setTimeout(() => {
+                    ws.terminate();
+                    resolve();
+                  }, 2_000);
+                  ws.once('close', () => {
+                    clearTimeout(t);
+                    resolve();
+                  });
+                }),
+          ),
+        );
         cap.close();
         await new Promise<void>((resolve) => wss.close(() => resolve()));
       })();

@@ -26,13 +26,16 @@ export interface HandshakeDeps {
   readonly sessions: Set<Session>;
 }
 
-type Verdict = { readonly ok: true; readonly account: Account; readonly ent: Entitlement } | { readonly ok: false; readonly code: number; readonly reason: string };
+type Verdict =
+  | { readonly ok: true; readonly account: Account; readonly ent: Entitlement }
+  | { readonly ok: false; readonly code: number; readonly reason: string };
 
 async function verify(deps: HandshakeDeps, key: string | undefined): Promise<Verdict> {
   const auth = deps.accounts.cached(key) ?? (await deps.accounts.authenticate(key));
   if (!auth.ok) return auth.reason === 'missing' ? { ok: false, ...CLOSE.missingKey } : { ok: false, ...CLOSE.unauthorized };
   const { account } = auth;
-  if (account.status !== 'active') return { ok: false, code: CLOSE.forbidden.code, reason: `${CLOSE.forbidden.reason} (status: ${account.status})` };
+  if (account.status !== 'active')
+    return { ok: false, code: CLOSE.forbidden.code, reason: `${CLOSE.forbidden.reason} (status: ${account.status})` };
   const ent = entitlementOf(deps.config, account.plan);
   if (ent === undefined) return { ok: false, code: CLOSE.forbidden.code, reason: `plan ${account.plan} does not include API access` };
   return { ok: true, account, ent };
@@ -49,7 +52,8 @@ function firstFrameKey(ws: WebSocket, timeoutMs: number): Promise<{ key: string 
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     const onMessage = (data: Buffer, isBinary: boolean): void => {
       const parsed = isBinary ? null : parseFrame(data.toString('utf8'));
-      if (parsed === null || !parsed.ok || parsed.request.method !== 'public/auth') return finish({ key: undefined, id: parsed?.ok === true ? parsed.request.id : null });
+      if (parsed === null || !parsed.ok || parsed.request.method !== 'public/auth')
+        return finish({ key: undefined, id: parsed?.ok === true ? parsed.request.id : null });
       const k = parsed.request.params['api_key'];
       finish({ key: typeof k === 'string' ? k : '', id: parsed.request.id });
     };
@@ -85,7 +89,12 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
   const connId = randomUUID();
   const capValue = WS_CONNECTION_CAPS[verdict.ent.level];
   const admission = await deps.cap.acquire(verdict.account.userId, connId, capValue);
-  if (!admission.allowed) return refuse(ws, CLOSE.connectionCap.code, `${CLOSE.connectionCap.reason} (${admission.limit} for level ${verdict.ent.level}${admission.fallback ? ', per-machine fallback' : ''})`);
+  if (!admission.allowed)
+    return refuse(
+      ws,
+      CLOSE.connectionCap.code,
+      `${CLOSE.connectionCap.reason} (${admission.limit} for level ${verdict.ent.level}${admission.fallback ? ', per-machine fallback' : ''})`,
+    );
   if (ws.readyState !== ws.OPEN) return deps.cap.release(connId);
   const level = verdict.ent.level;
   wsMetrics.connections.inc({ level });
@@ -107,6 +116,13 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
     if (!parsed.ok) return session.reply(rpcError(parsed.id, parsed.code, parsed.message));
     session.handle(parsed.request);
   });
-  const welcome = { authenticated: true, user_id: verdict.account.userId, level, connection_cap: admission.limit, connections: admission.count, fallback: admission.fallback };
+  const welcome = {
+    authenticated: true,
+    user_id: verdict.account.userId,
+    level,
+    connection_cap: admission.limit,
+    connections: admission.count,
+    fallback: admission.fallback,
+  };
   session.reply(result(authId ?? null, welcome));
 }

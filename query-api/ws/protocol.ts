@@ -39,7 +39,9 @@ export interface RpcRequest {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-export type ParsedFrame = { readonly ok: true; readonly request: RpcRequest } | { readonly ok: false; readonly id: RequestId; readonly code: number; readonly message: string };
+export type ParsedFrame =
+  | { readonly ok: true; readonly request: RpcRequest }
+  | { readonly ok: false; readonly id: RequestId; readonly code: number; readonly message: string };
 
 /** Channel kinds: tape (trades), levels (GEX snapshot), chain (consolidated options chain). */
 export const CHANNEL_KINDS = ['tape', 'levels', 'chain'] as const;
@@ -64,14 +66,17 @@ export function parseFrame(text: string): ParsedFrame {
   } catch {
     return { ok: false, id: null, code: RPC_ERROR.parse, message: 'parse error: not JSON' };
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return { ok: false, id: null, code: RPC_ERROR.invalidRequest, message: 'a request is a JSON object' };
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    return { ok: false, id: null, code: RPC_ERROR.invalidRequest, message: 'a request is a JSON object' };
   const o = msg as Record<string, unknown>;
   const id = idOf(o['id']);
   const method = o['method'];
   if (typeof method !== 'string') return { ok: false, id, code: RPC_ERROR.invalidRequest, message: 'method must be a string' };
-  if (!(METHODS as readonly string[]).includes(method)) return { ok: false, id, code: RPC_ERROR.methodNotFound, message: `unknown method ${method.slice(0, 64)}` };
+  if (!(METHODS as readonly string[]).includes(method))
+    return { ok: false, id, code: RPC_ERROR.methodNotFound, message: `unknown method ${method.slice(0, 64)}` };
   const params = o['params'] ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return { ok: false, id, code: RPC_ERROR.invalidParams, message: 'params must be an object' };
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return { ok: false, id, code: RPC_ERROR.invalidParams, message: 'params must be an object' };
   return { ok: true, request: { id, method: method as Method, params: params as Record<string, unknown> } };
 }
 
@@ -105,7 +110,8 @@ export const rpcError = (id: RequestId, code: number, message: string, data?: un
   JSON.stringify({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
 
 /** Server heartbeat (Deribit: method "heartbeat"). */
-export const heartbeat = (now: number): string => JSON.stringify({ jsonrpc: '2.0', method: 'heartbeat', params: { type: 'heartbeat', time: new Date(now).toISOString() } });
+export const heartbeat = (now: number): string =>
+  JSON.stringify({ jsonrpc: '2.0', method: 'heartbeat', params: { type: 'heartbeat', time: new Date(now).toISOString() } });
 
 /** A notification, built around a pre-serialized data document so it is encoded once per channel. */
 export const notification = (channel: string, seq: number, dataJson: string): string =>

@@ -86,11 +86,19 @@ export class Session implements Subscriber {
 
   private subscribe(req: RpcRequest): void {
     const names = channelList(req.params);
-    if (names === null) return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
+    if (names === null)
+      return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
     const parsed = names.map((n) => ({ requested: n, channel: parseChannel(n) }));
     const unknown = parsed.filter((p) => p.channel === null).map((p) => p.requested.slice(0, 100));
     if (unknown.length > 0) {
-      return this.reply(rpcError(req.id, RPC_ERROR.unknownChannel, 'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]', { channels: unknown }));
+      return this.reply(
+        rpcError(
+          req.id,
+          RPC_ERROR.unknownChannel,
+          'unknown channel or symbol; channels: tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]',
+          { channels: unknown },
+        ),
+      );
     }
     const channels = parsed.map((p) => p.channel as Channel);
     const added = new Set(channels.map((c) => c.name).filter((n) => !this.subscriptions.has(n)));
@@ -101,12 +109,18 @@ export class Session implements Subscriber {
       this.opts.hub.subscribe(c, this);
       this.subscriptions.add(c.name);
     }
-    this.reply(result(req.id, channels.map((c) => c.name)));
+    this.reply(
+      result(
+        req.id,
+        channels.map((c) => c.name),
+      ),
+    );
   }
 
   private unsubscribe(req: RpcRequest): void {
     const names = channelList(req.params);
-    if (names === null) return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
+    if (names === null)
+      return this.reply(rpcError(req.id, RPC_ERROR.invalidParams, 'params.channels must be a non-empty array of channel names'));
     const removed: string[] = [];
     for (const n of names) {
       const name = parseChannel(n)?.name ?? n;

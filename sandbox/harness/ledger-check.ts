@@ -57,14 +57,22 @@ export async function waitFor(what: string, check: () => Promise<boolean> | bool
  * Stored trades of a venue and kind against the sandbox: `delivered` (reached a socket) must all be stored; what is
  * stored beyond them must have been `generated` (printed while a connection was down and recovered by the gap fill).
  */
-export async function compareWithLedger(store: Store, delivered: TradeLedger, generated: TradeLedger, venue: string, kind: LedgerKind, sinceMs: number): Promise<SetDiff> {
+export async function compareWithLedger(
+  store: Store,
+  delivered: TradeLedger,
+  generated: TradeLedger,
+  venue: string,
+  kind: LedgerKind,
+  sinceMs: number,
+): Promise<SetDiff> {
   const table = TABLE_OF[kind];
   const keyExpr = kind === 'liquidation' ? `concat(instrument, '|', ${msText('ts')})` : 'trade_id';
   const rows = await store.query<{ k: string; id: string }>(
     `SELECT ${keyExpr} AS k, id FROM ${table} FINAL WHERE venue = {venue:String} AND received_at >= ${msParam('since')}`,
     { venue, since: sinceMs },
   );
-  const keyOf = (e: { instrument: string; ts: number; tradeId: string }): string => (kind === 'liquidation' ? `${e.instrument}|${e.ts}` : e.tradeId);
+  const keyOf = (e: { instrument: string; ts: number; tradeId: string }): string =>
+    kind === 'liquidation' ? `${e.instrument}|${e.ts}` : e.tradeId;
   const entries = delivered.entries(venue, kind);
   const expected = entries.map(keyOf);
   // Thalex and Delta publish no trade id: their delivered ledger holds the wire-derived id, the generated one the
@@ -81,7 +89,15 @@ export async function compareWithLedger(store: Store, delivered: TradeLedger, ge
   const storedKeys = rows.map((r) => r.k);
   if (process.env['E2E_DEBUG']) {
     const miss = new Set(multisetMinus(expected, storedKeys));
-    console.log('missing', venue, kind, entries.filter((e) => miss.has(e.tradeId)).map((e) => `${e.instrument}:${e.ts}`).join(' '));
+    console.log(
+      'missing',
+      venue,
+      kind,
+      entries
+        .filter((e) => miss.has(e.tradeId))
+        .map((e) => `${e.instrument}:${e.ts}`)
+        .join(' '),
+    );
   }
   return {
     expected: expected.length,
@@ -122,7 +138,11 @@ export async function storedDeadLetters(store: Store, sinceMs: number): Promise<
 }
 
 /** Rows (FINAL) per table and venue received since `sinceMs`. */
-export async function countsByVenue(store: Store, tables: readonly string[], sinceMs: number): Promise<Record<string, Record<string, number>>> {
+export async function countsByVenue(
+  store: Store,
+  tables: readonly string[],
+  sinceMs: number,
+): Promise<Record<string, Record<string, number>>> {
   const out: Record<string, Record<string, number>> = {};
   for (const t of tables) {
     const rows = await store.query<{ venue: string; n: string }>(

@@ -11,7 +11,11 @@ export interface SandboxProcess {
 }
 
 /** Forks `script` (a .ts file, run through tsx, with `args`) and waits for its first message. */
-export async function forkSandboxProcess(script: URL, extraExecArgv: readonly string[] = [], args: readonly string[] = []): Promise<SandboxProcess> {
+export async function forkSandboxProcess(
+  script: URL,
+  extraExecArgv: readonly string[] = [],
+  args: readonly string[] = [],
+): Promise<SandboxProcess> {
   const child: ChildProcess = fork(fileURLToPath(script), [...args], {
     execArgv: ['--import', 'tsx', ...extraExecArgv],
     env: { ...process.env, LOG_LEVEL: 'warn' },

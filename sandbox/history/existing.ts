@@ -10,7 +10,12 @@ export interface Occupied {
  * Per symbol, the span of 1-minute trade buckets already stored inside [fromMs, toMs) (first to last, inclusive
  * of the last minute), from the market_trades_1m states. A symbol without data in the range is absent.
  */
-export async function occupiedSpans(store: Store, symbols: readonly string[], fromMs: number, toMs: number): Promise<ReadonlyMap<string, Occupied>> {
+export async function occupiedSpans(
+  store: Store,
+  symbols: readonly string[],
+  fromMs: number,
+  toMs: number,
+): Promise<ReadonlyMap<string, Occupied>> {
   const rows = await store.query<{ symbol: string; first_s: number; last_s: number }>(
     `SELECT toString(symbol) AS symbol, toUInt32(toUnixTimestamp(min(bucket))) AS first_s, toUInt32(toUnixTimestamp(max(bucket))) AS last_s
      FROM market_trades_1m

@@ -44,7 +44,14 @@ const LIQ_PER_SEC = 0.02;
 interface SymbolState {
   readonly u: UnderlyingState;
   readonly rng: Rng;
-  readonly perps: { readonly book: PerpBook; readonly ids: VenueIds; readonly rng: Rng; readonly offset: number; readonly share: number; readonly liquidations: LiquidationFeed }[];
+  readonly perps: {
+    readonly book: PerpBook;
+    readonly ids: VenueIds;
+    readonly rng: Rng;
+    readonly offset: number;
+    readonly share: number;
+    readonly liquidations: LiquidationFeed;
+  }[];
   readonly spots: { readonly book: SpotBook; readonly ids: VenueIds; readonly offset: number }[];
 }
 
@@ -65,10 +72,21 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
       const ids = new VenueIds(venue, new Rng(streamSeed(opts.seed, 'backfill', 'ids', venue, symbol)));
       for (const s of spec.perps.filter((p) => p.symbol === symbol)) {
         const rng = new Rng(streamSeed(opts.seed, 'backfill', 'perp', venue, symbol));
-        perps.push({ book: new PerpBook(venue, s, u, spec.share, rng), ids, rng, offset: vi * 3, share: spec.share, liquidations: spec.liquidations });
+        perps.push({
+          book: new PerpBook(venue, s, u, spec.share, rng),
+          ids,
+          rng,
+          offset: vi * 3,
+          share: spec.share,
+          liquidations: spec.liquidations,
+        });
       }
       for (const s of spec.spots.filter((p) => p.symbol === symbol)) {
-        spots.push({ book: new SpotBook(venue, s, u, new Rng(streamSeed(opts.seed, 'backfill', 'spot', venue, symbol))), ids, offset: vi * 3 + 1 });
+        spots.push({
+          book: new SpotBook(venue, s, u, new Rng(streamSeed(opts.seed, 'backfill', 'spot', venue, symbol))),
+          ids,
+          offset: vi * 3 + 1,
+        });
       }
     });
     return { u, rng: new Rng(streamSeed(opts.seed, 'backfill', 'spot-path', symbol)), perps, spots };
@@ -78,7 +96,6 @@ export function createFastMarket(opts: FastMarketOptions): FastMarket {
   function evolve(s: SymbolState, zCommon: number, dtMs: number): void {
     stepUnderlying(s.u, s.rng, zCommon, dtMs);
   }
-
 
   function minute(): MarketEvent[] {
     const out: MarketEvent[] = [];

@@ -55,10 +55,23 @@ export async function publishHistory(o: BackfillOptions, sink: HistorySink): Pro
   const toMs = Math.floor(o.toMs / MINUTE_MS) * MINUTE_MS;
   const spans = await occupiedSpans(o.store, o.symbols, fromMs, toMs);
   const publisher = new EventPublisher(sink.bus, { maxBatch: 10_000, lingerMs: 50, highWaterMark: 200_000 });
-  const source = minuteSource({ model: o.model, seed: o.seed, startMs: fromMs, symbols: o.symbols, tradesPerMinute: o.tradesPerMinute, ...(o.venues ? { venues: o.venues } : {}) });
+  const source = minuteSource({
+    model: o.model,
+    seed: o.seed,
+    startMs: fromMs,
+    symbols: o.symbols,
+    tradesPerMinute: o.tradesPerMinute,
+    ...(o.venues ? { venues: o.venues } : {}),
+  });
   let published = 0;
   let skipped = 0;
-  const state = (): ProgressState => ({ doneMs: source.now - fromMs, totalMs: toMs - fromMs, published, stored: sink.stored(), atMs: source.now });
+  const state = (): ProgressState => ({
+    doneMs: source.now - fromMs,
+    totalMs: toMs - fromMs,
+    published,
+    stored: sink.stored(),
+    atMs: source.now,
+  });
   try {
     while (source.now < toMs) {
       const events: MarketEvent[] = [];

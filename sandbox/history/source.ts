@@ -29,7 +29,13 @@ export interface SourceOptions {
  */
 export function minuteSource(o: SourceOptions): MinuteSource {
   if (o.model === 'fast') {
-    const m = createFastMarket({ seed: o.seed, startMs: o.startMs, symbols: o.symbols, tradesPerMinute: o.tradesPerMinute, ...(o.venues ? { venues: o.venues } : {}) });
+    const m = createFastMarket({
+      seed: o.seed,
+      startMs: o.startMs,
+      symbols: o.symbols,
+      tradesPerMinute: o.tradesPerMinute,
+      ...(o.venues ? { venues: o.venues } : {}),
+    });
     return {
       get now() {
         return m.now;

@@ -1,5 +1,10 @@
 import type { Instrument, OptionTicker, OptionTrade, OptionType, TakerSide } from '#schemas/events.ts';
-import { MS_PER_YEAR as YEAR_MS, greeks as black76Greeks, price as black76Price, type Greeks as Black76Greeks } from '#processors/analytics/black76.ts';
+import {
+  MS_PER_YEAR as YEAR_MS,
+  greeks as black76Greeks,
+  price as black76Price,
+  type Greeks as Black76Greeks,
+} from '#processors/analytics/black76.ts';
 import { listExpiries } from './calendar.ts';
 import type { Rng } from './prng.ts';
 import { smileVol, strikeGrid } from './smile.ts';
@@ -149,7 +154,10 @@ export class OptionChain {
     const forward = this.#forward(t);
     const index = indexPrice(this.#u);
     const markIv = roundTo(smileVol(this.#u.params, this.#u.level, forward, c.strike, t), 4);
-    const greeks: QuoteGreeks = { price: Math.max(black76Price(c.type, forward, c.strike, markIv, t), 0), ...black76Greeks(c.type, forward, c.strike, markIv, t) };
+    const greeks: QuoteGreeks = {
+      price: Math.max(black76Price(c.type, forward, c.strike, markIv, t), 0),
+      ...black76Greeks(c.type, forward, c.strike, markIv, t),
+    };
     const markVenue = this.spec.inverse ? roundTo(greeks.price / index, 8) : roundTo(greeks.price, 4);
     const markUsd = this.spec.inverse ? markVenue * index : markVenue;
     return { contract: c, spec: this.spec, tYears: t, forward: roundTo(forward, 4), index, markIv, markVenue, markUsd, greeks };
@@ -200,14 +208,29 @@ export class OptionChain {
     // The weights depend only on the instant, spot, vol level and the listed contracts: a burst of trades at one
     // instant reuses them (same numbers, so the same picks as recomputing; only the exp/log work is saved).
     const w = this.#pickWeights;
-    if (w === null || w.at !== nowMs || w.spot !== this.#u.spot || w.level !== this.#u.level || w.active !== this.#active || w.n !== this.#active.length) {
+    if (
+      w === null ||
+      w.at !== nowMs ||
+      w.spot !== this.#u.spot ||
+      w.level !== this.#u.level ||
+      w.active !== this.#active ||
+      w.n !== this.#active.length
+    ) {
       const weights = this.#active.map((c) => {
         const t = Math.max((c.expiry - nowMs) / YEAR_MS, 1 / (365 * 24));
         const x = Math.log(c.strike / this.#u.spot) / (this.#u.level * Math.sqrt(t));
         return Math.exp(-0.5 * (x / 1.3) ** 2) * (1 / (1 + t / 0.05) + 0.15);
       });
       const total = weights.reduce((a, b) => a + b, 0);
-      this.#pickWeights = { at: nowMs, spot: this.#u.spot, level: this.#u.level, active: this.#active, n: this.#active.length, weights, total };
+      this.#pickWeights = {
+        at: nowMs,
+        spot: this.#u.spot,
+        level: this.#u.level,
+        active: this.#active,
+        n: this.#active.length,
+        weights,
+        total,
+      };
       return this.#active[this.#rng.weighted(weights, total)];
     }
     return this.#active[this.#rng.weighted(w.weights, w.total)];

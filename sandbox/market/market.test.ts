@@ -51,7 +51,7 @@ describe('sandbox market model', () => {
     const call120 = smileVol(p, 0.52, F, F * 1.2, T);
     const call150 = smileVol(p, 0.52, F, F * 1.5, T);
     assert.ok(put80 > atm * 1.1, `25% OTM put ${put80} vs atm ${atm}`);
-    assert.ok(call150 > call120, "call wing curves up");
+    assert.ok(call150 > call120, 'call wing curves up');
     assert.ok(put80 > smileVol(p, 0.52, F, F / 0.8, T), 'puts richer than equidistant calls');
     assert.ok(atmVol(0.52, 1 / 365) < atmVol(0.52, 0.5));
     const c = { price: price('call', F, 100_000, atm, T), ...greeks('call', F, 100_000, atm, T) };
@@ -79,15 +79,33 @@ describe('sandbox market model', () => {
     assert.match(name('bullish'), /^BTC-USDC-\d{8}-\d+-[CP]$/);
     assert.match(name('paradex'), /^BTC-USD-\d{1,2}[A-Z]{3}\d{2}-\d+-[CP]$/);
     assert.equal(m.instruments('delta').find((i) => i.kind === 'option' && i.symbol === 'ETHUSDT')?.contractSize, 0.01);
-    assert.deepEqual(m.instruments('delta_india').filter((i) => i.kind === 'perp').map((i) => [i.instrument, i.contractSize]), [['BTCUSD', 0.001], ['ETHUSD', 0.01], ['SOLUSD', 1]]);
+    assert.deepEqual(
+      m
+        .instruments('delta_india')
+        .filter((i) => i.kind === 'perp')
+        .map((i) => [i.instrument, i.contractSize]),
+      [
+        ['BTCUSD', 0.001],
+        ['ETHUSD', 0.01],
+        ['SOLUSD', 1],
+      ],
+    );
     const okx = m.instruments('okx').find((i) => i.kind === 'option' && i.symbol === 'BTCUSDT');
     assert.match(okx?.instrument ?? '', /^BTC-USD-\d{6}-\d+-[CP]$/);
     assert.equal(okx?.contractSize, 0.01);
-    assert.match(m.instruments('deribit').find((i) => i.symbol === 'SOLUSDT' && i.kind === 'option')?.instrument ?? '', /^SOL_USDC-\d{1,2}[A-Z]{3}\d{2}-[\dd]+-[CP]$/);
+    assert.match(
+      m.instruments('deribit').find((i) => i.symbol === 'SOLUSDT' && i.kind === 'option')?.instrument ?? '',
+      /^SOL_USDC-\d{1,2}[A-Z]{3}\d{2}-[\dd]+-[CP]$/,
+    );
     assert.match(m.instruments('binance').find((i) => i.kind === 'option')?.instrument ?? '', /^BTC-\d{6}-\d+-[CP]$/);
     assert.match(m.instruments('bybit').find((i) => i.kind === 'option')?.instrument ?? '', /^BTC-\d{1,2}[A-Z]{3}\d{2}-\d+-[CP]$/);
     // Friday weeklies/monthlies exist, dailies too
-    const exp = new Set(m.instruments('deribit').filter((i) => i.symbol === 'BTCUSDT' && i.kind === 'option').map((i) => i.expiry ?? 0));
+    const exp = new Set(
+      m
+        .instruments('deribit')
+        .filter((i) => i.symbol === 'BTCUSDT' && i.kind === 'option')
+        .map((i) => i.expiry ?? 0),
+    );
     assert.ok(exp.size >= 8);
     assert.ok([...exp].some((e) => new Date(e).getUTCDay() === 5));
     assert.ok([...exp].some((e) => e - START < 86_400_000));
@@ -121,13 +139,19 @@ describe('sandbox market model', () => {
     const more = m2.burst('okx', 500).map((e) => e.event as OptionTrade);
     const total1 = chain.contracts.reduce((a, c) => a + c.oi, 0);
     assert.ok(total1 > total0, 'opening probability 0.6 grows OI');
-    assert.ok(more.every((x) => Math.abs(x.size / 0.1 - Math.round(x.size / 0.1)) < 1e-9), 'OKX ETH sizes are whole contracts of 0.1 ETH');
+    assert.ok(
+      more.every((x) => Math.abs(x.size / 0.1 - Math.round(x.size / 0.1)) < 1e-9),
+      'OKX ETH sizes are whole contracts of 0.1 ETH',
+    );
   });
 
   test('liquidations only where the venue publishes them (Paradex prints them as trades too)', () => {
     const m = createSandboxMarket({ seed: 5, startMs: START, venues: ['paradex', 'derive'] });
     const burst = m.burstLiquidations('paradex', 4);
-    assert.deepEqual(burst.map((e) => e.type), ['perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation']);
+    assert.deepEqual(
+      burst.map((e) => e.type),
+      ['perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation', 'perp_trade', 'liquidation'],
+    );
     assert.throws(() => m.burstLiquidations('derive', 1), /no liquidations/);
     m.step(600_000);
     assert.equal(m.ledger.count('derive', 'liquidation'), 0);
@@ -145,7 +169,9 @@ describe('sandbox market model', () => {
       assert.ok((s.event.openInterest ?? 0) > 0);
       assert.equal((s.event.nextFundingTime ?? 0) % (8 * 3600 * 1000), 0);
     }
-    const trades = ev.filter((e) => e.type === 'option_trade' || e.type === 'perp_trade' || e.type === 'spot_trade' || e.type === 'liquidation');
+    const trades = ev.filter(
+      (e) => e.type === 'option_trade' || e.type === 'perp_trade' || e.type === 'spot_trade' || e.type === 'liquidation',
+    );
     const total = m.venues.reduce((n, v) => n + m.ledger.count(v), 0);
     assert.equal(total, trades.length);
     const ids = m.ledger.ids('deribit', 'option_trade');

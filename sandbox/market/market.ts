@@ -109,7 +109,9 @@ function createVenueBooks(seed: number, venue: SandboxVenue, underlyings: Underl
     chains: inSet(spec.options).map(
       (s) => new OptionChain(venue, s, und(s.symbol), spec.share, new Rng(streamSeed(seed, 'chain', venue, s.symbol)), now),
     ),
-    perps: inSet(spec.perps).map((s) => new PerpBook(venue, s, und(s.symbol), spec.share, new Rng(streamSeed(seed, 'perp', venue, s.symbol)))),
+    perps: inSet(spec.perps).map(
+      (s) => new PerpBook(venue, s, und(s.symbol), spec.share, new Rng(streamSeed(seed, 'perp', venue, s.symbol))),
+    ),
     spots: inSet(spec.spots).map((s) => new SpotBook(venue, s, und(s.symbol), new Rng(streamSeed(seed, 'spotbook', venue, s.symbol)))),
   };
 }
@@ -134,7 +136,16 @@ function indexEvents(b: VenueBooks, underlyings: Underlyings, now: number, out: 
   for (const { u } of underlyings.values()) {
     const name = indexNameOf(b, u);
     if (!name) continue;
-    const ev: IndexPrice = { venue: b.venue, symbol: u.symbol, ts: now, receivedAt: now, id: `${b.venue}:index:${name}:${now}`, kind: 'index', name, value: indexPrice(u) };
+    const ev: IndexPrice = {
+      venue: b.venue,
+      symbol: u.symbol,
+      ts: now,
+      receivedAt: now,
+      id: `${b.venue}:index:${name}:${now}`,
+      kind: 'index',
+      name,
+      value: indexPrice(u),
+    };
     out.push({ type: 'index', event: ev });
     if (b.venue === 'deribit' && u.params.volIndex) {
       out.push({
@@ -146,7 +157,16 @@ function indexEvents(b: VenueBooks, underlyings: Underlyings, now: number, out: 
 }
 
 /** A perp's liquidations of one tick: a trickle, and a burst on the losing side after a jump. */
-function liquidationEvents(b: VenueBooks, perp: PerpBook, u: UnderlyingState, now: number, flow: FlowSettings, act: number, dtSec: number, out: MarketEvent[]): void {
+function liquidationEvents(
+  b: VenueBooks,
+  perp: PerpBook,
+  u: UnderlyingState,
+  now: number,
+  flow: FlowSettings,
+  act: number,
+  dtSec: number,
+  out: MarketEvent[],
+): void {
   let liqs = b.rng.poisson(LIQ_PER_SEC * b.share * act * dtSec);
   let side: 'long' | 'short' = b.rng.next() < 0.5 ? 'long' : 'short';
   if (Math.abs(u.lastJump) > 0.003) {
@@ -157,7 +177,14 @@ function liquidationEvents(b: VenueBooks, perp: PerpBook, u: UnderlyingState, no
 }
 
 /** One liquidation; Deribit / Paradex have no liquidation channel: it prints as a trade flagged as one. */
-function liquidationPrint(b: VenueBooks, perp: PerpBook, now: number, flow: FlowSettings, side: 'long' | 'short', out: MarketEvent[]): void {
+function liquidationPrint(
+  b: VenueBooks,
+  perp: PerpBook,
+  now: number,
+  flow: FlowSettings,
+  side: 'long' | 'short',
+  out: MarketEvent[],
+): void {
   const { trade, liquidation } = perp.liquidation(now, b.ids, flow, side);
   if (b.liquidations === 'as_trade') out.push({ type: 'perp_trade', event: trade });
   out.push({ type: 'liquidation', event: liquidation });

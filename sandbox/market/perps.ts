@@ -81,8 +81,17 @@ export class PerpBook {
     else this.oi = roundTo(this.oi - coins, 6);
     const tradeId = ids.next();
     return {
-      venue: this.venue, symbol: this.spec.symbol, ts: nowMs, receivedAt: nowMs, id: `${this.venue}:${tradeId}`,
-      market: 'perp', instrument: this.spec.instrument, price, size: coins, side: s, tradeId,
+      venue: this.venue,
+      symbol: this.spec.symbol,
+      ts: nowMs,
+      receivedAt: nowMs,
+      id: `${this.venue}:${tradeId}`,
+      market: 'perp',
+      instrument: this.spec.instrument,
+      price,
+      size: coins,
+      side: s,
+      tradeId,
     };
   }
 
@@ -93,8 +102,15 @@ export class PerpBook {
     return {
       trade,
       liquidation: {
-        venue: this.venue, symbol: this.spec.symbol, ts: nowMs, receivedAt: nowMs, id: `${this.venue}:liq:${trade.tradeId}`,
-        instrument: this.spec.instrument, side, price: trade.price, size: trade.size,
+        venue: this.venue,
+        symbol: this.spec.symbol,
+        ts: nowMs,
+        receivedAt: nowMs,
+        id: `${this.venue}:liq:${trade.tradeId}`,
+        instrument: this.spec.instrument,
+        side,
+        price: trade.price,
+        size: trade.size,
       },
     };
   }
@@ -102,7 +118,11 @@ export class PerpBook {
   stats(nowMs: number): PerpStats {
     const mark = this.mark();
     return {
-      venue: this.venue, symbol: this.spec.symbol, ts: nowMs, receivedAt: nowMs, id: `${this.venue}:${this.spec.instrument}:${nowMs}`,
+      venue: this.venue,
+      symbol: this.spec.symbol,
+      ts: nowMs,
+      receivedAt: nowMs,
+      id: `${this.venue}:${this.spec.instrument}:${nowMs}`,
       instrument: this.spec.instrument,
       openInterest: this.oi,
       openInterestUsd: roundTo(this.oi * mark, 2),
@@ -134,8 +154,17 @@ export class SpotBook {
     const side: TakerSide = this.#rng.next() < 0.5 + Math.tanh(this.#u.lastReturn / 0.001) * 0.2 ? 'buy' : 'sell';
     const tradeId = ids.next();
     return {
-      venue: this.venue, symbol: this.spec.symbol, ts: nowMs, receivedAt: nowMs, id: `${this.venue}:spot:${tradeId}`,
-      market: 'spot', instrument: this.spec.instrument, price, size: coins, side, tradeId,
+      venue: this.venue,
+      symbol: this.spec.symbol,
+      ts: nowMs,
+      receivedAt: nowMs,
+      id: `${this.venue}:spot:${tradeId}`,
+      market: 'spot',
+      instrument: this.spec.instrument,
+      price,
+      size: coins,
+      side,
+      tradeId,
     };
   }
 }

@@ -28,8 +28,18 @@ interface SeriesOptions {
 
 function series(symbol: MarketSymbol, o: SeriesOptions): OptionSeriesSpec {
   return {
-    symbol, family: o.family, name: o.name, contractSize: o.contractSize ?? 1, lot: o.lot, inverse: false, priceCurrency: o.currency,
-    priceTick: o.tick, settlementCurrency: o.currency, quoteCurrency: o.currency, calendar: o.calendar, strikesEachSide: 6,
+    symbol,
+    family: o.family,
+    name: o.name,
+    contractSize: o.contractSize ?? 1,
+    lot: o.lot,
+    inverse: false,
+    priceCurrency: o.currency,
+    priceTick: o.tick,
+    settlementCurrency: o.currency,
+    quoteCurrency: o.currency,
+    calendar: o.calendar,
+    strikesEachSide: 6,
     ...(o.expiryHourUtc !== undefined ? { expiryHourUtc: o.expiryHourUtc } : {}),
   };
 }
@@ -40,28 +50,65 @@ function perp(symbol: MarketSymbol, instrument: string, contractSize: number, lo
 
 /** Derive: `BTC-20261225-100000-C` (fractional strikes `2400_5`), USDC, sizes in coins. */
 const derive = (symbol: MarketSymbol, base: string, lot: number, tick: number): OptionSeriesSpec =>
-  series(symbol, { family: base, name: (e, k, t) => `${base}-${yyyymmdd(e)}-${String(k).replace('.', '_')}-${cp(t)}`, lot, tick, currency: 'USDC', calendar: DAILY });
+  series(symbol, {
+    family: base,
+    name: (e, k, t) => `${base}-${yyyymmdd(e)}-${String(k).replace('.', '_')}-${cp(t)}`,
+    lot,
+    tick,
+    currency: 'USDC',
+    calendar: DAILY,
+  });
 
 /** Thalex: Deribit-style `BTC-25OCT24-60000-C`, USD, sizes in coins. */
 const thalex = (symbol: MarketSymbol, base: string, lot: number, tick: number): OptionSeriesSpec =>
-  series(symbol, { family: `${base}USD`, name: (e, k, t) => `${base}-${dmmmyy(e)}-${k}-${cp(t)}`, lot, tick, currency: 'USD', calendar: WEEKLY });
+  series(symbol, {
+    family: `${base}USD`,
+    name: (e, k, t) => `${base}-${dmmmyy(e)}-${k}-${cp(t)}`,
+    lot,
+    tick,
+    currency: 'USD',
+    calendar: WEEKLY,
+  });
 
 /** Delta: `C-BTC-90000-310125`, contracts of `contract_value` coins, 12:00 UTC settlement. */
 const delta = (symbol: MarketSymbol, base: string, contractValue: number): OptionSeriesSpec =>
   series(symbol, {
-    family: base, name: (e, k, t) => `${cp(t)}-${base}-${k}-${ddmmyy(e)}`, contractSize: contractValue, lot: 1, tick: 0.1, currency: 'USD', calendar: DELTA, expiryHourUtc: 12,
+    family: base,
+    name: (e, k, t) => `${cp(t)}-${base}-${k}-${ddmmyy(e)}`,
+    contractSize: contractValue,
+    lot: 1,
+    tick: 0.1,
+    currency: 'USD',
+    calendar: DELTA,
+    expiryHourUtc: 12,
   });
 
 /** Bullish: `BTC-USDC-20260130-160000-P`, contract multiplier 1. */
 const bullish = (symbol: MarketSymbol, base: string, lot: number, tick: number): OptionSeriesSpec =>
-  series(symbol, { family: base, name: (e, k, t) => `${base}-USDC-${yyyymmdd(e)}-${k}-${cp(t)}`, lot, tick, currency: 'USDC', calendar: WEEKLY });
+  series(symbol, {
+    family: base,
+    name: (e, k, t) => `${base}-USDC-${yyyymmdd(e)}-${k}-${cp(t)}`,
+    lot,
+    tick,
+    currency: 'USDC',
+    calendar: WEEKLY,
+  });
 
 /** Paradex dated options: `BTC-USD-8MAY26-78000-C`, USD quoted, USDC settled, base-unit sizes. */
 const paradex = (symbol: MarketSymbol, base: string, lot: number, tick: number): OptionSeriesSpec =>
-  series(symbol, { family: base, name: (e, k, t) => `${base}-USD-${dmmmyy(e)}-${k}-${cp(t)}`, lot, tick, currency: 'USD', calendar: DAILY });
+  series(symbol, {
+    family: base,
+    name: (e, k, t) => `${base}-USD-${dmmmyy(e)}-${k}-${cp(t)}`,
+    lot,
+    tick,
+    currency: 'USD',
+    calendar: DAILY,
+  });
 
 const deltaPerps = (ccy: string): LinearSpec[] => [
-  perp('BTCUSDT', 'BTCUSD', 0.001, 1, ccy), perp('ETHUSDT', 'ETHUSD', 0.01, 1, ccy), perp('SOLUSDT', 'SOLUSD', 1, 1, ccy),
+  perp('BTCUSDT', 'BTCUSD', 0.001, 1, ccy),
+  perp('ETHUSDT', 'ETHUSD', 0.01, 1, ccy),
+  perp('SOLUSDT', 'SOLUSD', 1, 1, ccy),
 ];
 
 export const SMALLER_VENUE_SPECS: Readonly<Record<SmallerVenue, VenueSpec>> = {
@@ -72,8 +119,10 @@ export const SMALLER_VENUE_SPECS: Readonly<Record<SmallerVenue, VenueSpec>> = {
     indexName: (base) => base,
     options: [derive('BTCUSDT', 'BTC', 0.01, 5), derive('ETHUSDT', 'ETH', 0.1, 0.5)],
     perps: [
-      perp('BTCUSDT', 'BTC-PERP', 1, 0.001, 'USDC'), perp('ETHUSDT', 'ETH-PERP', 1, 0.01, 'USDC'),
-      perp('SOLUSDT', 'SOL-PERP', 1, 0.1, 'USDC'), perp('HYPEUSDT', 'HYPE-PERP', 1, 0.1, 'USDC'),
+      perp('BTCUSDT', 'BTC-PERP', 1, 0.001, 'USDC'),
+      perp('ETHUSDT', 'ETH-PERP', 1, 0.01, 'USDC'),
+      perp('SOLUSDT', 'SOL-PERP', 1, 0.1, 'USDC'),
+      perp('HYPEUSDT', 'HYPE-PERP', 1, 0.1, 'USDC'),
     ],
     spots: [],
   },
@@ -108,7 +157,11 @@ export const SMALLER_VENUE_SPECS: Readonly<Record<SmallerVenue, VenueSpec>> = {
     liquidations: 'none',
     indexName: (base) => base,
     options: [bullish('BTCUSDT', 'BTC', 0.01, 5), bullish('ETHUSDT', 'ETH', 0.1, 0.5)],
-    perps: [perp('BTCUSDT', 'BTC-USDC-PERP', 1, 0.0001, 'USDC'), perp('ETHUSDT', 'ETH-USDC-PERP', 1, 0.001, 'USDC'), perp('SOLUSDT', 'SOL-USDC-PERP', 1, 0.01, 'USDC')],
+    perps: [
+      perp('BTCUSDT', 'BTC-USDC-PERP', 1, 0.0001, 'USDC'),
+      perp('ETHUSDT', 'ETH-USDC-PERP', 1, 0.001, 'USDC'),
+      perp('SOLUSDT', 'SOL-USDC-PERP', 1, 0.01, 'USDC'),
+    ],
     spots: [],
   },
   paradex: {
@@ -117,8 +170,10 @@ export const SMALLER_VENUE_SPECS: Readonly<Record<SmallerVenue, VenueSpec>> = {
     liquidations: 'as_trade',
     options: [paradex('BTCUSDT', 'BTC', 0.001, 5), paradex('ETHUSDT', 'ETH', 0.01, 0.5)],
     perps: [
-      perp('BTCUSDT', 'BTC-USD-PERP', 1, 0.00001, 'USDC'), perp('ETHUSDT', 'ETH-USD-PERP', 1, 0.0001, 'USDC'),
-      perp('SOLUSDT', 'SOL-USD-PERP', 1, 0.01, 'USDC'), perp('HYPEUSDT', 'HYPE-USD-PERP', 1, 0.1, 'USDC'),
+      perp('BTCUSDT', 'BTC-USD-PERP', 1, 0.00001, 'USDC'),
+      perp('ETHUSDT', 'ETH-USD-PERP', 1, 0.0001, 'USDC'),
+      perp('SOLUSDT', 'SOL-USD-PERP', 1, 0.01, 'USDC'),
+      perp('HYPEUSDT', 'HYPE-USD-PERP', 1, 0.1, 'USDC'),
     ],
     spots: [],
   },

@@ -2,7 +2,18 @@ import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 import type { CalendarPolicy } from './calendar.ts';
 
 /** The venues the sandbox serves (every venue of schemas/events.ts VENUES). */
-export const SANDBOX_VENUES = ['deribit', 'bybit', 'okx', 'binance', 'derive', 'thalex', 'delta_india', 'delta', 'bullish', 'paradex'] as const;
+export const SANDBOX_VENUES = [
+  'deribit',
+  'bybit',
+  'okx',
+  'binance',
+  'derive',
+  'thalex',
+  'delta_india',
+  'delta',
+  'bullish',
+  'paradex',
+] as const;
 export type SandboxVenue = (typeof SANDBOX_VENUES)[number];
 
 export interface OptionSeriesSpec {

@@ -12,7 +12,14 @@ const cp = (t: OptionType): string => (t === 'call' ? 'C' : 'P');
 /** Deribit writes decimal strikes with 'd' (1d02 = 1.02). */
 const deribitStrike = (k: number): string => String(k).replace('.', 'd');
 
-function deribitOption(symbol: MarketSymbol, base: string, linear: boolean, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
+function deribitOption(
+  symbol: MarketSymbol,
+  base: string,
+  linear: boolean,
+  lot: number,
+  tick: number,
+  cal: CalendarPolicy,
+): OptionSeriesSpec {
   const prefix = linear ? `${base}_USDC` : base;
   return {
     symbol,
@@ -32,24 +39,51 @@ function deribitOption(symbol: MarketSymbol, base: string, linear: boolean, lot:
 
 function bybitOption(symbol: MarketSymbol, base: string, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
   return {
-    symbol, family: base, name: (e, k, t) => `${base}-${dmmmyy(e)}-${k}-${cp(t)}`, contractSize: 1, lot, inverse: false,
-    priceCurrency: 'USDC', priceTick: tick, settlementCurrency: 'USDC', quoteCurrency: 'USDC', calendar: cal,
+    symbol,
+    family: base,
+    name: (e, k, t) => `${base}-${dmmmyy(e)}-${k}-${cp(t)}`,
+    contractSize: 1,
+    lot,
+    inverse: false,
+    priceCurrency: 'USDC',
+    priceTick: tick,
+    settlementCurrency: 'USDC',
+    quoteCurrency: 'USDC',
+    calendar: cal,
     strikesEachSide: cal === BIG ? 8 : 6,
   };
 }
 
 function okxOption(symbol: MarketSymbol, base: string, ctMult: number, cal: CalendarPolicy): OptionSeriesSpec {
   return {
-    symbol, family: `${base}-USD`, name: (e, k, t) => `${base}-USD-${yymmdd(e)}-${k}-${cp(t)}`, contractSize: ctMult, lot: 1,
-    inverse: true, priceCurrency: base, priceTick: 0.0001, settlementCurrency: base, quoteCurrency: base, calendar: cal,
+    symbol,
+    family: `${base}-USD`,
+    name: (e, k, t) => `${base}-USD-${yymmdd(e)}-${k}-${cp(t)}`,
+    contractSize: ctMult,
+    lot: 1,
+    inverse: true,
+    priceCurrency: base,
+    priceTick: 0.0001,
+    settlementCurrency: base,
+    quoteCurrency: base,
+    calendar: cal,
     strikesEachSide: cal === BIG ? 8 : 6,
   };
 }
 
 function binanceOption(symbol: MarketSymbol, base: string, lot: number, tick: number, cal: CalendarPolicy): OptionSeriesSpec {
   return {
-    symbol, family: `${base}USDT`, name: (e, k, t) => `${base}-${yymmdd(e)}-${k}-${cp(t)}`, contractSize: 1, lot, inverse: false,
-    priceCurrency: 'USDT', priceTick: tick, settlementCurrency: 'USDT', quoteCurrency: 'USDT', calendar: cal,
+    symbol,
+    family: `${base}USDT`,
+    name: (e, k, t) => `${base}-${yymmdd(e)}-${k}-${cp(t)}`,
+    contractSize: 1,
+    lot,
+    inverse: false,
+    priceCurrency: 'USDT',
+    priceTick: tick,
+    settlementCurrency: 'USDT',
+    quoteCurrency: 'USDT',
+    calendar: cal,
     strikesEachSide: cal === BIG ? 8 : 6,
   };
 }
@@ -74,8 +108,24 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
       deribitOption('SOLUSDT', 'SOL', true, 1, 0.01, SMALL),
     ],
     perps: [
-      { symbol: 'BTCUSDT', instrument: 'BTC-PERPETUAL', contractSize: 10, inverse: true, lot: 1, settlementCurrency: 'BTC', quoteCurrency: 'USD' },
-      { symbol: 'ETHUSDT', instrument: 'ETH-PERPETUAL', contractSize: 1, inverse: true, lot: 1, settlementCurrency: 'ETH', quoteCurrency: 'USD' },
+      {
+        symbol: 'BTCUSDT',
+        instrument: 'BTC-PERPETUAL',
+        contractSize: 10,
+        inverse: true,
+        lot: 1,
+        settlementCurrency: 'BTC',
+        quoteCurrency: 'USD',
+      },
+      {
+        symbol: 'ETHUSDT',
+        instrument: 'ETH-PERPETUAL',
+        contractSize: 1,
+        inverse: true,
+        lot: 1,
+        settlementCurrency: 'ETH',
+        quoteCurrency: 'USD',
+      },
       { ...lin('SOLUSDT', 'SOL_USDC-PERPETUAL', 1, 0.1, 'USDC'), quoteCurrency: 'USDC' },
     ],
     spots: [],
@@ -90,8 +140,18 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
       bybitOption('SOLUSDT', 'SOL', 1, 0.01, SMALL),
       bybitOption('HYPEUSDT', 'HYPE', 1, 0.001, SMALL),
     ],
-    perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.01), lin('SOLUSDT', 'SOLUSDT', 1, 0.1), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
-    spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+    perps: [
+      lin('BTCUSDT', 'BTCUSDT', 1, 0.001),
+      lin('ETHUSDT', 'ETHUSDT', 1, 0.01),
+      lin('SOLUSDT', 'SOLUSDT', 1, 0.1),
+      lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01),
+    ],
+    spots: [
+      lin('BTCUSDT', 'BTCUSDT', 1, 0.00001),
+      lin('ETHUSDT', 'ETHUSDT', 1, 0.0001),
+      lin('SOLUSDT', 'SOLUSDT', 1, 0.001),
+      lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01),
+    ],
   },
   okx: {
     venue: 'okx',
@@ -104,7 +164,12 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
       lin('SOLUSDT', 'SOL-USDT-SWAP', 1, 1),
       lin('HYPEUSDT', 'HYPE-USDT-SWAP', 0.1, 1),
     ],
-    spots: [lin('BTCUSDT', 'BTC-USDT', 1, 0.00001), lin('ETHUSDT', 'ETH-USDT', 1, 0.0001), lin('SOLUSDT', 'SOL-USDT', 1, 0.001), lin('HYPEUSDT', 'HYPE-USDT', 1, 0.01)],
+    spots: [
+      lin('BTCUSDT', 'BTC-USDT', 1, 0.00001),
+      lin('ETHUSDT', 'ETH-USDT', 1, 0.0001),
+      lin('SOLUSDT', 'SOL-USDT', 1, 0.001),
+      lin('HYPEUSDT', 'HYPE-USDT', 1, 0.01),
+    ],
   },
   binance: {
     venue: 'binance',
@@ -115,8 +180,18 @@ export const VENUE_SPECS: Readonly<Record<SandboxVenue, VenueSpec>> = {
       binanceOption('ETHUSDT', 'ETH', 0.01, 0.1, BIG),
       binanceOption('SOLUSDT', 'SOL', 0.1, 0.01, SMALL),
     ],
-    perps: [lin('BTCUSDT', 'BTCUSDT', 1, 0.001), lin('ETHUSDT', 'ETHUSDT', 1, 0.001), lin('SOLUSDT', 'SOLUSDT', 1, 0.01), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
-    spots: [lin('BTCUSDT', 'BTCUSDT', 1, 0.00001), lin('ETHUSDT', 'ETHUSDT', 1, 0.0001), lin('SOLUSDT', 'SOLUSDT', 1, 0.001), lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01)],
+    perps: [
+      lin('BTCUSDT', 'BTCUSDT', 1, 0.001),
+      lin('ETHUSDT', 'ETHUSDT', 1, 0.001),
+      lin('SOLUSDT', 'SOLUSDT', 1, 0.01),
+      lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01),
+    ],
+    spots: [
+      lin('BTCUSDT', 'BTCUSDT', 1, 0.00001),
+      lin('ETHUSDT', 'ETHUSDT', 1, 0.0001),
+      lin('SOLUSDT', 'SOLUSDT', 1, 0.001),
+      lin('HYPEUSDT', 'HYPEUSDT', 1, 0.01),
+    ],
   },
   ...SMALLER_VENUE_SPECS,
 };

@@ -24,14 +24,42 @@ export class BinanceTradesRest {
       if (e.type === 'option_trade') {
         const t = e.event;
         const sign = t.side === 'sell' ? '-' : '';
-        this.#options.add({ ts: t.ts, key: t.instrument, wire: { id: String(Number(t.tradeId)), symbol: t.instrument, price: t.price.toFixed(3), qty: `${sign}${str(t.size, 2)}`, quoteQty: `${sign}${str(t.price * t.size, 4)}`, side: t.side === 'sell' ? -1 : 1, time: t.ts } });
+        this.#options.add({
+          ts: t.ts,
+          key: t.instrument,
+          wire: {
+            id: String(Number(t.tradeId)),
+            symbol: t.instrument,
+            price: t.price.toFixed(3),
+            qty: `${sign}${str(t.size, 2)}`,
+            quoteQty: `${sign}${str(t.price * t.size, 4)}`,
+            side: t.side === 'sell' ? -1 : 1,
+            time: t.ts,
+          },
+        });
       } else if (e.type === 'perp_trade') {
         const t = e.event;
         const id = Number(t.tradeId);
-        this.#perps.add({ ts: t.ts, key: t.instrument, wire: { a: id, p: str(t.price), q: str(t.size), f: id, l: id, T: t.ts, m: t.side === 'sell' } });
+        this.#perps.add({
+          ts: t.ts,
+          key: t.instrument,
+          wire: { a: id, p: str(t.price), q: str(t.size), f: id, l: id, T: t.ts, m: t.side === 'sell' },
+        });
       } else if (e.type === 'spot_trade') {
         const t = e.event;
-        this.#spots.add({ ts: t.ts, key: t.instrument, wire: { id: Number(t.tradeId), price: str(t.price), qty: str(t.size), quoteQty: str(t.price * t.size), time: t.ts, isBuyerMaker: t.side === 'sell', isBestMatch: true } });
+        this.#spots.add({
+          ts: t.ts,
+          key: t.instrument,
+          wire: {
+            id: Number(t.tradeId),
+            price: str(t.price),
+            qty: str(t.size),
+            quoteQty: str(t.price * t.size),
+            time: t.ts,
+            isBuyerMaker: t.side === 'sell',
+            isBestMatch: true,
+          },
+        });
       }
     }
   }
@@ -40,13 +68,15 @@ export class BinanceTradesRest {
   reply(path: string, q: URLSearchParams): RestReply | null {
     if (path !== '/fapi/v1/aggTrades' && path !== '/api/v3/trades' && path !== '/eapi/v1/trades') return null;
     const symbol = q.get('symbol');
-    if (!symbol) return { status: 400, body: { code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." } };
+    if (!symbol)
+      return { status: 400, body: { code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." } };
     if (path === '/eapi/v1/trades') {
       const n = Math.min(500, Math.max(1, Number(q.get('limit') ?? '100') || 100));
       return { status: 200, body: [...this.#options.query({ key: symbol, limit: n, order: 'desc' }).rows].reverse() };
     }
     const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? '500') || 500));
-    if (path === '/api/v3/trades') return { status: 200, body: [...this.#spots.query({ key: symbol, limit, order: 'desc' }).rows].reverse() };
+    if (path === '/api/v3/trades')
+      return { status: 200, body: [...this.#spots.query({ key: symbol, limit, order: 'desc' }).rows].reverse() };
     const key = symbol;
     const fromId = q.get('fromId');
     const start = q.get('startTime');

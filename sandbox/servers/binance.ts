@@ -50,23 +50,72 @@ function publishEvent(host: VenueHost, e: MarketEvent, indexItems: unknown[]): n
   switch (e.type) {
     case 'option_trade': {
       const t = e.event;
-      const data = { e: 'trade', E: t.ts, T: t.ts, s: t.instrument, t: Number(t.tradeId), p: t.price.toFixed(3), q: str(t.size, 2), X: 'MARKET', S: t.side === 'buy' ? 'BUY' : 'SELL', m: t.side === 'sell' };
+      const data = {
+        e: 'trade',
+        E: t.ts,
+        T: t.ts,
+        s: t.instrument,
+        t: Number(t.tradeId),
+        p: t.price.toFixed(3),
+        q: str(t.size, 2),
+        X: 'MARKET',
+        S: t.side === 'buy' ? 'BUY' : 'SELL',
+        m: t.side === 'sell',
+      };
       return emit(host, 'fut', `${und(t.symbol)}@optionTrade`, data) + emit(host, 'fut', `${lower(t.instrument)}@optionTrade`, data);
     }
     case 'perp_trade': {
       const t = e.event;
       // One fill per aggregate in the model, so the aggregate id `a` (what the connector keys on) is the ledger's trade id.
-      const data = { e: 'aggTrade', E: t.ts, a: Number(t.tradeId), s: t.instrument, p: str(t.price), q: str(t.size), nq: str(t.size), f: Number(t.tradeId), l: Number(t.tradeId), T: t.ts, m: t.side === 'sell' };
+      const data = {
+        e: 'aggTrade',
+        E: t.ts,
+        a: Number(t.tradeId),
+        s: t.instrument,
+        p: str(t.price),
+        q: str(t.size),
+        nq: str(t.size),
+        f: Number(t.tradeId),
+        l: Number(t.tradeId),
+        T: t.ts,
+        m: t.side === 'sell',
+      };
       return emit(host, 'fut', `${lower(t.instrument)}@aggTrade`, data);
     }
     case 'spot_trade': {
       const t = e.event;
-      const data = { e: 'trade', E: t.ts, s: t.instrument, t: Number(t.tradeId), p: str(t.price), q: str(t.size), T: t.ts, m: t.side === 'sell', M: true };
+      const data = {
+        e: 'trade',
+        E: t.ts,
+        s: t.instrument,
+        t: Number(t.tradeId),
+        p: str(t.price),
+        q: str(t.size),
+        T: t.ts,
+        m: t.side === 'sell',
+        M: true,
+      };
       return emit(host, 'spot', `${lower(t.instrument)}@trade`, data);
     }
     case 'liquidation': {
       const l = e.event;
-      const data = { e: 'forceOrder', E: l.ts, o: { s: l.instrument, S: l.side === 'long' ? 'SELL' : 'BUY', o: 'LIMIT', f: 'IOC', q: str(l.size), p: str(l.price), ap: str(l.price), X: 'FILLED', l: str(l.size), z: str(l.size), T: l.ts } };
+      const data = {
+        e: 'forceOrder',
+        E: l.ts,
+        o: {
+          s: l.instrument,
+          S: l.side === 'long' ? 'SELL' : 'BUY',
+          o: 'LIMIT',
+          f: 'IOC',
+          q: str(l.size),
+          p: str(l.price),
+          ap: str(l.price),
+          X: 'FILLED',
+          l: str(l.size),
+          z: str(l.size),
+          T: l.ts,
+        },
+      };
       return emit(host, 'fut', `${lower(l.instrument)}@forceOrder`, data) + emit(host, 'fut', '!forceOrder@arr', data);
     }
     case 'index': {
@@ -76,7 +125,16 @@ function publishEvent(host: VenueHost, e: MarketEvent, indexItems: unknown[]): n
     }
     case 'perp_stats': {
       const s = e.event;
-      const data = { e: 'markPriceUpdate', E: s.ts, s: s.instrument, p: str(s.markPrice ?? 0), P: str(s.markPrice ?? 0), i: str(s.indexPrice ?? 0), r: str(s.fundingRate ?? 0, 8), T: s.nextFundingTime ?? 0 };
+      const data = {
+        e: 'markPriceUpdate',
+        E: s.ts,
+        s: s.instrument,
+        p: str(s.markPrice ?? 0),
+        P: str(s.markPrice ?? 0),
+        i: str(s.indexPrice ?? 0),
+        r: str(s.fundingRate ?? 0, 8),
+        T: s.nextFundingTime ?? 0,
+      };
       emit(host, 'fut', `${lower(s.instrument)}@markPrice@1s`, data);
       emit(host, 'fut', `${lower(s.instrument)}@markPrice`, data);
       return 0;
@@ -89,9 +147,26 @@ function publishEvent(host: VenueHost, e: MarketEvent, indexItems: unknown[]): n
 function optionMarkItem(t: OptionTicker): Record<string, unknown> {
   const m = t.markPrice ?? 0;
   return {
-    s: t.instrument, mp: str(m, 4), E: t.ts, e: 'markPrice', i: str(t.indexPrice ?? 0, 8), P: '0.0000', bo: str(m * 0.97, 4), ao: str(m * 1.03, 4),
-    bq: '5.00', aq: '5.00', b: str(t.bidIv ?? -1, 4), a: str(t.askIv ?? -1, 4), hl: str(m * 2, 4), ll: str(m * 0.5, 4), vo: str(t.markIv ?? 0, 4), rf: '0.0',
-    d: str(t.delta ?? 0, 8), t: str(t.theta ?? 0, 8), g: str(t.gamma ?? 0, 10), v: str(t.vega ?? 0, 8),
+    s: t.instrument,
+    mp: str(m, 4),
+    E: t.ts,
+    e: 'markPrice',
+    i: str(t.indexPrice ?? 0, 8),
+    P: '0.0000',
+    bo: str(m * 0.97, 4),
+    ao: str(m * 1.03, 4),
+    bq: '5.00',
+    aq: '5.00',
+    b: str(t.bidIv ?? -1, 4),
+    a: str(t.askIv ?? -1, 4),
+    hl: str(m * 2, 4),
+    ll: str(m * 0.5, 4),
+    vo: str(t.markIv ?? 0, 4),
+    rf: '0.0',
+    d: str(t.delta ?? 0, 8),
+    t: str(t.theta ?? 0, 8),
+    g: str(t.gamma ?? 0, 10),
+    v: str(t.vega ?? 0, 8),
   };
 }
 
@@ -99,13 +174,29 @@ function optionMarkItem(t: OptionTicker): Record<string, unknown> {
 function publishOptionTickers(host: VenueHost, events: readonly MarketEvent[]): void {
   const tickers = events.filter((e) => e.type === 'option_ticker');
   for (const [u, list] of groupBy(tickers, (e) => (e.type === 'option_ticker' ? und(e.event.symbol) : null))) {
-    emit(host, 'fut', `${u}@optionMarkPrice`, list.map((e) => (e.type === 'option_ticker' ? optionMarkItem(e.event) : null)));
+    emit(
+      host,
+      'fut',
+      `${u}@optionMarkPrice`,
+      list.map((e) => (e.type === 'option_ticker' ? optionMarkItem(e.event) : null)),
+    );
     for (const [exp, byExp] of groupBy(list, (e) => (e.type === 'option_ticker' ? yymmdd(e.event.expiry) : null))) {
-      emit(host, 'fut', `${u}@optionOpenInterest@${exp}`, byExp.map((e) => {
-        if (e.type !== 'option_ticker') return null;
-        const t = e.event;
-        return { e: 'openInterest', E: t.ts, s: t.instrument, o: str(t.openInterest ?? 0, 2), h: str((t.openInterest ?? 0) * (t.indexPrice ?? 0), 2) };
-      }));
+      emit(
+        host,
+        'fut',
+        `${u}@optionOpenInterest@${exp}`,
+        byExp.map((e) => {
+          if (e.type !== 'option_ticker') return null;
+          const t = e.event;
+          return {
+            e: 'openInterest',
+            E: t.ts,
+            s: t.instrument,
+            o: str(t.openInterest ?? 0, 2),
+            h: str((t.openInterest ?? 0) * (t.indexPrice ?? 0), 2),
+          };
+        }),
+      );
     }
   }
 }
@@ -125,11 +216,28 @@ function publish(host: VenueHost, delivered: TradeLedger, events: readonly Marke
 function optionSymbol(i: Instrument): Record<string, unknown> {
   const s = spec.options.find((o) => o.symbol === i.symbol);
   return {
-    expiryDate: i.expiry, symbol: i.instrument, side: i.optionType === 'call' ? 'CALL' : 'PUT', strikePrice: String(i.strike), underlying: i.symbol,
-    unit: i.contractSize, makerFeeRate: '0.0002', takerFeeRate: '0.0002', minQty: String(s?.lot ?? 0.01), maxQty: '10000',
-    initialMargin: '0.15', maintenanceMargin: '0.075', minInitialMargin: '0.1', minMaintenanceMargin: '0.05', priceScale: 1, quantityScale: 2,
-    quoteAsset: 'USDT', status: 'TRADING',
-    filters: [{ filterType: 'PRICE_FILTER', minPrice: String(s?.priceTick ?? 5), maxPrice: '1000000', tickSize: String(s?.priceTick ?? 5) }, { filterType: 'LOT_SIZE', minQty: String(s?.lot ?? 0.01), maxQty: '10000', stepSize: String(s?.lot ?? 0.01) }],
+    expiryDate: i.expiry,
+    symbol: i.instrument,
+    side: i.optionType === 'call' ? 'CALL' : 'PUT',
+    strikePrice: String(i.strike),
+    underlying: i.symbol,
+    unit: i.contractSize,
+    makerFeeRate: '0.0002',
+    takerFeeRate: '0.0002',
+    minQty: String(s?.lot ?? 0.01),
+    maxQty: '10000',
+    initialMargin: '0.15',
+    maintenanceMargin: '0.075',
+    minInitialMargin: '0.1',
+    minMaintenanceMargin: '0.05',
+    priceScale: 1,
+    quantityScale: 2,
+    quoteAsset: 'USDT',
+    status: 'TRADING',
+    filters: [
+      { filterType: 'PRICE_FILTER', minPrice: String(s?.priceTick ?? 5), maxPrice: '1000000', tickSize: String(s?.priceTick ?? 5) },
+      { filterType: 'LOT_SIZE', minQty: String(s?.lot ?? 0.01), maxQty: '10000', stepSize: String(s?.lot ?? 0.01) },
+    ],
   };
 }
 
@@ -139,7 +247,9 @@ function optionsExchangeInfo(ins: readonly Instrument[], now: number): RestReply
   return {
     status: 200,
     body: {
-      timezone: 'UTC', serverTime: now, rateLimits: [],
+      timezone: 'UTC',
+      serverTime: now,
+      rateLimits: [],
       optionContracts: unds.map((u) => ({ baseAsset: u.replace('USDT', ''), quoteAsset: 'USDT', underlying: u, settleAsset: 'USDT' })),
       optionAssets: [{ name: 'USDT' }],
       optionSymbols: opts.map(optionSymbol),
@@ -151,15 +261,34 @@ function linearExchangeInfo(ins: readonly Instrument[], kind: 'perp' | 'spot', n
   return {
     status: 200,
     body: {
-      timezone: 'UTC', serverTime: now, rateLimits: [], exchangeFilters: [],
-      symbols: ins.filter((i) => i.kind === kind).map((i) => {
-        const l = (kind === 'perp' ? spec.perps : spec.spots).find((x) => x.instrument === i.instrument);
-        return {
-          symbol: i.instrument, pair: i.instrument, status: 'TRADING', baseAsset: i.symbol.replace('USDT', ''), quoteAsset: 'USDT',
-          ...(kind === 'perp' ? { contractType: 'PERPETUAL', deliveryDate: 4133404800000, onboardDate: i.ts, marginAsset: 'USDT', pricePrecision: 2, quantityPrecision: 3, underlyingType: 'COIN' } : {}),
-          filters: [{ filterType: 'LOT_SIZE', minQty: String(l?.lot ?? 0.001), maxQty: '1000', stepSize: String(l?.lot ?? 0.001) }],
-        };
-      }),
+      timezone: 'UTC',
+      serverTime: now,
+      rateLimits: [],
+      exchangeFilters: [],
+      symbols: ins
+        .filter((i) => i.kind === kind)
+        .map((i) => {
+          const l = (kind === 'perp' ? spec.perps : spec.spots).find((x) => x.instrument === i.instrument);
+          return {
+            symbol: i.instrument,
+            pair: i.instrument,
+            status: 'TRADING',
+            baseAsset: i.symbol.replace('USDT', ''),
+            quoteAsset: 'USDT',
+            ...(kind === 'perp'
+              ? {
+                  contractType: 'PERPETUAL',
+                  deliveryDate: 4133404800000,
+                  onboardDate: i.ts,
+                  marginAsset: 'USDT',
+                  pricePrecision: 2,
+                  quantityPrecision: 3,
+                  underlyingType: 'COIN',
+                }
+              : {}),
+            filters: [{ filterType: 'LOT_SIZE', minQty: String(l?.lot ?? 0.001), maxQty: '1000', stepSize: String(l?.lot ?? 0.001) }],
+          };
+        }),
     },
   };
 }
@@ -168,7 +297,8 @@ function rest(market: SandboxMarket, path: string, q: URLSearchParams): RestRepl
   const now = Date.now();
   const ins = market.instruments('binance');
   if (path === '/eapi/v1/exchangeInfo') return optionsExchangeInfo(ins, now);
-  if (path === '/fapi/v1/exchangeInfo' || path === '/api/v3/exchangeInfo') return linearExchangeInfo(ins, path.startsWith('/fapi') ? 'perp' : 'spot', now);
+  if (path === '/fapi/v1/exchangeInfo' || path === '/api/v3/exchangeInfo')
+    return linearExchangeInfo(ins, path.startsWith('/fapi') ? 'perp' : 'spot', now);
   if (path === '/fapi/v1/openInterest') {
     const sym = q.get('symbol');
     const perp = market.perps('binance').find((p) => p.spec.instrument === sym);
@@ -182,7 +312,9 @@ function rest(market: SandboxMarket, path: string, q: URLSearchParams): RestRepl
 
 function validStream(mk: Market, s: string): boolean {
   if (mk === 'spot') return /^[a-z0-9]+@trade$/.test(s);
-  return /^([a-z0-9]+@(optionTrade|optionMarkPrice|aggTrade|markPrice(@1s)?|forceOrder)|[a-z0-9]+@optionOpenInterest@\d{6}|[a-z]+-\d{6}-[\d.]+-[cp]@optionTrade|!forceOrder@arr|!index@arr)$/.test(s);
+  return /^([a-z0-9]+@(optionTrade|optionMarkPrice|aggTrade|markPrice(@1s)?|forceOrder)|[a-z0-9]+@optionOpenInterest@\d{6}|[a-z]+-\d{6}-[\d.]+-[cp]@optionTrade|!forceOrder@arr|!index@arr)$/.test(
+    s,
+  );
 }
 
 /** Server pings; a client that does not pong within the deadline is dropped. Max connection lifetime. */
@@ -191,13 +323,15 @@ function startPingsAndLifetime(host: VenueHost, timings: ProtocolTimings, c: Cli
   c.ws.on('pong', () => {
     lastPong = Date.now();
   });
-  c.timers.push(setInterval(() => {
-    if (Date.now() - lastPong > timings.binancePongTimeoutMs) {
-      c.ws.terminate();
-      return;
-    }
-    if (!host.silent) c.ws.ping();
-  }, timings.binancePingIntervalMs));
+  c.timers.push(
+    setInterval(() => {
+      if (Date.now() - lastPong > timings.binancePongTimeoutMs) {
+        c.ws.terminate();
+        return;
+      }
+      if (!host.silent) c.ws.ping();
+    }, timings.binancePingIntervalMs),
+  );
   c.timers.push(setTimeout(() => c.ws.close(1000, 'max connection lifetime'), timings.binanceMaxLifetimeMs));
 }
 
@@ -213,7 +347,14 @@ function onConnect(host: VenueHost, timings: ProtocolTimings, c: Client): void {
 }
 
 /** SUBSCRIBE / UNSUBSCRIBE: all streams valid or the whole request is refused. */
-function onSubscription(host: VenueHost, c: Client, mk: Market, method: 'SUBSCRIBE' | 'UNSUBSCRIBE', params: readonly string[], id: number | string | null): void {
+function onSubscription(
+  host: VenueHost,
+  c: Client,
+  mk: Market,
+  method: 'SUBSCRIBE' | 'UNSUBSCRIBE',
+  params: readonly string[],
+  id: number | string | null,
+): void {
   const bad = params.find((p) => !validStream(mk, p));
   if (bad) {
     host.send(c, JSON.stringify({ error: { code: 2, msg: `Invalid request: unknown stream ${bad}` }, id }));
@@ -247,8 +388,24 @@ function onMessage(host: VenueHost, c: Client, text: string): void {
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
-  const good = JSON.stringify({ stream: 'btcusdt@optionTrade', data: { e: 'trade', E: Date.now(), T: Date.now(), s: 'BTC-251219-89000-C', t: 1, p: '1420.000', q: '1.54', X: 'MARKET', S: 'BUY', m: false } });
-  const frame = malformedFrame(kind, good, '<html><body>429 Too Many Requests</body></html>', (g) => g.replace('"p":"1420.000"', '"p":"x1420"').replace('"q":"1.54"', '"q":[]'));
+  const good = JSON.stringify({
+    stream: 'btcusdt@optionTrade',
+    data: {
+      e: 'trade',
+      E: Date.now(),
+      T: Date.now(),
+      s: 'BTC-251219-89000-C',
+      t: 1,
+      p: '1420.000',
+      q: '1.54',
+      X: 'MARKET',
+      S: 'BUY',
+      m: false,
+    },
+  });
+  const frame = malformedFrame(kind, good, '<html><body>429 Too Many Requests</body></html>', (g) =>
+    g.replace('"p":"1420.000"', '"p":"x1420"').replace('"q":"1.54"', '"q":[]'),
+  );
   return host.sendAll(frame);
 }
 

@@ -27,8 +27,14 @@ const baseOf = (name: string): string => name.split('-')[0] ?? '';
 function listingItem(i: Instrument): Record<string, unknown> {
   const base = baseOf(i.instrument);
   const common = {
-    symbol: i.instrument, baseSymbol: base, quoteSymbol: 'USDC', underlyingBaseSymbol: base, underlyingQuoteSymbol: 'USDC', settlementAssetSymbol: 'USDC',
-    contractMultiplier: String(i.contractSize), marketEnabled: i.active,
+    symbol: i.instrument,
+    baseSymbol: base,
+    quoteSymbol: 'USDC',
+    underlyingBaseSymbol: base,
+    underlyingQuoteSymbol: 'USDC',
+    settlementAssetSymbol: 'USDC',
+    contractMultiplier: String(i.contractSize),
+    marketEnabled: i.active,
   };
   if (i.kind === 'perp') {
     const p = spec.perps.find((x) => x.instrument === i.instrument);
@@ -36,8 +42,13 @@ function listingItem(i: Instrument): Record<string, unknown> {
   }
   const s = spec.options.find((o) => o.symbol === i.symbol);
   return {
-    ...common, marketType: 'OPTION', expiryDatetime: new Date(i.expiry ?? 0).toISOString(), optionStrikePrice: String(i.strike),
-    optionType: i.optionType === 'call' ? 'CALL' : 'PUT', tickSize: String(s?.priceTick ?? 5), minQuantityLimit: String(s?.lot ?? 0.01),
+    ...common,
+    marketType: 'OPTION',
+    expiryDatetime: new Date(i.expiry ?? 0).toISOString(),
+    optionStrikePrice: String(i.strike),
+    optionType: i.optionType === 'call' ? 'CALL' : 'PUT',
+    tickSize: String(s?.priceTick ?? 5),
+    minQuantityLimit: String(s?.lot ?? 0.01),
   };
 }
 
@@ -53,7 +64,8 @@ interface BullishWire {
 }
 
 function listedNames(w: BullishWire): Set<string> {
-  if (w.listing?.at !== w.market.now) w.listing = { at: w.market.now, names: new Set(w.market.instruments('bullish').map((i) => i.instrument)) };
+  if (w.listing?.at !== w.market.now)
+    w.listing = { at: w.market.now, names: new Set(w.market.instruments('bullish').map((i) => i.instrument)) };
   return w.listing.names;
 }
 
@@ -66,34 +78,81 @@ function tradeItem(w: BullishWire, t: OptionTrade | LinearTrade, perp: boolean):
   const ms = String(t.ts);
   const stamp = perp ? `${ms}000000` : ms;
   return {
-    symbol: t.instrument, tradeId: t.tradeId, price: str(t.price, 4), quantity: str(t.size, 8), side, isTaker: asTaker,
-    createdAtTimestamp: stamp, publishedAtTimestamp: stamp, createdAtDatetime: new Date(t.ts).toISOString(),
+    symbol: t.instrument,
+    tradeId: t.tradeId,
+    price: str(t.price, 4),
+    quantity: str(t.size, 8),
+    side,
+    isTaker: asTaker,
+    createdAtTimestamp: stamp,
+    publishedAtTimestamp: stamp,
+    createdAtDatetime: new Date(t.ts).toISOString(),
   };
 }
 
 function tickFrame(e: OptionTicker | PerpStats, option: boolean, first: boolean): string {
   const m = e.markPrice ?? 0;
   const common = {
-    symbol: e.instrument, type: 'ticker', createdAtTimestamp: String(e.ts), publishedAtTimestamp: String(e.ts + 5), createdAtDatetime: new Date(e.ts).toISOString(),
-    markPrice: str(m, 4), bestBid: str(m * (option ? 0.97 : 0.9999), 4), bestAsk: str(m * (option ? 1.03 : 1.0001), 4), bidVolume: '1', askVolume: '1',
-    last: null, baseVolume: '0', quoteVolume: '0',
+    symbol: e.instrument,
+    type: 'ticker',
+    createdAtTimestamp: String(e.ts),
+    publishedAtTimestamp: String(e.ts + 5),
+    createdAtDatetime: new Date(e.ts).toISOString(),
+    markPrice: str(m, 4),
+    bestBid: str(m * (option ? 0.97 : 0.9999), 4),
+    bestAsk: str(m * (option ? 1.03 : 1.0001), 4),
+    bidVolume: '1',
+    askVolume: '1',
+    last: null,
+    baseVolume: '0',
+    quoteVolume: '0',
   };
-  const data = 'markIv' in e
-    ? { ...common, openInterest: str(e.openInterest ?? 0, 8), openInterestUSD: str((e.openInterest ?? 0) * (e.indexPrice ?? 0), 4), delta: str(e.delta ?? 0, 8), gamma: str(e.gamma ?? 0, 10), theta: str(e.theta ?? 0, 4), vega: str(e.vega ?? 0, 4), impliedVolatility: str(e.markIv ?? 0, 4) }
-    : { ...common, fundingRate: str(e.fundingRate ?? 0, 8), openInterest: str(e.openInterest ?? 0, 8), openInterestUSD: str(e.openInterestUsd ?? 0, 4) };
+  const data =
+    'markIv' in e
+      ? {
+          ...common,
+          openInterest: str(e.openInterest ?? 0, 8),
+          openInterestUSD: str((e.openInterest ?? 0) * (e.indexPrice ?? 0), 4),
+          delta: str(e.delta ?? 0, 8),
+          gamma: str(e.gamma ?? 0, 10),
+          theta: str(e.theta ?? 0, 4),
+          vega: str(e.vega ?? 0, 4),
+          impliedVolatility: str(e.markIv ?? 0, 4),
+        }
+      : {
+          ...common,
+          fundingRate: str(e.fundingRate ?? 0, 8),
+          openInterest: str(e.openInterest ?? 0, 8),
+          openInterestUSD: str(e.openInterestUsd ?? 0, 4),
+        };
   return JSON.stringify({ type: first ? 'snapshot' : 'update', dataType: 'V1TATickerResponse', data });
 }
 
 function indexFrame(ev: IndexPrice): string {
   return JSON.stringify({
-    type: 'update', dataType: 'V1TAIndexPrice',
-    data: { price: str(ev.value, 4), assetSymbol: ev.name, updatedAtDatetime: new Date(ev.ts).toISOString(), updatedAtTimestamp: String(ev.ts) },
+    type: 'update',
+    dataType: 'V1TAIndexPrice',
+    data: {
+      price: str(ev.value, 4),
+      assetSymbol: ev.name,
+      updatedAtDatetime: new Date(ev.ts).toISOString(),
+      updatedAtTimestamp: String(ev.ts),
+    },
   });
 }
 
 function tradeSnapshotFrame(symbol: string, items: readonly Record<string, unknown>[]): string {
   const last = items.at(-1);
-  return JSON.stringify({ type: 'snapshot', dataType: 'V1TAAnonymousTradeUpdate', data: { symbol, createdAtTimestamp: last?.['createdAtTimestamp'] ?? String(Date.now()), publishedAtTimestamp: last?.['publishedAtTimestamp'] ?? String(Date.now()), trades: items } });
+  return JSON.stringify({
+    type: 'snapshot',
+    dataType: 'V1TAAnonymousTradeUpdate',
+    data: {
+      symbol,
+      createdAtTimestamp: last?.['createdAtTimestamp'] ?? String(Date.now()),
+      publishedAtTimestamp: last?.['publishedAtTimestamp'] ?? String(Date.now()),
+      trades: items,
+    },
+  });
 }
 
 // --- publishing ---
@@ -111,7 +170,16 @@ function publishTrades(host: VenueHost, w: BullishWire, events: readonly MarketE
   for (const [symbol, list] of bySymbol) {
     const items = list.map((e) => tradeItem(w, e.event, e.type === 'perp_trade'));
     const last = items.at(-1);
-    const frame = JSON.stringify({ type: 'update', dataType: 'V1TAAnonymousTradeUpdate', data: { symbol, createdAtTimestamp: last?.['createdAtTimestamp'], publishedAtTimestamp: last?.['publishedAtTimestamp'], trades: items } });
+    const frame = JSON.stringify({
+      type: 'update',
+      dataType: 'V1TAAnonymousTradeUpdate',
+      data: {
+        symbol,
+        createdAtTimestamp: last?.['createdAtTimestamp'],
+        publishedAtTimestamp: last?.['publishedAtTimestamp'],
+        trades: items,
+      },
+    });
     if (host.broadcast(`anonymousTrades|${symbol}`, frame) > 0) sent.push(...list);
     w.recent.set(symbol, [...(w.recent.get(symbol) ?? []), ...items].slice(-RECENT));
   }
@@ -147,7 +215,10 @@ function marketsRest(market: SandboxMarket): RestReply {
   return {
     status: 200,
     body: [
-      ...market.instruments('bullish').filter((i) => i.kind === 'perp' || i.kind === 'option').map(listingItem),
+      ...market
+        .instruments('bullish')
+        .filter((i) => i.kind === 'perp' || i.kind === 'option')
+        .map(listingItem),
       // A spot pair, as the venue lists them (the connector does not track spot).
       { symbol: 'BTCUSDC', marketType: 'SPOT', baseSymbol: 'BTC', quoteSymbol: 'USDC', marketEnabled: true },
     ],
@@ -173,11 +244,17 @@ function onSubscription(host: VenueHost, w: BullishWire, c: Client, msg: Bullish
   const key = `${topic}|${target}`;
   if (msg.method === 'unsubscribe') {
     c.subs.delete(key);
-    host.send(c, JSON.stringify({ jsonrpc: '2.0', id, result: { responseCodeName: 'OK', responseCode: '200', message: 'Successfully unsubscribed' } }));
+    host.send(
+      c,
+      JSON.stringify({ jsonrpc: '2.0', id, result: { responseCodeName: 'OK', responseCode: '200', message: 'Successfully unsubscribed' } }),
+    );
     return;
   }
   c.subs.add(key);
-  host.send(c, JSON.stringify({ jsonrpc: '2.0', id, result: { responseCodeName: 'OK', responseCode: '200', message: 'Successfully subscribed' } }));
+  host.send(
+    c,
+    JSON.stringify({ jsonrpc: '2.0', id, result: { responseCodeName: 'OK', responseCode: '200', message: 'Successfully subscribed' } }),
+  );
   if (topic === 'anonymousTrades') host.send(c, tradeSnapshotFrame(target, w.recent.get(target) ?? []));
 }
 
@@ -204,14 +281,43 @@ function onMessage(host: VenueHost, w: BullishWire, c: Client, text: string): vo
 /** `V1TAHeartbeat` pushes every bullishHeartbeatMs on every market-data socket. */
 function startHeartbeats(host: VenueHost, timings: ProtocolTimings, c: Client): void {
   let seq = 0;
-  c.timers.push(setInterval(() => {
-    const now = String(Date.now());
-    host.send(c, JSON.stringify({ type: 'update', dataType: 'V1TAHeartbeat', data: { sequenceNumber: String(++seq), createdAtTimestamp: now, publishedAtTimestamp: now } }));
-  }, timings.bullishHeartbeatMs));
+  c.timers.push(
+    setInterval(() => {
+      const now = String(Date.now());
+      host.send(
+        c,
+        JSON.stringify({
+          type: 'update',
+          dataType: 'V1TAHeartbeat',
+          data: { sequenceNumber: String(++seq), createdAtTimestamp: now, publishedAtTimestamp: now },
+        }),
+      );
+    }, timings.bullishHeartbeatMs),
+  );
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
-  const good = JSON.stringify({ type: 'update', dataType: 'V1TAAnonymousTradeUpdate', data: { symbol: 'BTC-USDC-PERP', createdAtTimestamp: String(Date.now()), publishedAtTimestamp: String(Date.now()), trades: [{ symbol: 'BTC-USDC-PERP', tradeId: '100118000000000001', price: '66250.5', quantity: '0.0042', side: 'SELL', isTaker: true, createdAtTimestamp: String(Date.now()), publishedAtTimestamp: String(Date.now()) }] } });
+  const good = JSON.stringify({
+    type: 'update',
+    dataType: 'V1TAAnonymousTradeUpdate',
+    data: {
+      symbol: 'BTC-USDC-PERP',
+      createdAtTimestamp: String(Date.now()),
+      publishedAtTimestamp: String(Date.now()),
+      trades: [
+        {
+          symbol: 'BTC-USDC-PERP',
+          tradeId: '100118000000000001',
+          price: '66250.5',
+          quantity: '0.0042',
+          side: 'SELL',
+          isTaker: true,
+          createdAtTimestamp: String(Date.now()),
+          publishedAtTimestamp: String(Date.now()),
+        },
+      ],
+    },
+  });
   const frame = malformedFrame(kind, good, '<html>503</html>', (g) => g.replace('"price":"66250.5"', '"price":"-"'));
   return host.sendAll(frame);
 }
@@ -232,7 +338,12 @@ export async function startBullishServer(ctx: VenueServerContext, port = 0): Pro
     host,
     {
       rest: `http://127.0.0.1:${bound}`,
-      ws: { host: base, trades: `${base}/trading-api/v1/market-data/trades`, tick: `${base}/trading-api/v1/market-data/tick`, index: `${base}/trading-api/v1/index-data` },
+      ws: {
+        host: base,
+        trades: `${base}/trading-api/v1/market-data/trades`,
+        tick: `${base}/trading-api/v1/market-data/tick`,
+        index: `${base}/trading-api/v1/index-data`,
+      },
     },
     (events) => publish(host, wire, delivered, events),
     (kind) => malformed(host, kind),

@@ -1,4 +1,13 @@
-import type { Instrument, LinearTrade, Liquidation, MarketEvent, MarketSymbol, OptionTicker, OptionTrade, PerpStats } from '#schemas/events.ts';
+import type {
+  Instrument,
+  LinearTrade,
+  Liquidation,
+  MarketEvent,
+  MarketSymbol,
+  OptionTicker,
+  OptionTrade,
+  PerpStats,
+} from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
@@ -38,19 +47,46 @@ function nextSeq(w: BybitWire): number {
 // --- frame encoders ---
 
 function envelope(w: BybitWire, topic: string, ts: number, data: unknown, type = 'snapshot', withId = false): string {
-  return JSON.stringify({ ...(withId ? { id: `${topic}-${nextSeq(w)}-${ts}` } : {}), topic, ts, type, data, ...(withId ? {} : { cs: nextSeq(w) }) });
+  return JSON.stringify({
+    ...(withId ? { id: `${topic}-${nextSeq(w)}-${ts}` } : {}),
+    topic,
+    ts,
+    type,
+    data,
+    ...(withId ? {} : { cs: nextSeq(w) }),
+  });
 }
 
 function optionTradeItem(market: SandboxMarket, t: OptionTrade): Record<string, unknown> {
   const q = market.optionQuote('bybit', t.instrument);
   return {
-    i: t.tradeId, T: t.ts, p: str(t.price, 4), v: str(t.size, 4), S: t.side === 'buy' ? 'Buy' : 'Sell', s: t.instrument, BT: false,
-    RPI: false, mP: str(q?.markUsd ?? t.price, 4), iP: str(t.indexPrice ?? 0, 4), mIv: str(q?.markIv ?? 0, 4), iv: str(t.iv ?? 0, 4),
+    i: t.tradeId,
+    T: t.ts,
+    p: str(t.price, 4),
+    v: str(t.size, 4),
+    S: t.side === 'buy' ? 'Buy' : 'Sell',
+    s: t.instrument,
+    BT: false,
+    RPI: false,
+    mP: str(q?.markUsd ?? t.price, 4),
+    iP: str(t.indexPrice ?? 0, 4),
+    mIv: str(q?.markIv ?? 0, 4),
+    iv: str(t.iv ?? 0, 4),
   };
 }
 
 function linearTradeItem(w: BybitWire, t: LinearTrade): Record<string, unknown> {
-  return { T: t.ts, s: t.instrument, S: t.side === 'buy' ? 'Buy' : 'Sell', v: str(t.size), p: str(t.price), L: t.side === 'buy' ? 'PlusTick' : 'MinusTick', i: t.tradeId, BT: false, seq: nextSeq(w) };
+  return {
+    T: t.ts,
+    s: t.instrument,
+    S: t.side === 'buy' ? 'Buy' : 'Sell',
+    v: str(t.size),
+    p: str(t.price),
+    L: t.side === 'buy' ? 'PlusTick' : 'MinusTick',
+    i: t.tradeId,
+    BT: false,
+    seq: nextSeq(w),
+  };
 }
 
 function liquidationItem(l: Liquidation): Record<string, unknown> {
@@ -61,21 +97,50 @@ function liquidationItem(l: Liquidation): Record<string, unknown> {
 function optionTickerData(t: OptionTicker): Record<string, string> {
   const m = t.markPrice ?? 0;
   return {
-    symbol: t.instrument, bidPrice: str(m * 0.97, 4), bidSize: '10', bidIv: str(t.bidIv ?? 0, 4), askPrice: str(m * 1.03, 4),
-    askSize: '10', askIv: str(t.askIv ?? 0, 4), lastPrice: str(m, 4), highPrice24h: str(m, 4), lowPrice24h: str(m, 4),
-    markPrice: str(m, 8), indexPrice: str(t.indexPrice ?? 0, 4), markPriceIv: str(t.markIv ?? 0, 4),
-    underlyingPrice: str(t.underlyingPrice ?? 0, 4), openInterest: str(t.openInterest ?? 0, 4), turnover24h: '0', volume24h: '0',
-    totalVolume: '0', totalTurnover: '0', delta: str(t.delta ?? 0, 8), gamma: str(t.gamma ?? 0, 10), vega: str(t.vega ?? 0, 8),
-    theta: str(t.theta ?? 0, 8), predictedDeliveryPrice: '0', change24h: '0',
+    symbol: t.instrument,
+    bidPrice: str(m * 0.97, 4),
+    bidSize: '10',
+    bidIv: str(t.bidIv ?? 0, 4),
+    askPrice: str(m * 1.03, 4),
+    askSize: '10',
+    askIv: str(t.askIv ?? 0, 4),
+    lastPrice: str(m, 4),
+    highPrice24h: str(m, 4),
+    lowPrice24h: str(m, 4),
+    markPrice: str(m, 8),
+    indexPrice: str(t.indexPrice ?? 0, 4),
+    markPriceIv: str(t.markIv ?? 0, 4),
+    underlyingPrice: str(t.underlyingPrice ?? 0, 4),
+    openInterest: str(t.openInterest ?? 0, 4),
+    turnover24h: '0',
+    volume24h: '0',
+    totalVolume: '0',
+    totalTurnover: '0',
+    delta: str(t.delta ?? 0, 8),
+    gamma: str(t.gamma ?? 0, 10),
+    vega: str(t.vega ?? 0, 8),
+    theta: str(t.theta ?? 0, 8),
+    predictedDeliveryPrice: '0',
+    change24h: '0',
   };
 }
 
 function perpTickerData(s: PerpStats): Record<string, string> {
   const mark = s.markPrice ?? 0;
   return {
-    symbol: s.instrument, tickDirection: 'PlusTick', lastPrice: str(mark), markPrice: str(mark), indexPrice: str(s.indexPrice ?? 0),
-    openInterest: str(s.openInterest ?? 0, 4), openInterestValue: str(s.openInterestUsd ?? 0, 2), fundingRate: str(s.fundingRate ?? 0, 8),
-    nextFundingTime: String(s.nextFundingTime ?? ''), bid1Price: str(mark), bid1Size: '1', ask1Price: str(mark), ask1Size: '1',
+    symbol: s.instrument,
+    tickDirection: 'PlusTick',
+    lastPrice: str(mark),
+    markPrice: str(mark),
+    indexPrice: str(s.indexPrice ?? 0),
+    openInterest: str(s.openInterest ?? 0, 4),
+    openInterestValue: str(s.openInterestUsd ?? 0, 2),
+    fundingRate: str(s.fundingRate ?? 0, 8),
+    nextFundingTime: String(s.nextFundingTime ?? ''),
+    bid1Price: str(mark),
+    bid1Size: '1',
+    ask1Price: str(mark),
+    ask1Size: '1',
   };
 }
 
@@ -124,14 +189,39 @@ function publishTopic(host: VenueHost, w: BybitWire, key: string, list: readonly
   const ts = first.event.ts;
   switch (first.type) {
     case 'option_trade':
-      return host.broadcast(key, () => envelope(w, topic, ts, list.map((e) => (e.type === 'option_trade' ? optionTradeItem(w.market, e.event) : null)), 'snapshot', true));
+      return host.broadcast(key, () =>
+        envelope(
+          w,
+          topic,
+          ts,
+          list.map((e) => (e.type === 'option_trade' ? optionTradeItem(w.market, e.event) : null)),
+          'snapshot',
+          true,
+        ),
+      );
     case 'perp_trade':
     case 'spot_trade':
-      return host.broadcast(key, () => envelope(w, topic, ts, list.map((e) => (e.type === 'perp_trade' || e.type === 'spot_trade' ? linearTradeItem(w, e.event) : null))));
+      return host.broadcast(key, () =>
+        envelope(
+          w,
+          topic,
+          ts,
+          list.map((e) => (e.type === 'perp_trade' || e.type === 'spot_trade' ? linearTradeItem(w, e.event) : null)),
+        ),
+      );
     case 'liquidation':
-      return host.broadcast(key, () => envelope(w, topic, ts, list.map((e) => (e.type === 'liquidation' ? liquidationItem(e.event) : null))));
+      return host.broadcast(key, () =>
+        envelope(
+          w,
+          topic,
+          ts,
+          list.map((e) => (e.type === 'liquidation' ? liquidationItem(e.event) : null)),
+        ),
+      );
     case 'option_ticker':
-      for (const e of list) if (e.type === 'option_ticker') host.broadcast(key, () => envelope(w, topic, e.event.ts, optionTickerData(e.event), 'snapshot', true));
+      for (const e of list)
+        if (e.type === 'option_ticker')
+          host.broadcast(key, () => envelope(w, topic, e.event.ts, optionTickerData(e.event), 'snapshot', true));
       return 0;
     case 'perp_stats':
       publishPerpTickers(host, w, key, topic, list);
@@ -143,19 +233,46 @@ function publishTopic(host: VenueHost, w: BybitWire, key: string, list: readonly
 
 /** An option trade as /v5/market/recent-trade lists it (the publicTrade fields under their REST names). */
 function recentTradeRow(item: Record<string, unknown>): Record<string, unknown> {
-  return { execId: item['i'], symbol: item['s'], price: item['p'], size: item['v'], side: item['S'], time: String(item['T']), isBlockTrade: item['BT'], isRPITrade: false, mP: item['mP'], iP: item['iP'], mIv: item['mIv'], iv: item['iv'] };
+  return {
+    execId: item['i'],
+    symbol: item['s'],
+    price: item['p'],
+    size: item['v'],
+    side: item['S'],
+    time: String(item['T']),
+    isBlockTrade: item['BT'],
+    isRPITrade: false,
+    mP: item['mP'],
+    iP: item['iP'],
+    mIv: item['mIv'],
+    iv: item['iv'],
+  };
 }
 
 /** A perp or spot trade as /v5/market/recent-trade?category=linear|spot lists it (no `seq`: the wire's sequence is left untouched). */
 function recentLinearRow(t: LinearTrade): Record<string, unknown> {
-  return { execId: t.tradeId, symbol: t.instrument, price: str(t.price), size: str(t.size), side: t.side === 'buy' ? 'Buy' : 'Sell', time: String(t.ts), isBlockTrade: false, isRPITrade: false };
+  return {
+    execId: t.tradeId,
+    symbol: t.instrument,
+    price: str(t.price),
+    size: str(t.size),
+    side: t.side === 'buy' ? 'Buy' : 'Sell',
+    time: String(t.ts),
+    isBlockTrade: false,
+    isRPITrade: false,
+  };
 }
 
 function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: readonly MarketEvent[]): void {
   for (const e of events) {
-    if (e.type === 'option_trade') w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
+    if (e.type === 'option_trade')
+      w.recent.add({ ts: e.event.ts, key: BASE_OF(e.event.symbol), wire: recentTradeRow(optionTradeItem(w.market, e.event)) });
     else if (e.type === 'perp_trade' || e.type === 'spot_trade') {
-      w.recentLinear[e.type === 'perp_trade' ? 'linear' : 'spot'].add({ ts: e.event.ts, key: e.event.instrument, wire: recentLinearRow(e.event) });
+      w.recentLinear[e.type === 'perp_trade' ? 'linear' : 'spot'].add({
+        ts: e.event.ts,
+        key: e.event.instrument,
+        wire: recentLinearRow(e.event),
+      });
     }
   }
   const sent: MarketEvent[] = [];
@@ -171,12 +288,19 @@ function publish(host: VenueHost, w: BybitWire, delivered: TradeLedger, events: 
  */
 function recentTradeRest(w: BybitWire, q: URLSearchParams): RestReply {
   const category = q.get('category');
-  const reply = (list: readonly Record<string, unknown>[]): RestReply => ({ status: 200, body: { retCode: 0, retMsg: 'OK', result: { category, list }, retExtInfo: {}, time: Date.now() } });
+  const reply = (list: readonly Record<string, unknown>[]): RestReply => ({
+    status: 200,
+    body: { retCode: 0, retMsg: 'OK', result: { category, list }, retExtInfo: {}, time: Date.now() },
+  });
   const limitOf = (max: number, dflt: number): number => Math.min(max, Math.max(1, Number(q.get('limit') ?? String(dflt)) || dflt));
-  if (category === 'option') return reply(w.recent.query({ key: q.get('baseCoin') ?? 'BTC', limit: limitOf(1000, 500), order: 'desc' }).rows);
+  if (category === 'option')
+    return reply(w.recent.query({ key: q.get('baseCoin') ?? 'BTC', limit: limitOf(1000, 500), order: 'desc' }).rows);
   const symbol = q.get('symbol');
   if ((category === 'linear' || category === 'spot') && symbol !== null) {
-    return reply(w.recentLinear[category].query({ key: symbol, limit: category === 'spot' ? limitOf(60, 60) : limitOf(1000, 500), order: 'desc' }).rows);
+    return reply(
+      w.recentLinear[category].query({ key: symbol, limit: category === 'spot' ? limitOf(60, 60) : limitOf(1000, 500), order: 'desc' })
+        .rows,
+    );
   }
   return { status: 200, body: { retCode: 10001, retMsg: 'params error: category / symbol', result: {}, time: Date.now() } };
 }
@@ -184,36 +308,72 @@ function recentTradeRest(w: BybitWire, q: URLSearchParams): RestReply {
 function optionListing(i: Instrument): Record<string, unknown> {
   const s = spec.options.find((o) => o.symbol === i.symbol);
   return {
-    symbol: i.instrument, status: 'Trading', baseCoin: BASE_OF(i.symbol), quoteCoin: 'USD', settleCoin: 'USDC', optionsType: i.optionType === 'call' ? 'Call' : 'Put',
-    launchTime: String(i.ts), deliveryTime: String(i.expiry), deliveryFeeRate: '0.00015',
+    symbol: i.instrument,
+    status: 'Trading',
+    baseCoin: BASE_OF(i.symbol),
+    quoteCoin: 'USD',
+    settleCoin: 'USDC',
+    optionsType: i.optionType === 'call' ? 'Call' : 'Put',
+    launchTime: String(i.ts),
+    deliveryTime: String(i.expiry),
+    deliveryFeeRate: '0.00015',
     priceFilter: { minPrice: String(s?.priceTick ?? 5), maxPrice: '10000000', tickSize: String(s?.priceTick ?? 5) },
-    lotSizeFilter: { maxOrderQty: '10000', minOrderQty: String(s?.lot ?? 0.01), qtyStep: String(s?.lot ?? 0.01) }, displayName: '',
+    lotSizeFilter: { maxOrderQty: '10000', minOrderQty: String(s?.lot ?? 0.01), qtyStep: String(s?.lot ?? 0.01) },
+    displayName: '',
   };
 }
 
 function perpListing(i: Instrument): Record<string, unknown> {
   const l = spec.perps.find((x) => x.instrument === i.instrument);
   return {
-    symbol: i.instrument, contractType: 'LinearPerpetual', status: 'Trading', baseCoin: BASE_OF(i.symbol), quoteCoin: 'USDT', settleCoin: 'USDT',
-    launchTime: String(i.ts), deliveryTime: '0', deliveryFeeRate: '', priceScale: '2', fundingInterval: 480,
+    symbol: i.instrument,
+    contractType: 'LinearPerpetual',
+    status: 'Trading',
+    baseCoin: BASE_OF(i.symbol),
+    quoteCoin: 'USDT',
+    settleCoin: 'USDT',
+    launchTime: String(i.ts),
+    deliveryTime: '0',
+    deliveryFeeRate: '',
+    priceScale: '2',
+    fundingInterval: 480,
     priceFilter: { minPrice: '0.1', maxPrice: '1999999.8', tickSize: '0.1' },
-    lotSizeFilter: { maxOrderQty: '1190', minOrderQty: String(l?.lot ?? 0.001), qtyStep: String(l?.lot ?? 0.001), postOnlyMaxOrderQty: '1190' },
-    unifiedMarginTrade: true, copyTrading: 'both',
+    lotSizeFilter: {
+      maxOrderQty: '1190',
+      minOrderQty: String(l?.lot ?? 0.001),
+      qtyStep: String(l?.lot ?? 0.001),
+      postOnlyMaxOrderQty: '1190',
+    },
+    unifiedMarginTrade: true,
+    copyTrading: 'both',
   };
 }
 
 function spotListing(i: Instrument): Record<string, unknown> {
   const l = spec.spots.find((x) => x.instrument === i.instrument);
   return {
-    symbol: i.instrument, baseCoin: BASE_OF(i.symbol), quoteCoin: 'USDT', innovation: '0', status: 'Trading', marginTrading: 'both',
-    lotSizeFilter: { basePrecision: String(l?.lot ?? 0.00001), quotePrecision: '0.00000001', minOrderQty: String(l?.lot ?? 0.00001), maxOrderQty: '1000000' },
+    symbol: i.instrument,
+    baseCoin: BASE_OF(i.symbol),
+    quoteCoin: 'USDT',
+    innovation: '0',
+    status: 'Trading',
+    marginTrading: 'both',
+    lotSizeFilter: {
+      basePrecision: String(l?.lot ?? 0.00001),
+      quotePrecision: '0.00000001',
+      minOrderQty: String(l?.lot ?? 0.00001),
+      maxOrderQty: '1000000',
+    },
     priceFilter: { tickSize: '0.01' },
   };
 }
 
 function instrumentsRest(market: SandboxMarket, q: URLSearchParams): RestReply {
   const category = q.get('category');
-  const ok = (result: unknown): RestReply => ({ status: 200, body: { retCode: 0, retMsg: 'OK', result, retExtInfo: {}, time: Date.now() } });
+  const ok = (result: unknown): RestReply => ({
+    status: 200,
+    body: { retCode: 0, retMsg: 'OK', result, retExtInfo: {}, time: Date.now() },
+  });
   if (category !== 'option' && category !== 'linear' && category !== 'spot') {
     return { status: 200, body: { retCode: 10001, retMsg: 'params error: category', result: {}, retExtInfo: {}, time: Date.now() } };
   }
@@ -237,7 +397,11 @@ function validTopic(cat: Category, topic: string): boolean {
   const sym = (s: string): boolean => spec.perps.some((p) => p.instrument === s);
   const [head, ...rest] = topic.split('.');
   const arg = rest.join('.');
-  if (cat === 'option') return (head === 'publicTrade' && /^[A-Z]+$/.test(arg)) || (head === 'tickers' && /^[A-Z]+-\d{1,2}[A-Z]{3}\d{2}-[\d.]+-[CP](-USDT)?$/.test(arg));
+  if (cat === 'option')
+    return (
+      (head === 'publicTrade' && /^[A-Z]+$/.test(arg)) ||
+      (head === 'tickers' && /^[A-Z]+-\d{1,2}[A-Z]{3}\d{2}-[\d.]+-[CP](-USDT)?$/.test(arg))
+    );
   if (cat === 'linear') return (head === 'publicTrade' || head === 'tickers' || head === 'allLiquidation') && sym(arg);
   return head === 'publicTrade' && spec.spots.some((p) => p.instrument === arg);
 }
@@ -277,9 +441,28 @@ function onSubscription(host: VenueHost, cat: Category, c: Client, msg: BybitReq
     else c.subs.delete(`${cat}|${a}`);
   }
   if (cat === 'option') {
-    host.send(c, JSON.stringify({ success: bad.length === 0, ret_msg: '', conn_id: c.id, ...(reqId ? { req_id: reqId } : {}), data: { failTopics: bad, successTopics: good }, type: 'COMMAND_RESP' }));
+    host.send(
+      c,
+      JSON.stringify({
+        success: bad.length === 0,
+        ret_msg: '',
+        conn_id: c.id,
+        ...(reqId ? { req_id: reqId } : {}),
+        data: { failTopics: bad, successTopics: good },
+        type: 'COMMAND_RESP',
+      }),
+    );
   } else {
-    host.send(c, JSON.stringify({ success: bad.length === 0, ret_msg: bad.length ? `error:handler not found,topic:${bad.join(',')}` : '', conn_id: c.id, ...(reqId ? { req_id: reqId } : {}), op: msg.op }));
+    host.send(
+      c,
+      JSON.stringify({
+        success: bad.length === 0,
+        ret_msg: bad.length ? `error:handler not found,topic:${bad.join(',')}` : '',
+        conn_id: c.id,
+        ...(reqId ? { req_id: reqId } : {}),
+        op: msg.op,
+      }),
+    );
   }
 }
 
@@ -306,17 +489,35 @@ function onMessage(host: VenueHost, timings: ProtocolTimings, c: Client, text: s
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
-  const good = JSON.stringify({ id: 'publicTrade.BTC-1-1', topic: 'publicTrade.BTC', ts: Date.now(), type: 'snapshot', data: [{ i: 'x', T: Date.now(), p: '985', v: '0.01', S: 'Sell', s: 'BTC-28APR23-29500-C', BT: false }] });
-  const frame = malformedFrame(kind, good, 'Internal Server Error', (g) => g.replace('"p":"985"', '"p":"nine"').replace('"S":"Sell"', '"S":42'));
+  const good = JSON.stringify({
+    id: 'publicTrade.BTC-1-1',
+    topic: 'publicTrade.BTC',
+    ts: Date.now(),
+    type: 'snapshot',
+    data: [{ i: 'x', T: Date.now(), p: '985', v: '0.01', S: 'Sell', s: 'BTC-28APR23-29500-C', BT: false }],
+  });
+  const frame = malformedFrame(kind, good, 'Internal Server Error', (g) =>
+    g.replace('"p":"985"', '"p":"nine"').replace('"S":"Sell"', '"S":42'),
+  );
   return host.sendAll(frame);
 }
 
 export async function startBybitServer(ctx: VenueServerContext, port = 0): Promise<VenueServer> {
   const { market, delivered, timings } = ctx;
-  const wire: BybitWire = { market, seq: 3_000_000_000, recent: new RecentTrades(), recentLinear: { linear: new RecentTrades(), spot: new RecentTrades() } };
+  const wire: BybitWire = {
+    market,
+    seq: 3_000_000_000,
+    recent: new RecentTrades(),
+    recentLinear: { linear: new RecentTrades(), spot: new RecentTrades() },
+  };
   const host: VenueHost = new VenueHost('bybit', {
     wsPaths: (p) => categoryOf(p) !== null,
-    rest: (path, q) => (path === '/v5/market/instruments-info' ? instrumentsRest(market, q) : path === '/v5/market/recent-trade' ? recentTradeRest(wire, q) : null),
+    rest: (path, q) =>
+      path === '/v5/market/instruments-info'
+        ? instrumentsRest(market, q)
+        : path === '/v5/market/recent-trade'
+          ? recentTradeRest(wire, q)
+          : null,
     onConnect: (c) => armIdle(timings, c),
     onMessage: (c, text) => onMessage(host, timings, c, text),
   });

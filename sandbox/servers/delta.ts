@@ -44,7 +44,11 @@ function productId(w: DeltaWire, name: string): number {
 }
 
 function contractSize(w: DeltaWire, i: { readonly instrument: string; readonly symbol: string }): number {
-  return w.spec.perps.find((p) => p.instrument === i.instrument)?.contractSize ?? w.spec.options.find((o) => o.symbol === i.symbol)?.contractSize ?? 1;
+  return (
+    w.spec.perps.find((p) => p.instrument === i.instrument)?.contractSize ??
+    w.spec.options.find((o) => o.symbol === i.symbol)?.contractSize ??
+    1
+  );
 }
 
 /** Send `frame` to every client subscribed to any of `keys` (`channel|symbol`). */
@@ -65,20 +69,34 @@ function optionTickerRow(w: DeltaWire, t: OptionTicker): Record<string, unknown>
   const m = t.markPrice ?? 0;
   const cs = contractSize(w, t);
   return {
-    s: t.instrument, i: productId(w, t.instrument), m: str(m, 2), m24hc: '0',
+    s: t.instrument,
+    i: productId(w, t.instrument),
+    m: str(m, 2),
+    m24hc: '0',
     g: [str(t.delta ?? 0, 6), str(t.gamma ?? 0, 10), '0', str(t.theta ?? 0, 6), str(t.vega ?? 0, 6)],
     q: [str(m * 1.03, 1), '100', str(m * 0.97, 1), '100', null],
     qiv: [str(t.askIv ?? 0, 4), str(t.bidIv ?? 0, 4), str(t.markIv ?? 0, 4)],
     oi: [str((t.openInterest ?? 0) / cs, 0), str((t.openInterest ?? 0) * (t.indexPrice ?? 0), 2)],
-    ohlc: [m, m, m, m], pb: [str(m * 0.5, 1), str(m * 2 + 10, 1)], to: [0, 0],
+    ohlc: [m, m, m, m],
+    pb: [str(m * 0.5, 1), str(m * 2 + 10, 1)],
+    to: [0, 0],
   };
 }
 
 function perpTickerRow(w: DeltaWire, s: PerpStats): Record<string, unknown> {
   const m = s.markPrice ?? 0;
   return {
-    s: s.instrument, i: productId(w, s.instrument), m: str(m, 2), m24hc: '0', g: [null, null, null, null, null], q: [str(m, 1), '1000', str(m, 1), '1000', null],
-    qiv: [null, null, '-0.38'], oi: [str((s.openInterest ?? 0) / contractSize(w, s), 0), str(s.openInterestUsd ?? 0, 2)], ohlc: [m, m, m, m], pb: [str(m * 0.95, 1), str(m * 1.05, 1)], to: [0, 0],
+    s: s.instrument,
+    i: productId(w, s.instrument),
+    m: str(m, 2),
+    m24hc: '0',
+    g: [null, null, null, null, null],
+    q: [str(m, 1), '1000', str(m, 1), '1000', null],
+    qiv: [null, null, '-0.38'],
+    oi: [str((s.openInterest ?? 0) / contractSize(w, s), 0), str(s.openInterestUsd ?? 0, 2)],
+    ohlc: [m, m, m, m],
+    pb: [str(m * 0.95, 1), str(m * 1.05, 1)],
+    to: [0, 0],
   };
 }
 
@@ -96,8 +114,17 @@ function publishTrades(host: VenueHost, w: DeltaWire, delivered: TradeLedger, ev
     const s = Number((t.size / contractSize(w, t)).toFixed(6));
     const r = t.side === 'buy' ? 't' : 'm';
     const category = e.type === 'perp_trade' ? 'perpetual_futures' : t.instrument.startsWith('C-') ? 'call_options' : 'put_options';
-    const n = sendTo(host, [`trades|${sy}`, `trades|${category}`, 'trades|all'], () => JSON.stringify({ type: 'trades', sy, p, s, r, t: tUs, ts: tUs + 400 }));
-    if (n > 0) delivered.record(w.venue, { kind: e.type, symbol: t.symbol, instrument: sy, tradeId: `${tUs}:${hash32(`${sy}|${tUs}|${Number(p)}|${s}|${r}`)}`, ts: t.ts });
+    const n = sendTo(host, [`trades|${sy}`, `trades|${category}`, 'trades|all'], () =>
+      JSON.stringify({ type: 'trades', sy, p, s, r, t: tUs, ts: tUs + 400 }),
+    );
+    if (n > 0)
+      delivered.record(w.venue, {
+        kind: e.type,
+        symbol: t.symbol,
+        instrument: sy,
+        tradeId: `${tUs}:${hash32(`${sy}|${tUs}|${Number(p)}|${s}|${r}`)}`,
+        ts: t.ts,
+      });
   }
 }
 
@@ -108,8 +135,13 @@ function publishOptionTickers(host: VenueHost, w: DeltaWire, market: SandboxMark
     const first = list[0];
     if (!first) continue;
     const sp = str(first.event.indexPrice ?? market.index(first.event.symbol), 2);
-    sendTo(host, [`ticker|${chain}`], () => JSON.stringify({ type: 'ticker', sy: chain, sp, ts: first.event.ts * 1000, d: list.map((e) => optionTickerRow(w, e.event)) }));
-    for (const e of list) sendTo(host, [`ticker|${e.event.instrument}`], () => JSON.stringify({ type: 'ticker', sy: e.event.instrument, sp, ts: e.event.ts * 1000, d: [optionTickerRow(w, e.event)] }));
+    sendTo(host, [`ticker|${chain}`], () =>
+      JSON.stringify({ type: 'ticker', sy: chain, sp, ts: first.event.ts * 1000, d: list.map((e) => optionTickerRow(w, e.event)) }),
+    );
+    for (const e of list)
+      sendTo(host, [`ticker|${e.event.instrument}`], () =>
+        JSON.stringify({ type: 'ticker', sy: e.event.instrument, sp, ts: e.event.ts * 1000, d: [optionTickerRow(w, e.event)] }),
+      );
   }
 }
 
@@ -120,9 +152,22 @@ function publishPerpStats(host: VenueHost, w: DeltaWire, events: readonly Market
     const st = e.event;
     const sy = st.instrument;
     const ts = st.ts * 1000;
-    sendTo(host, [`ticker|${sy}`], () => JSON.stringify({ type: 'ticker', sy, sp: str(st.indexPrice ?? 0, 2), ts, d: [perpTickerRow(w, st)] }));
-    sendTo(host, [`funding_rate|${sy}`], () => JSON.stringify({ type: 'funding_rate', sy, fr: str((st.fundingRate ?? 0) * 100, 6), nfr: (st.nextFundingTime ?? 0) * 1000, fi: 480, ts }));
-    sendTo(host, [`mark_price|MARK:${sy}`], () => JSON.stringify({ type: 'mark_price', sy: `MARK:${sy}`, p: str(st.markPrice ?? 0, 2), ts }));
+    sendTo(host, [`ticker|${sy}`], () =>
+      JSON.stringify({ type: 'ticker', sy, sp: str(st.indexPrice ?? 0, 2), ts, d: [perpTickerRow(w, st)] }),
+    );
+    sendTo(host, [`funding_rate|${sy}`], () =>
+      JSON.stringify({
+        type: 'funding_rate',
+        sy,
+        fr: str((st.fundingRate ?? 0) * 100, 6),
+        nfr: (st.nextFundingTime ?? 0) * 1000,
+        fi: 480,
+        ts,
+      }),
+    );
+    sendTo(host, [`mark_price|MARK:${sy}`], () =>
+      JSON.stringify({ type: 'mark_price', sy: `MARK:${sy}`, p: str(st.markPrice ?? 0, 2), ts }),
+    );
   }
 }
 
@@ -132,10 +177,20 @@ function productItem(w: DeltaWire, i: Instrument): Record<string, unknown> {
   const base = baseOf(i.symbol);
   const ct = contractType(i);
   return {
-    id: productId(w, i.instrument), symbol: i.instrument, description: `${base} ${ct === 'perpetual_futures' ? 'Perpetual futures' : ct === 'call_options' ? 'Call option' : 'Put option'}`,
-    contract_type: ct, state: 'live', contract_value: String(contractSize(w, i)), contract_unit_currency: base, tick_size: i.kind === 'perp' ? '0.5' : '0.1',
-    strike_price: i.strike === null ? null : String(i.strike), settlement_time: i.expiry === null ? null : new Date(i.expiry).toISOString().replace('.000Z', 'Z'),
-    underlying_asset: { symbol: base }, settling_asset: { symbol: i.settlementCurrency }, quoting_asset: { symbol: i.quoteCurrency }, spot_index: { symbol: `.DE${base.slice(0, 2)}USD` },
+    id: productId(w, i.instrument),
+    symbol: i.instrument,
+    description: `${base} ${ct === 'perpetual_futures' ? 'Perpetual futures' : ct === 'call_options' ? 'Call option' : 'Put option'}`,
+    contract_type: ct,
+    state: 'live',
+    contract_value: String(contractSize(w, i)),
+    contract_unit_currency: base,
+    tick_size: i.kind === 'perp' ? '0.5' : '0.1',
+    strike_price: i.strike === null ? null : String(i.strike),
+    settlement_time: i.expiry === null ? null : new Date(i.expiry).toISOString().replace('.000Z', 'Z'),
+    underlying_asset: { symbol: base },
+    settling_asset: { symbol: i.settlementCurrency },
+    quoting_asset: { symbol: i.quoteCurrency },
+    spot_index: { symbol: `.DE${base.slice(0, 2)}USD` },
   };
 }
 
@@ -143,7 +198,9 @@ function productsRest(w: DeltaWire, market: SandboxMarket, q: URLSearchParams): 
   const types = (q.get('contract_types') ?? '').split(',').filter((x) => x.length > 0);
   const pageSize = Math.min(1000, Math.max(1, Number(q.get('page_size') ?? 100)));
   const after = Number(Buffer.from(q.get('after') ?? '', 'base64url').toString() || '0') || 0;
-  const all = market.instruments(w.venue).filter((i) => i.active && (i.kind === 'perp' || i.kind === 'option') && (types.length === 0 || types.includes(contractType(i))));
+  const all = market
+    .instruments(w.venue)
+    .filter((i) => i.active && (i.kind === 'perp' || i.kind === 'option') && (types.length === 0 || types.includes(contractType(i))));
   const page = all.slice(after, after + pageSize);
   const next = after + pageSize < all.length ? Buffer.from(String(after + pageSize)).toString('base64url') : null;
   const result = page.map((i) => productItem(w, i));
@@ -195,13 +252,23 @@ function onMessage(host: VenueHost, timings: ProtocolTimings, c: Client, text: s
 
 /** No subscription within deltaNoActivityMs of connecting closes the connection. */
 function closeIfNoSubscription(timings: ProtocolTimings, c: Client): void {
-  c.timers.push(setTimeout(() => {
-    if (c.subs.size === 0) c.ws.close(1000, 'no activity');
-  }, timings.deltaNoActivityMs));
+  c.timers.push(
+    setTimeout(() => {
+      if (c.subs.size === 0) c.ws.close(1000, 'no activity');
+    }, timings.deltaNoActivityMs),
+  );
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
-  const good = JSON.stringify({ type: 'trades', sy: 'C-BTC-90000-310326', p: '1520.5', s: 250, r: 't', t: Date.now() * 1000, ts: Date.now() * 1000 });
+  const good = JSON.stringify({
+    type: 'trades',
+    sy: 'C-BTC-90000-310326',
+    p: '1520.5',
+    s: 250,
+    r: 't',
+    t: Date.now() * 1000,
+    ts: Date.now() * 1000,
+  });
   const frame = malformedFrame(kind, good, '502 Bad Gateway', (g) => g.replace('"r":"t"', '"r":"taker"'));
   return host.sendAll(frame);
 }
@@ -221,5 +288,7 @@ export async function startDeltaServer(venue: DeltaVenue, ctx: VenueServerContex
     publishOptionTickers(host, wire, market, events);
     publishPerpStats(host, wire, events);
   };
-  return venueServer(venue, host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}` } }, publish, (kind) => malformed(host, kind));
+  return venueServer(venue, host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}` } }, publish, (kind) =>
+    malformed(host, kind),
+  );
 }

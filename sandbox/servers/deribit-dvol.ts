@@ -11,7 +11,13 @@ import type { MarketSymbol } from '#schemas/events.ts';
 import type { RestReply } from './host.ts';
 
 const PAGE = 1000;
-const RESOLUTIONS: Readonly<Record<string, number>> = { '1': 1_000, '60': 60_000, '3600': 3_600_000, '43200': 43_200_000, '1D': 86_400_000 };
+const RESOLUTIONS: Readonly<Record<string, number>> = {
+  '1': 1_000,
+  '60': 60_000,
+  '3600': 3_600_000,
+  '43200': 43_200_000,
+  '1D': 86_400_000,
+};
 const SYMBOL_OF: Readonly<Record<string, MarketSymbol>> = { BTC: 'BTCUSDT', ETH: 'ETHUSDT' };
 
 /** The synthetic DVOL at instant `ts` (vol points). */
@@ -44,5 +50,8 @@ export function volatilityIndexRest(query: URLSearchParams, now: number): RestRe
     data.push([ts, o, Math.max(o, c), Math.min(o, c), c]);
   }
   const continuation = first - step >= start && data.length > 0 ? first - 1 : null;
-  return { status: 200, body: { jsonrpc: '2.0', result: { data, continuation }, usIn: now * 1000, usOut: now * 1000 + 50, usDiff: 50, testnet: false } };
+  return {
+    status: 200,
+    body: { jsonrpc: '2.0', result: { data, continuation }, usIn: now * 1000, usOut: now * 1000 + 50, usDiff: 50, testnet: false },
+  };
 }

@@ -54,9 +54,18 @@ function optionTradeData(w: TradeWireState, t: OptionTrade): Record<string, unkn
   const s = nextSeq(w, t.instrument);
   const q = w.market.optionQuote('deribit', t.instrument);
   return {
-    trade_seq: s, trade_id: t.tradeId, timestamp: t.ts, tick_direction: t.side === 'buy' ? 0 : 2, price: t.price,
-    mark_price: q?.markVenue ?? t.price, iv: Number(((t.iv ?? 0) * 100).toFixed(2)), instrument_name: t.instrument,
-    index_price: t.indexPrice, direction: t.side, amount: t.size, contracts: t.size,
+    trade_seq: s,
+    trade_id: t.tradeId,
+    timestamp: t.ts,
+    tick_direction: t.side === 'buy' ? 0 : 2,
+    price: t.price,
+    mark_price: q?.markVenue ?? t.price,
+    iv: Number(((t.iv ?? 0) * 100).toFixed(2)),
+    instrument_name: t.instrument,
+    index_price: t.indexPrice,
+    direction: t.side,
+    amount: t.size,
+    contracts: t.size,
   };
 }
 
@@ -65,8 +74,16 @@ function perpTradeData(w: TradeWireState, t: LinearTrade): Record<string, unknow
   const { contractSize, inverse } = contractsOf(t.instrument);
   const amount = inverse ? Math.round((t.size * t.price) / contractSize) * contractSize : t.size;
   return {
-    trade_seq: s, trade_id: t.tradeId, timestamp: t.ts, tick_direction: t.side === 'buy' ? 0 : 2, price: t.price,
-    mark_price: t.price, instrument_name: t.instrument, index_price: w.market.index(t.symbol), direction: t.side, amount,
+    trade_seq: s,
+    trade_id: t.tradeId,
+    timestamp: t.ts,
+    tick_direction: t.side === 'buy' ? 0 : 2,
+    price: t.price,
+    mark_price: t.price,
+    instrument_name: t.instrument,
+    index_price: w.market.index(t.symbol),
+    direction: t.side,
+    amount,
     contracts: Number((amount / contractSize).toFixed(8)),
     ...(w.liquidationIds.has(t.tradeId) ? { liquidation: 'T' } : {}),
   };
@@ -80,26 +97,54 @@ function optionTickerData(t: OptionTicker): Record<string, unknown> {
   const mark = toVenue(t.markPrice ?? 0);
   const pct = (x: number | null): number => Number(((x ?? 0) * 100).toFixed(2));
   return {
-    underlying_price: t.underlyingPrice, underlying_index: 'index_price', timestamp: t.ts,
-    stats: { volume: null, price_change: null, low: null, high: null }, state: 'open', settlement_price: mark,
-    open_interest: t.openInterest, min_price: 0.0001, max_price: Math.max(mark * 3, 0.01), mark_price: mark,
-    mark_iv: pct(t.markIv), bid_iv: pct(t.bidIv), ask_iv: pct(t.askIv), last_price: null, interest_rate: 0,
-    instrument_name: t.instrument, index_price: t.indexPrice, estimated_delivery_price: t.indexPrice,
+    underlying_price: t.underlyingPrice,
+    underlying_index: 'index_price',
+    timestamp: t.ts,
+    stats: { volume: null, price_change: null, low: null, high: null },
+    state: 'open',
+    settlement_price: mark,
+    open_interest: t.openInterest,
+    min_price: 0.0001,
+    max_price: Math.max(mark * 3, 0.01),
+    mark_price: mark,
+    mark_iv: pct(t.markIv),
+    bid_iv: pct(t.bidIv),
+    ask_iv: pct(t.askIv),
+    last_price: null,
+    interest_rate: 0,
+    instrument_name: t.instrument,
+    index_price: t.indexPrice,
+    estimated_delivery_price: t.indexPrice,
     greeks: { delta: t.delta, gamma: t.gamma, vega: t.vega, theta: t.theta, rho: 0 },
-    best_bid_price: toVenue((t.markPrice ?? 0) * 0.97), best_ask_price: toVenue((t.markPrice ?? 0) * 1.03),
-    best_bid_amount: 10, best_ask_amount: 10,
+    best_bid_price: toVenue((t.markPrice ?? 0) * 0.97),
+    best_ask_price: toVenue((t.markPrice ?? 0) * 1.03),
+    best_bid_amount: 10,
+    best_ask_amount: 10,
   };
 }
 
 function perpTickerData(s: PerpStats): Record<string, unknown> {
   const { inverse } = contractsOf(s.instrument);
   return {
-    timestamp: s.ts, stats: { volume: null, price_change: null, low: null, high: null }, state: 'open',
-    settlement_price: s.markPrice, open_interest: inverse ? Math.round((s.openInterest ?? 0) * (s.markPrice ?? 0)) : s.openInterest,
-    min_price: (s.markPrice ?? 0) * 0.97, max_price: (s.markPrice ?? 0) * 1.03, mark_price: s.markPrice, last_price: s.markPrice,
-    instrument_name: s.instrument, index_price: s.indexPrice, estimated_delivery_price: s.indexPrice,
-    funding_8h: s.fundingRate, current_funding: s.fundingRate, interest_value: 0,
-    best_bid_price: s.markPrice, best_ask_price: s.markPrice, best_bid_amount: 1000, best_ask_amount: 1000,
+    timestamp: s.ts,
+    stats: { volume: null, price_change: null, low: null, high: null },
+    state: 'open',
+    settlement_price: s.markPrice,
+    open_interest: inverse ? Math.round((s.openInterest ?? 0) * (s.markPrice ?? 0)) : s.openInterest,
+    min_price: (s.markPrice ?? 0) * 0.97,
+    max_price: (s.markPrice ?? 0) * 1.03,
+    mark_price: s.markPrice,
+    last_price: s.markPrice,
+    instrument_name: s.instrument,
+    index_price: s.indexPrice,
+    estimated_delivery_price: s.indexPrice,
+    funding_8h: s.fundingRate,
+    current_funding: s.fundingRate,
+    interest_value: 0,
+    best_bid_price: s.markPrice,
+    best_ask_price: s.markPrice,
+    best_bid_amount: 1000,
+    best_ask_amount: 1000,
   };
 }
 
@@ -115,10 +160,19 @@ function publishTrades(host: VenueHost, w: TradeWireState, events: readonly Mark
   for (const e of perpTrades) encoded.set(e, perpTradeData(w, e.event));
   for (const e of [...optTrades, ...perpTrades]) {
     const wire = encoded.get(e);
-    if (wire) w.recent.add({ ts: e.event.ts, key: `${currencyOf(e.event.instrument)}:${e.type === 'option_trade' ? 'option' : 'future'}`, wire });
+    if (wire)
+      w.recent.add({ ts: e.event.ts, key: `${currencyOf(e.event.instrument)}:${e.type === 'option_trade' ? 'option' : 'future'}`, wire });
   }
   const send = (channel: string, list: readonly MarketEvent[]): void => {
-    if (host.broadcast(channel, () => notification(channel, list.map((e) => encoded.get(e)))) > 0) for (const e of list) sent.add(e);
+    if (
+      host.broadcast(channel, () =>
+        notification(
+          channel,
+          list.map((e) => encoded.get(e)),
+        ),
+      ) > 0
+    )
+      for (const e of list) sent.add(e);
   };
   for (const [cur, list] of groupBy(optTrades, (e) => currencyOf(e.event.instrument))) {
     send(`trades.option.${cur}.100ms`, list);
@@ -172,22 +226,45 @@ function listingItem(ins: Instrument, id: number): Record<string, unknown> {
   const perp = spec.perps.find((p) => p.instrument === ins.instrument);
   const days = ins.expiry ? (ins.expiry - ins.ts) / 86_400_000 : 0;
   return {
-    instrument_name: ins.instrument, instrument_id: id, kind: apiKind, is_active: ins.active,
-    base_currency: base, quote_currency: ins.quoteCurrency, counter_currency: ins.quoteCurrency,
-    settlement_currency: ins.settlementCurrency, contract_size: ins.contractSize,
+    instrument_name: ins.instrument,
+    instrument_id: id,
+    kind: apiKind,
+    is_active: ins.active,
+    base_currency: base,
+    quote_currency: ins.quoteCurrency,
+    counter_currency: ins.quoteCurrency,
+    settlement_currency: ins.settlementCurrency,
+    contract_size: ins.contractSize,
     ...(ins.kind === 'option'
-      ? { option_type: ins.optionType, strike: ins.strike, settlement_period: days <= 1 ? 'day' : days <= 7 ? 'week' : 'month',
-          expiration_timestamp: ins.expiry, tick_size: series?.priceTick ?? 0.0001, min_trade_amount: series?.lot ?? 0.1 }
+      ? {
+          option_type: ins.optionType,
+          strike: ins.strike,
+          settlement_period: days <= 1 ? 'day' : days <= 7 ? 'week' : 'month',
+          expiration_timestamp: ins.expiry,
+          tick_size: series?.priceTick ?? 0.0001,
+          min_trade_amount: series?.lot ?? 0.1,
+        }
       : { settlement_period: 'perpetual', expiration_timestamp: PERPETUAL_EXPIRY, tick_size: 0.5, min_trade_amount: perp?.lot ?? 1 }),
-    creation_timestamp: ins.ts, price_index: `${base.toLowerCase()}_${ins.settlementCurrency === 'USDC' ? 'usdc' : 'usd'}`,
-    maker_commission: 0.0003, taker_commission: 0.0003, block_trade_commission: 0.0003, rfq: false,
+    creation_timestamp: ins.ts,
+    price_index: `${base.toLowerCase()}_${ins.settlementCurrency === 'USDC' ? 'usdc' : 'usd'}`,
+    maker_commission: 0.0003,
+    taker_commission: 0.0003,
+    block_trade_commission: 0.0003,
+    rfq: false,
   };
 }
 
 function instrumentsRest(market: SandboxMarket, query: URLSearchParams): RestReply {
   const currency = query.get('currency');
   const kind = query.get('kind');
-  if (!currency) return { status: 400, body: { jsonrpc: '2.0', error: { message: 'Invalid params', data: { reason: 'currency required', param: 'currency' }, code: -32602 } } };
+  if (!currency)
+    return {
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        error: { message: 'Invalid params', data: { reason: 'currency required', param: 'currency' }, code: -32602 },
+      },
+    };
   const now = Date.now();
   const result: Record<string, unknown>[] = [];
   let id = 1;
@@ -208,16 +285,39 @@ function recentTradesRest(w: TradeWireState, query: URLSearchParams): RestReply 
   const to = Number(query.get('end_timestamp'));
   const count = Math.min(1000, Math.max(1, Number(query.get('count') ?? '10') || 10));
   if (!currency || !Number.isFinite(from) || !Number.isFinite(to) || (kind !== 'option' && kind !== 'future')) {
-    return { status: 400, body: { jsonrpc: '2.0', error: { message: 'Invalid params', data: { reason: 'currency, kind, start_timestamp, end_timestamp required' }, code: -32602 } } };
+    return {
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        error: { message: 'Invalid params', data: { reason: 'currency, kind, start_timestamp, end_timestamp required' }, code: -32602 },
+      },
+    };
   }
-  const { rows, more } = w.recent.query({ key: `${currency}:${kind}`, fromMs: from, toMs: to, limit: count, order: query.get('sorting') === 'desc' ? 'desc' : 'asc' });
+  const { rows, more } = w.recent.query({
+    key: `${currency}:${kind}`,
+    fromMs: from,
+    toMs: to,
+    limit: count,
+    order: query.get('sorting') === 'desc' ? 'desc' : 'asc',
+  });
   const now = Date.now();
-  return { status: 200, body: { jsonrpc: '2.0', result: { trades: rows, has_more: more }, usIn: now * 1000, usOut: now * 1000 + 50, usDiff: 50, testnet: false } };
+  return {
+    status: 200,
+    body: {
+      jsonrpc: '2.0',
+      result: { trades: rows, has_more: more },
+      usIn: now * 1000,
+      usOut: now * 1000 + 50,
+      usDiff: 50,
+      testnet: false,
+    },
+  };
 }
 
 // --- WS protocol ---
 
-const KNOWN = /^(trades\.option\.(BTC|ETH|USDC|any)\.100ms|trades\.[A-Z0-9_]+-[A-Za-z0-9_-]+\.100ms|ticker\.[A-Z0-9_]+-[A-Za-z0-9_-]+\.100ms|deribit_price_index\.[a-z_]+|deribit_volatility_index\.[a-z_]+)$/;
+const KNOWN =
+  /^(trades\.option\.(BTC|ETH|USDC|any)\.100ms|trades\.[A-Z0-9_]+-[A-Za-z0-9_-]+\.100ms|ticker\.[A-Z0-9_]+-[A-Za-z0-9_-]+\.100ms|deribit_price_index\.[a-z_]+|deribit_volatility_index\.[a-z_]+)$/;
 
 interface RpcRequest {
   id?: unknown;
@@ -226,7 +326,10 @@ interface RpcRequest {
 }
 
 function reply(host: VenueHost, c: Client, id: unknown, result: unknown): void {
-  host.send(c, JSON.stringify({ jsonrpc: '2.0', id, result, usIn: Date.now() * 1000, usOut: Date.now() * 1000 + 20, usDiff: 20, testnet: false }));
+  host.send(
+    c,
+    JSON.stringify({ jsonrpc: '2.0', id, result, usIn: Date.now() * 1000, usOut: Date.now() * 1000 + 20, usDiff: 20, testnet: false }),
+  );
 }
 
 function rpcError(host: VenueHost, c: Client, id: unknown, code: number, message: string): void {
@@ -305,7 +408,16 @@ function onMessage(host: VenueHost, market: SandboxMarket, timings: ProtocolTimi
       reply(host, c, id, Date.now());
       return;
     case 'public/get_instruments':
-      reply(host, c, id, (instrumentsRest(market, new URLSearchParams(Object.entries((msg.params ?? {}) as Record<string, string>))).body as { result: unknown }).result);
+      reply(
+        host,
+        c,
+        id,
+        (
+          instrumentsRest(market, new URLSearchParams(Object.entries((msg.params ?? {}) as Record<string, string>))).body as {
+            result: unknown;
+          }
+        ).result,
+      );
       return;
     default:
       rpcError(host, c, id, -32601, 'Method not found');
@@ -314,9 +426,19 @@ function onMessage(host: VenueHost, market: SandboxMarket, timings: ProtocolTimi
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
   const good = notification('trades.option.BTC.100ms', [
-    { trade_seq: 1, trade_id: 'x1', timestamp: Date.now(), price: 0.01, instrument_name: 'BTC-27DEC24-100000-C', direction: 'buy', amount: 1 },
+    {
+      trade_seq: 1,
+      trade_id: 'x1',
+      timestamp: Date.now(),
+      price: 0.01,
+      instrument_name: 'BTC-27DEC24-100000-C',
+      direction: 'buy',
+      amount: 1,
+    },
   ]);
-  const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) => g.replace('"price":0.01', '"price":"abc"').replace('"amount":1', '"amount":null'));
+  const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) =>
+    g.replace('"price":0.01', '"price":"abc"').replace('"amount":1', '"amount":null'),
+  );
   return host.sendAll(frame);
 }
 

@@ -26,13 +26,34 @@ function listingItem(i: Instrument): Record<string, unknown> {
   const perp = spec.perps.find((p) => p.instrument === i.instrument);
   const step = option ? (series?.lot ?? 0.01) : (perp?.lot ?? 0.001);
   return {
-    instrument_name: i.instrument, instrument_type: option ? 'option' : 'perp', is_active: i.active, base_currency: base, quote_currency: 'USDC',
-    amount_step: String(step), tick_size: String(option ? (series?.priceTick ?? 5) : 0.1), minimum_amount: String(step),
+    instrument_name: i.instrument,
+    instrument_type: option ? 'option' : 'perp',
+    is_active: i.active,
+    base_currency: base,
+    quote_currency: 'USDC',
+    amount_step: String(step),
+    tick_size: String(option ? (series?.priceTick ?? 5) : 0.1),
+    minimum_amount: String(step),
     option_details: option
-      ? { expiry: Math.floor((i.expiry ?? 0) / 1000), index: `${base}-USD`, option_type: i.optionType === 'call' ? 'C' : 'P', strike: String(i.strike), settlement_price: null }
+      ? {
+          expiry: Math.floor((i.expiry ?? 0) / 1000),
+          index: `${base}-USD`,
+          option_type: i.optionType === 'call' ? 'C' : 'P',
+          strike: String(i.strike),
+          settlement_price: null,
+        }
       : null,
-    perp_details: option ? null : { index: `${base}-USD`, max_rate_per_hour: '0.004', min_rate_per_hour: '-0.004', static_interest_rate: '0.0000125', funding_rate: '0.0000125' },
-    scheduled_activation: Math.floor(i.ts / 1000), scheduled_deactivation: option ? Math.floor((i.expiry ?? 0) / 1000) - 60 : 9_007_199_254_740_991,
+    perp_details: option
+      ? null
+      : {
+          index: `${base}-USD`,
+          max_rate_per_hour: '0.004',
+          min_rate_per_hour: '-0.004',
+          static_interest_rate: '0.0000125',
+          funding_rate: '0.0000125',
+        },
+    scheduled_activation: Math.floor(i.ts / 1000),
+    scheduled_deactivation: option ? Math.floor((i.expiry ?? 0) / 1000) - 60 : 9_007_199_254_740_991,
   };
 }
 
@@ -42,11 +63,28 @@ function optionTickerData(t: OptionTicker): Record<string, unknown> {
   const m = t.markPrice ?? 0;
   return {
     instrument_ticker: {
-      t: t.ts, A: '1', a: str(m * 1.03, 2), B: '1', b: str(m * 0.97, 2), I: str(t.indexPrice ?? 0, 2), M: str(m, 4), f: null,
-      maxp: str(m * 3 + 10, 2), minp: '0.1',
+      t: t.ts,
+      A: '1',
+      a: str(m * 1.03, 2),
+      B: '1',
+      b: str(m * 0.97, 2),
+      I: str(t.indexPrice ?? 0, 2),
+      M: str(m, 4),
+      f: null,
+      maxp: str(m * 3 + 10, 2),
+      minp: '0.1',
       option_pricing: {
-        d: str(t.delta ?? 0, 6), g: str(t.gamma ?? 0, 10), t: str(t.theta ?? 0, 6), v: str(t.vega ?? 0, 6), r: '0', i: str(t.markIv ?? 0, 4),
-        bi: str(t.bidIv ?? 0, 4), ai: str(t.askIv ?? 0, 4), f: str(t.underlyingPrice ?? 0, 4), m: str(m, 4), df: '1',
+        d: str(t.delta ?? 0, 6),
+        g: str(t.gamma ?? 0, 10),
+        t: str(t.theta ?? 0, 6),
+        v: str(t.vega ?? 0, 6),
+        r: '0',
+        i: str(t.markIv ?? 0, 4),
+        bi: str(t.bidIv ?? 0, 4),
+        ai: str(t.askIv ?? 0, 4),
+        f: str(t.underlyingPrice ?? 0, 4),
+        m: str(m, 4),
+        df: '1',
       },
       stats: { c: '0', h: str(m, 4), l: str(m, 4), n: 0, oi: str(t.openInterest ?? 0, 6), p: '0', pr: str(m, 4), v: '0' },
     },
@@ -58,9 +96,18 @@ function perpTickerData(s: PerpStats): Record<string, unknown> {
   const m = s.markPrice ?? 0;
   return {
     instrument_ticker: {
-      t: s.ts, A: '1', a: str(m * 1.0001, 2), B: '1', b: str(m * 0.9999, 2), I: str(s.indexPrice ?? 0, 2), M: str(m, 2),
+      t: s.ts,
+      A: '1',
+      a: str(m * 1.0001, 2),
+      B: '1',
+      b: str(m * 0.9999, 2),
+      I: str(s.indexPrice ?? 0, 2),
+      M: str(m, 2),
       // Derive funds hourly: the 8 h rate / 8.
-      f: str((s.fundingRate ?? 0) / 8, 10), maxp: str(m * 1.05, 2), minp: str(m * 0.95, 2), option_pricing: null,
+      f: str((s.fundingRate ?? 0) / 8, 10),
+      maxp: str(m * 1.05, 2),
+      minp: str(m * 0.95, 2),
+      option_pricing: null,
       stats: { c: '0', h: str(m, 2), l: str(m, 2), n: 0, oi: str(s.openInterest ?? 0, 4), p: '0', pr: str(m, 2), v: '0' },
     },
     timestamp: s.ts,
@@ -70,14 +117,30 @@ function perpTickerData(s: PerpStats): Record<string, unknown> {
 function tradeItem(market: SandboxMarket, t: OptionTrade | LinearTrade, isOption: boolean): Record<string, unknown> {
   const mark = isOption ? (market.optionQuote('derive', t.instrument)?.markUsd ?? t.price) : t.price;
   return {
-    trade_id: t.tradeId, instrument_name: t.instrument, timestamp: t.ts, trade_price: str(t.price, 4), trade_amount: str(t.size, 8),
-    mark_price: str(mark, 4), index_price: str(market.index(t.symbol), 2), direction: t.side, quote_id: null, rfq_id: null,
+    trade_id: t.tradeId,
+    instrument_name: t.instrument,
+    timestamp: t.ts,
+    trade_price: str(t.price, 4),
+    trade_amount: str(t.size, 8),
+    mark_price: str(mark, 4),
+    index_price: str(market.index(t.symbol), 2),
+    direction: t.side,
+    quote_id: null,
+    rfq_id: null,
   };
 }
 
 function spotFeedData(ev: IndexPrice): Record<string, unknown> {
   return {
-    feeds: { [ev.name]: { confidence: '1', confidence_prev_daily: '1', price: str(ev.value, 4), price_prev_daily: str(ev.value, 4), timestamp_prev_daily: ev.ts - 86_400_000 } },
+    feeds: {
+      [ev.name]: {
+        confidence: '1',
+        confidence_prev_daily: '1',
+        price: str(ev.value, 4),
+        price_prev_daily: str(ev.value, 4),
+        timestamp_prev_daily: ev.ts - 86_400_000,
+      },
+    },
     timestamp: ev.ts,
   };
 }
@@ -96,7 +159,12 @@ function publishTrades(host: VenueHost, market: SandboxMarket, events: readonly 
   const trades = events.filter((e) => e.type === 'option_trade' || e.type === 'perp_trade');
   for (const [channel, list] of groupBy(trades, tradeChannel)) {
     const frame = (): string =>
-      notification(channel, list.map((e) => (e.type === 'option_trade' || e.type === 'perp_trade' ? tradeItem(market, e.event, e.type === 'option_trade') : null)));
+      notification(
+        channel,
+        list.map((e) =>
+          e.type === 'option_trade' || e.type === 'perp_trade' ? tradeItem(market, e.event, e.type === 'option_trade') : null,
+        ),
+      );
     if (host.broadcast(channel, frame) > 0) sent.push(...list);
   }
   return sent;
@@ -128,7 +196,10 @@ function publish(host: VenueHost, market: SandboxMarket, delivered: TradeLedger,
 // --- REST ---
 
 function instrumentsRest(market: SandboxMarket, call: RestCall): RestReply {
-  const bad = (message: string): RestReply => ({ status: 200, body: { id: null, error: { code: -32602, message: 'Invalid params', data: message } } });
+  const bad = (message: string): RestReply => ({
+    status: 200,
+    body: { id: null, error: { code: -32602, message: 'Invalid params', data: message } },
+  });
   if (call.method !== 'POST') return { status: 405, body: { error: 'use POST with a JSON body' } };
   let p: { instrument_type?: unknown; currency?: unknown; expired?: unknown; page?: unknown; page_size?: unknown };
   try {
@@ -146,7 +217,13 @@ function instrumentsRest(market: SandboxMarket, call: RestCall): RestReply {
     .filter((i) => typeof p.currency !== 'string' || baseOf(i.instrument) === p.currency)
     .filter((i) => p.expired === true || i.active);
   const slice = all.slice((page - 1) * pageSize, page * pageSize);
-  return { status: 200, body: { id: null, result: { instruments: slice.map(listingItem), pagination: { num_pages: Math.ceil(all.length / pageSize), count: all.length } } } };
+  return {
+    status: 200,
+    body: {
+      id: null,
+      result: { instruments: slice.map(listingItem), pagination: { num_pages: Math.ceil(all.length / pageSize), count: all.length } },
+    },
+  };
 }
 
 // --- WS protocol ---
@@ -157,7 +234,13 @@ const CHANNEL = /^(trades\.(option|perp|erc20)\.[A-Z]+|ticker_slim\.[A-Z]+-[A-Z0
 function onSubscription(host: VenueHost, c: Client, id: unknown, method: 'subscribe' | 'unsubscribe', channels: unknown): void {
   const chans = Array.isArray(channels) ? channels.filter((x): x is string => typeof x === 'string') : [];
   if (chans.some((ch) => ch.startsWith('ticker.'))) {
-    host.send(c, JSON.stringify({ id, error: { code: -32602, message: 'Invalid params', data: '`ticker` channel has been deprecated. Please use `ticker_slim`' } }));
+    host.send(
+      c,
+      JSON.stringify({
+        id,
+        error: { code: -32602, message: 'Invalid params', data: '`ticker` channel has been deprecated. Please use `ticker_slim`' },
+      }),
+    );
     return;
   }
   const status: Record<string, string> = {};
@@ -193,9 +276,22 @@ function onMessage(host: VenueHost, c: Client, text: string): void {
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
   const good = notification('trades.option.BTC', [
-    { trade_id: 'x1', instrument_name: 'BTC-20261225-100000-C', timestamp: Date.now(), trade_price: '4215.5', trade_amount: '0.25', mark_price: '4220', index_price: '96500', direction: 'sell', quote_id: null, rfq_id: null },
+    {
+      trade_id: 'x1',
+      instrument_name: 'BTC-20261225-100000-C',
+      timestamp: Date.now(),
+      trade_price: '4215.5',
+      trade_amount: '0.25',
+      mark_price: '4220',
+      index_price: '96500',
+      direction: 'sell',
+      quote_id: null,
+      rfq_id: null,
+    },
   ]);
-  const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) => g.replace('"trade_price":"4215.5"', '"trade_price":"n/a"'));
+  const frame = malformedFrame(kind, good, '<html>502 Bad Gateway</html>', (g) =>
+    g.replace('"trade_price":"4215.5"', '"trade_price":"n/a"'),
+  );
   return host.sendAll(frame);
 }
 

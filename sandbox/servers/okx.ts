@@ -1,4 +1,14 @@
-import type { Instrument, IndexPrice, LinearTrade, Liquidation, MarketEvent, MarketSymbol, OptionTicker, OptionTrade, PerpStats } from '#schemas/events.ts';
+import type {
+  Instrument,
+  IndexPrice,
+  LinearTrade,
+  Liquidation,
+  MarketEvent,
+  MarketSymbol,
+  OptionTicker,
+  OptionTrade,
+  PerpStats,
+} from '#schemas/events.ts';
 import type { TradeLedger } from '../market/ledger.ts';
 import type { SandboxMarket } from '../market/market.ts';
 import { VENUE_SPECS } from '../market/venues.ts';
@@ -43,23 +53,53 @@ function optionTradeItem(market: SandboxMarket, fam: string, t: OptionTrade): Re
   const s = optSeries(t.symbol);
   const q = market.optionQuote('okx', t.instrument);
   return {
-    fillVol: str(t.iv ?? 0, 10), fwdPx: str(t.underlyingPrice ?? 0, 8), idxPx: str(t.indexPrice ?? 0, 4), instFamily: fam,
-    instId: t.instrument, markPx: str(q?.markVenue ?? t.price, 10), optType: t.optionType === 'call' ? 'C' : 'P',
-    px: str(t.price, 8), side: t.side, sz: contracts(t.size, s?.contractSize ?? 1), tradeId: t.tradeId, ts: String(t.ts),
+    fillVol: str(t.iv ?? 0, 10),
+    fwdPx: str(t.underlyingPrice ?? 0, 8),
+    idxPx: str(t.indexPrice ?? 0, 4),
+    instFamily: fam,
+    instId: t.instrument,
+    markPx: str(q?.markVenue ?? t.price, 10),
+    optType: t.optionType === 'call' ? 'C' : 'P',
+    px: str(t.price, 8),
+    side: t.side,
+    sz: contracts(t.size, s?.contractSize ?? 1),
+    tradeId: t.tradeId,
+    ts: String(t.ts),
   };
 }
 
 function linearTradeItem(inst: string, t: LinearTrade): Record<string, unknown> {
   const l = perpOf(inst);
-  return { instId: inst, tradeId: t.tradeId, px: str(t.price), sz: contracts(t.size, l?.contractSize ?? 1), side: t.side, ts: String(t.ts), count: '1' };
+  return {
+    instId: inst,
+    tradeId: t.tradeId,
+    px: str(t.price),
+    sz: contracts(t.size, l?.contractSize ?? 1),
+    side: t.side,
+    ts: String(t.ts),
+    count: '1',
+  };
 }
 
 function liquidationItem(l: Liquidation): Record<string, unknown> {
   const p = perpOf(l.instrument);
   const uly = l.instrument.replace('-SWAP', '');
   return {
-    details: [{ bkLoss: '0', bkPx: str(l.price), ccy: '', posSide: l.side, side: l.side === 'long' ? 'sell' : 'buy', sz: contracts(l.size, p?.contractSize ?? 1), ts: String(l.ts) }],
-    instFamily: uly, instId: l.instrument, instType: 'SWAP', uly,
+    details: [
+      {
+        bkLoss: '0',
+        bkPx: str(l.price),
+        ccy: '',
+        posSide: l.side,
+        side: l.side === 'long' ? 'sell' : 'buy',
+        sz: contracts(l.size, p?.contractSize ?? 1),
+        ts: String(l.ts),
+      },
+    ],
+    instFamily: uly,
+    instId: l.instrument,
+    instType: 'SWAP',
+    uly,
   };
 }
 
@@ -67,11 +107,24 @@ function optSummaryItem(fam: string, t: OptionTicker): Record<string, unknown> {
   const f = t.underlyingPrice ?? 1;
   const markCoin = (t.markPrice ?? 0) / (t.indexPrice ?? 1);
   return {
-    instType: 'OPTION', instId: t.instrument, uly: fam, delta: str((t.delta ?? 0) - markCoin, 10), gamma: str((t.gamma ?? 0) * f, 10),
-    vega: str((t.vega ?? 0) / f, 10), theta: str((t.theta ?? 0) / f, 10), lever: str(markCoin > 0 ? 1 / markCoin : 0, 6),
-    markVol: str(t.markIv ?? 0, 10), bidVol: str(t.bidIv ?? 0, 10), askVol: str(t.askIv ?? 0, 10), realVol: '',
-    deltaBS: str(t.delta ?? 0, 10), gammaBS: str(t.gamma ?? 0, 12), thetaBS: str(t.theta ?? 0, 10), vegaBS: str(t.vega ?? 0, 10),
-    fwdPx: str(f, 8), ts: String(t.ts),
+    instType: 'OPTION',
+    instId: t.instrument,
+    uly: fam,
+    delta: str((t.delta ?? 0) - markCoin, 10),
+    gamma: str((t.gamma ?? 0) * f, 10),
+    vega: str((t.vega ?? 0) / f, 10),
+    theta: str((t.theta ?? 0) / f, 10),
+    lever: str(markCoin > 0 ? 1 / markCoin : 0, 6),
+    markVol: str(t.markIv ?? 0, 10),
+    bidVol: str(t.bidIv ?? 0, 10),
+    askVol: str(t.askIv ?? 0, 10),
+    realVol: '',
+    deltaBS: str(t.delta ?? 0, 10),
+    gammaBS: str(t.gamma ?? 0, 12),
+    thetaBS: str(t.theta ?? 0, 10),
+    vegaBS: str(t.vega ?? 0, 10),
+    fwdPx: str(f, 8),
+    ts: String(t.ts),
   };
 }
 
@@ -81,21 +134,49 @@ function optionTickersItem(t: OptionTicker, contractSize: number): Record<string
   const px = (x: number): string => (markCoin > 0 ? str(x, 8) : '');
   const size = contracts(25, contractSize);
   return {
-    instType: 'OPTION', instId: t.instrument, last: px(markCoin), lastSz: '1', askPx: px(markCoin * 1.03), askSz: markCoin > 0 ? size : '', bidPx: px(markCoin * 0.97),
-    bidSz: markCoin > 0 ? size : '', open24h: px(markCoin), high24h: px(markCoin * 1.1), low24h: px(markCoin * 0.9), volCcy24h: str((t.openInterest ?? 0) / 10, 4),
-    vol24h: contracts((t.openInterest ?? 0) / 10, contractSize), sodUtc0: px(markCoin), sodUtc8: px(markCoin), ts: String(t.ts),
+    instType: 'OPTION',
+    instId: t.instrument,
+    last: px(markCoin),
+    lastSz: '1',
+    askPx: px(markCoin * 1.03),
+    askSz: markCoin > 0 ? size : '',
+    bidPx: px(markCoin * 0.97),
+    bidSz: markCoin > 0 ? size : '',
+    open24h: px(markCoin),
+    high24h: px(markCoin * 1.1),
+    low24h: px(markCoin * 0.9),
+    volCcy24h: str((t.openInterest ?? 0) / 10, 4),
+    vol24h: contracts((t.openInterest ?? 0) / 10, contractSize),
+    sodUtc0: px(markCoin),
+    sodUtc8: px(markCoin),
+    ts: String(t.ts),
   };
 }
 
 function fundingItem(s: PerpStats): Record<string, unknown> {
   return {
-    fundingRate: str(s.fundingRate ?? 0, 10), fundingTime: String(s.nextFundingTime ?? ''), instId: s.instrument, instType: 'SWAP',
-    method: 'current_period', nextFundingRate: '', nextFundingTime: String((s.nextFundingTime ?? 0) + 8 * 3600 * 1000), ts: String(s.ts),
+    fundingRate: str(s.fundingRate ?? 0, 10),
+    fundingTime: String(s.nextFundingTime ?? ''),
+    instId: s.instrument,
+    instType: 'SWAP',
+    method: 'current_period',
+    nextFundingRate: '',
+    nextFundingTime: String((s.nextFundingTime ?? 0) + 8 * 3600 * 1000),
+    ts: String(s.ts),
   };
 }
 
 function indexTickerItem(i: IndexPrice): Record<string, unknown> {
-  return { instId: i.name, idxPx: str(i.value), open24h: str(i.value), high24h: str(i.value), low24h: str(i.value), sodUtc0: str(i.value), sodUtc8: str(i.value), ts: String(i.ts) };
+  return {
+    instId: i.name,
+    idxPx: str(i.value),
+    open24h: str(i.value),
+    high24h: str(i.value),
+    low24h: str(i.value),
+    sodUtc0: str(i.value),
+    sodUtc8: str(i.value),
+    ts: String(i.ts),
+  };
 }
 
 // --- publishing ---
@@ -132,13 +213,26 @@ function publishTrades(market: SandboxMarket, push: Push, recent: OkxRecent, eve
 function publishOptionTickers(push: Push, events: readonly MarketEvent[]): void {
   const tickers = events.filter((e) => e.type === 'option_ticker');
   for (const [fam, list] of groupBy(tickers, (e) => (e.type === 'option_ticker' ? family(e.event.symbol) : null))) {
-    push(keyOf('opt-summary', fam), list.map((e) => (e.type === 'option_ticker' ? optSummaryItem(fam, e.event) : null)));
+    push(
+      keyOf('opt-summary', fam),
+      list.map((e) => (e.type === 'option_ticker' ? optSummaryItem(fam, e.event) : null)),
+    );
     for (const e of list) {
       if (e.type !== 'option_ticker') continue;
       const t = e.event;
       const s = optSeries(t.symbol);
-      push(keyOf('open-interest', t.instrument), [{ instId: t.instrument, instType: 'OPTION', oi: contracts(t.openInterest ?? 0, s?.contractSize ?? 1), oiCcy: str(t.openInterest ?? 0), ts: String(t.ts) }]);
-      push(keyOf('mark-price', t.instrument), [{ instId: t.instrument, instType: 'OPTION', markPx: str((t.markPrice ?? 0) / (t.indexPrice ?? 1), 10), ts: String(t.ts) }]);
+      push(keyOf('open-interest', t.instrument), [
+        {
+          instId: t.instrument,
+          instType: 'OPTION',
+          oi: contracts(t.openInterest ?? 0, s?.contractSize ?? 1),
+          oiCcy: str(t.openInterest ?? 0),
+          ts: String(t.ts),
+        },
+      ]);
+      push(keyOf('mark-price', t.instrument), [
+        { instId: t.instrument, instType: 'OPTION', markPx: str((t.markPrice ?? 0) / (t.indexPrice ?? 1), 10), ts: String(t.ts) },
+      ]);
       push(keyOf('tickers', t.instrument), [optionTickersItem(t, s?.contractSize ?? 1)]);
     }
   }
@@ -151,7 +245,16 @@ function publishSwapStatsAndIndexes(push: Push, events: readonly MarketEvent[]):
       const s = e.event;
       const p = perpOf(s.instrument);
       const ts = String(s.ts);
-      push(keyOf('open-interest', s.instrument), [{ instId: s.instrument, instType: 'SWAP', oi: contracts(s.openInterest ?? 0, p?.contractSize ?? 1), oiCcy: str(s.openInterest ?? 0), oiUsd: str(s.openInterestUsd ?? 0, 2), ts }]);
+      push(keyOf('open-interest', s.instrument), [
+        {
+          instId: s.instrument,
+          instType: 'SWAP',
+          oi: contracts(s.openInterest ?? 0, p?.contractSize ?? 1),
+          oiCcy: str(s.openInterest ?? 0),
+          oiUsd: str(s.openInterestUsd ?? 0, 2),
+          ts,
+        },
+      ]);
       push(keyOf('mark-price', s.instrument), [{ instId: s.instrument, instType: 'SWAP', markPx: str(s.markPrice ?? 0), ts }]);
       push(keyOf('funding-rate', s.instrument), [fundingItem(s)]);
     } else if (e.type === 'index') {
@@ -181,7 +284,8 @@ function optionTradesRest(recent: RecentTrades, q: URLSearchParams): RestReply {
 function marketTradesRest(recent: RecentTrades, q: URLSearchParams): RestReply {
   const instId = q.get('instId');
   if (!instId) return restError('50014', 'Parameter instId can not be empty.');
-  if (!spec.perps.some((p) => p.instrument === instId) && !spec.spots.some((s) => s.instrument === instId)) return restError('51001', "Instrument ID doesn't exist.");
+  if (!spec.perps.some((p) => p.instrument === instId) && !spec.spots.some((s) => s.instrument === instId))
+    return restError('51001', "Instrument ID doesn't exist.");
   const limit = Math.min(500, Math.max(1, Number(q.get('limit') ?? '100') || 100));
   return { status: 200, body: { code: '0', msg: '', data: recent.query({ key: instId, limit, order: 'desc' }).rows } };
 }
@@ -192,19 +296,73 @@ function listingItem(i: Instrument): Record<string, unknown> {
   const base = BASE_OF(i.symbol);
   if (i.kind === 'option') {
     return {
-      instType: 'OPTION', instId: i.instrument, uly: family(i.symbol), instFamily: family(i.symbol), baseCcy: '', quoteCcy: '', settleCcy: base,
-      ctVal: '1', ctMult: String(i.contractSize), ctValCcy: base, optType: i.optionType === 'call' ? 'C' : 'P', stk: String(i.strike),
-      listTime: String(i.ts), expTime: String(i.expiry), lever: '', tickSz: '0.0001', lotSz: '1', minSz: '1', ctType: '', state: 'live', ruleType: 'normal',
+      instType: 'OPTION',
+      instId: i.instrument,
+      uly: family(i.symbol),
+      instFamily: family(i.symbol),
+      baseCcy: '',
+      quoteCcy: '',
+      settleCcy: base,
+      ctVal: '1',
+      ctMult: String(i.contractSize),
+      ctValCcy: base,
+      optType: i.optionType === 'call' ? 'C' : 'P',
+      stk: String(i.strike),
+      listTime: String(i.ts),
+      expTime: String(i.expiry),
+      lever: '',
+      tickSz: '0.0001',
+      lotSz: '1',
+      minSz: '1',
+      ctType: '',
+      state: 'live',
+      ruleType: 'normal',
     };
   }
   if (i.kind === 'perp') {
     return {
-      instType: 'SWAP', instId: i.instrument, uly: `${base}-USDT`, instFamily: `${base}-USDT`, baseCcy: '', quoteCcy: '', settleCcy: 'USDT',
-      ctVal: String(i.contractSize), ctMult: '1', ctValCcy: base, optType: '', stk: '', listTime: String(i.ts), expTime: '', lever: '100',
-      tickSz: '0.1', lotSz: '1', minSz: '1', ctType: 'linear', state: 'live', ruleType: 'normal',
+      instType: 'SWAP',
+      instId: i.instrument,
+      uly: `${base}-USDT`,
+      instFamily: `${base}-USDT`,
+      baseCcy: '',
+      quoteCcy: '',
+      settleCcy: 'USDT',
+      ctVal: String(i.contractSize),
+      ctMult: '1',
+      ctValCcy: base,
+      optType: '',
+      stk: '',
+      listTime: String(i.ts),
+      expTime: '',
+      lever: '100',
+      tickSz: '0.1',
+      lotSz: '1',
+      minSz: '1',
+      ctType: 'linear',
+      state: 'live',
+      ruleType: 'normal',
     };
   }
-  return { instType: 'SPOT', instId: i.instrument, uly: '', instFamily: '', baseCcy: base, quoteCcy: 'USDT', settleCcy: '', ctVal: '', ctMult: '', ctValCcy: '', listTime: String(i.ts), expTime: '', tickSz: '0.01', lotSz: '0.00000001', minSz: '0.00001', state: 'live', ruleType: 'normal' };
+  return {
+    instType: 'SPOT',
+    instId: i.instrument,
+    uly: '',
+    instFamily: '',
+    baseCcy: base,
+    quoteCcy: 'USDT',
+    settleCcy: '',
+    ctVal: '',
+    ctMult: '',
+    ctValCcy: '',
+    listTime: String(i.ts),
+    expTime: '',
+    tickSz: '0.01',
+    lotSz: '0.00000001',
+    minSz: '0.00001',
+    state: 'live',
+    ruleType: 'normal',
+  };
 }
 
 function instrumentsRest(market: SandboxMarket, q: URLSearchParams): RestReply {
@@ -237,7 +395,14 @@ function openInterestRest(market: SandboxMarket, q: URLSearchParams): RestReply 
       .filter(({ k }) => !instId || k.instrument === instId)
       .map(({ k, c }) => {
         const oiUsd = k.oi * market.index(c.spec.symbol);
-        return { instType: 'OPTION', instId: k.instrument, oi: contracts(k.oi, c.spec.contractSize), oiCcy: str(k.oi), oiUsd: str(oiUsd, 2), ts };
+        return {
+          instType: 'OPTION',
+          instId: k.instrument,
+          oi: contracts(k.oi, c.spec.contractSize),
+          oiCcy: str(k.oi),
+          oiUsd: str(oiUsd, 2),
+          ts,
+        };
       });
     return { status: 200, body: { code: '0', msg: '', data } };
   }
@@ -245,7 +410,14 @@ function openInterestRest(market: SandboxMarket, q: URLSearchParams): RestReply 
     const data = market
       .perps('okx')
       .filter((p) => (!instId || p.spec.instrument === instId) && (!fam || p.spec.instrument.startsWith(`${fam}-`)))
-      .map((p) => ({ instType: 'SWAP', instId: p.spec.instrument, oi: contracts(p.oi, p.spec.contractSize), oiCcy: str(p.oi), oiUsd: str(p.oi * market.index(p.spec.symbol), 2), ts }));
+      .map((p) => ({
+        instType: 'SWAP',
+        instId: p.spec.instrument,
+        oi: contracts(p.oi, p.spec.contractSize),
+        oiCcy: str(p.oi),
+        oiUsd: str(p.oi * market.index(p.spec.symbol), 2),
+        ts,
+      }));
     return { status: 200, body: { code: '0', msg: '', data } };
   }
   return restError('51000', 'Parameter instType error');
@@ -275,11 +447,26 @@ function selector(a: Arg): string | null {
 }
 
 /** Applies each arg of a subscribe / unsubscribe, remembering the arg its pushes echo; one ack or error per arg. */
-function onSubscription(host: VenueHost, argJson: Map<string, string>, c: Client, op: 'subscribe' | 'unsubscribe', args: readonly Arg[], id: unknown): void {
+function onSubscription(
+  host: VenueHost,
+  argJson: Map<string, string>,
+  c: Client,
+  op: 'subscribe' | 'unsubscribe',
+  args: readonly Arg[],
+  id: unknown,
+): void {
   for (const a of args) {
     const sel = a && typeof a === 'object' ? selector(a) : null;
     if (!sel || typeof a.channel !== 'string') {
-      host.send(c, JSON.stringify({ event: 'error', code: '60018', msg: `Wrong URL or channel:${String(a?.channel)}, instId or instFamily doesn't exist.`, connId: c.id }));
+      host.send(
+        c,
+        JSON.stringify({
+          event: 'error',
+          code: '60018',
+          msg: `Wrong URL or channel:${String(a?.channel)}, instId or instFamily doesn't exist.`,
+          connId: c.id,
+        }),
+      );
       continue;
     }
     const key = keyOf(a.channel, sel);
@@ -311,14 +498,21 @@ function onMessage(host: VenueHost, argJson: Map<string, string>, c: Client, tex
 
 /** No subscription within okxNoSubscriptionMs of connecting closes the connection. */
 function closeIfNoSubscription(timings: ProtocolTimings, c: Client): void {
-  c.timers.push(setTimeout(() => {
-    if (c.subs.size === 0) c.ws.close(4004, 'No data received in 30s.');
-  }, timings.okxNoSubscriptionMs));
+  c.timers.push(
+    setTimeout(() => {
+      if (c.subs.size === 0) c.ws.close(4004, 'No data received in 30s.');
+    }, timings.okxNoSubscriptionMs),
+  );
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
-  const good = JSON.stringify({ arg: { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' }, data: [{ instId: 'BTC-USD-230224-18000-C', px: '0.045', side: 'sell', sz: '2', tradeId: '38', ts: String(Date.now()), optType: 'C' }] });
-  const frame = malformedFrame(kind, good, 'Service Unavailable', (g) => g.replace('"px":"0.045"', '"px":"zero"').replace('"sz":"2"', '"sz":null'));
+  const good = JSON.stringify({
+    arg: { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' },
+    data: [{ instId: 'BTC-USD-230224-18000-C', px: '0.045', side: 'sell', sz: '2', tradeId: '38', ts: String(Date.now()), optType: 'C' }],
+  });
+  const frame = malformedFrame(kind, good, 'Service Unavailable', (g) =>
+    g.replace('"px":"0.045"', '"px":"zero"').replace('"sz":"2"', '"sz":null'),
+  );
   return host.sendAll(frame);
 }
 

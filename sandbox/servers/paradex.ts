@@ -23,12 +23,24 @@ function listingItem(i: Instrument): Record<string, unknown> {
   const common = { symbol: i.instrument, base_currency: base, quote_currency: 'USD', settlement_currency: 'USDC' };
   if (i.kind === 'perp') {
     const p = spec.perps.find((x) => x.instrument === i.instrument);
-    return { ...common, asset_kind: 'PERP', expiry_at: 0, order_size_increment: String(p?.lot ?? 0.0001), price_tick_size: '0.1', funding_period_hours: 8 };
+    return {
+      ...common,
+      asset_kind: 'PERP',
+      expiry_at: 0,
+      order_size_increment: String(p?.lot ?? 0.0001),
+      price_tick_size: '0.1',
+      funding_period_hours: 8,
+    };
   }
   const s = spec.options.find((o) => o.symbol === i.symbol);
   return {
-    ...common, asset_kind: 'OPTION', expiry_at: i.expiry, option_type: i.optionType === 'call' ? 'CALL' : 'PUT', strike_price: String(i.strike),
-    order_size_increment: String(s?.lot ?? 0.001), price_tick_size: String(s?.priceTick ?? 5),
+    ...common,
+    asset_kind: 'OPTION',
+    expiry_at: i.expiry,
+    option_type: i.optionType === 'call' ? 'CALL' : 'PUT',
+    strike_price: String(i.strike),
+    order_size_increment: String(s?.lot ?? 0.001),
+    price_tick_size: String(s?.priceTick ?? 5),
   };
 }
 
@@ -43,31 +55,70 @@ interface TradeWireState {
 function sbeTrade(w: TradeWireState, t: OptionTrade | LinearTrade): Buffer {
   const us = BigInt(t.ts) * 1000n;
   return encodeTrade({
-    timestampUs: us + 150n, seqNo: BigInt(w.seq++), tradeId: BigInt(t.tradeId), side: t.side === 'buy' ? 1 : 2, price: fixed8(t.price), size: fixed8(t.size),
-    createdAtUs: us, tradeType: w.liquidationIds.has(t.tradeId) ? 2 : 1, market: t.instrument,
+    timestampUs: us + 150n,
+    seqNo: BigInt(w.seq++),
+    tradeId: BigInt(t.tradeId),
+    side: t.side === 'buy' ? 1 : 2,
+    price: fixed8(t.price),
+    size: fixed8(t.size),
+    createdAtUs: us,
+    tradeType: w.liquidationIds.has(t.tradeId) ? 2 : 1,
+    market: t.instrument,
   });
 }
 
 function jsonTrade(w: TradeWireState, channel: string, t: OptionTrade | LinearTrade): string {
   return JSON.stringify({
-    jsonrpc: '2.0', method: 'subscription',
-    params: { channel, data: { id: t.tradeId, market: t.instrument, side: t.side === 'buy' ? 'BUY' : 'SELL', price: str(t.price, 8), size: str(t.size, 8), created_at: t.ts, trade_type: w.liquidationIds.has(t.tradeId) ? 'LIQUIDATION' : 'FILL' } },
+    jsonrpc: '2.0',
+    method: 'subscription',
+    params: {
+      channel,
+      data: {
+        id: t.tradeId,
+        market: t.instrument,
+        side: t.side === 'buy' ? 'BUY' : 'SELL',
+        price: str(t.price, 8),
+        size: str(t.size, 8),
+        created_at: t.ts,
+        trade_type: w.liquidationIds.has(t.tradeId) ? 'LIQUIDATION' : 'FILL',
+      },
+    },
   });
 }
 
 function summaryData(e: OptionTicker | PerpStats): Record<string, unknown> {
   const m = e.markPrice ?? 0;
   const common = {
-    symbol: e.instrument, mark_price: str(m, 4), last_traded_price: str(m, 4), bid: str(m * 0.98, 4), ask: str(m * 1.02, 4), bid_size: '1', ask_size: '1',
-    open_interest: str(e.openInterest ?? 0, 8), volume_24h: '0', total_volume: '0', created_at: e.ts,
+    symbol: e.instrument,
+    mark_price: str(m, 4),
+    last_traded_price: str(m, 4),
+    bid: str(m * 0.98, 4),
+    ask: str(m * 1.02, 4),
+    bid_size: '1',
+    ask_size: '1',
+    open_interest: str(e.openInterest ?? 0, 8),
+    volume_24h: '0',
+    total_volume: '0',
+    created_at: e.ts,
   };
   if ('markIv' in e) {
     return {
-      ...common, underlying_price: str(e.indexPrice ?? 0, 2), mark_iv: str(e.markIv ?? 0, 4), bid_iv: str(e.bidIv ?? 0, 4), ask_iv: str(e.askIv ?? 0, 4), last_iv: str(e.markIv ?? 0, 4),
-      greeks: { delta: str(e.delta ?? 0, 6), gamma: str(e.gamma ?? 0, 10), vega: str(e.vega ?? 0, 6), theta: str(e.theta ?? 0, 6) }, funding_rate: null,
+      ...common,
+      underlying_price: str(e.indexPrice ?? 0, 2),
+      mark_iv: str(e.markIv ?? 0, 4),
+      bid_iv: str(e.bidIv ?? 0, 4),
+      ask_iv: str(e.askIv ?? 0, 4),
+      last_iv: str(e.markIv ?? 0, 4),
+      greeks: { delta: str(e.delta ?? 0, 6), gamma: str(e.gamma ?? 0, 10), vega: str(e.vega ?? 0, 6), theta: str(e.theta ?? 0, 6) },
+      funding_rate: null,
     };
   }
-  return { ...common, underlying_price: str(e.indexPrice ?? 0, 2), funding_rate: str(e.fundingRate ?? 0, 8), future_funding_rate: str(e.fundingRate ?? 0, 8) };
+  return {
+    ...common,
+    underlying_price: str(e.indexPrice ?? 0, 2),
+    funding_rate: str(e.fundingRate ?? 0, 8),
+    future_funding_rate: str(e.fundingRate ?? 0, 8),
+  };
 }
 
 function push(channel: string, data: unknown): string {
@@ -100,7 +151,15 @@ function publishSummary(host: VenueHost, e: OptionTicker | PerpStats): void {
 
 function publishFunding(host: VenueHost, s: PerpStats): void {
   const ch = `funding_data.${s.instrument}`;
-  host.broadcast(ch, () => push(ch, { market: s.instrument, funding_rate: str(s.fundingRate ?? 0, 8), funding_index: '0', funding_premium: '0', created_at: s.ts }));
+  host.broadcast(ch, () =>
+    push(ch, {
+      market: s.instrument,
+      funding_rate: str(s.fundingRate ?? 0, 8),
+      funding_index: '0',
+      funding_premium: '0',
+      created_at: s.ts,
+    }),
+  );
 }
 
 function publish(host: VenueHost, w: TradeWireState, delivered: TradeLedger, events: readonly MarketEvent[]): void {
@@ -130,9 +189,21 @@ function publish(host: VenueHost, w: TradeWireState, delivered: TradeLedger, eve
 // --- REST ---
 
 function marketsRest(market: SandboxMarket): RestReply {
-  const results = market.instruments('paradex').filter((i) => i.active && (i.kind === 'perp' || i.kind === 'option')).map(listingItem);
+  const results = market
+    .instruments('paradex')
+    .filter((i) => i.active && (i.kind === 'perp' || i.kind === 'option'))
+    .map(listingItem);
   // A perpetual option, as the venue lists them (no expiry: the connector skips it).
-  results.push({ symbol: 'BTC-USD-100000-C', base_currency: 'BTC', quote_currency: 'USD', settlement_currency: 'USDC', asset_kind: 'PERP_OPTION', expiry_at: 0, option_type: 'CALL', strike_price: '100000' });
+  results.push({
+    symbol: 'BTC-USD-100000-C',
+    base_currency: 'BTC',
+    quote_currency: 'USD',
+    settlement_currency: 'USDC',
+    asset_kind: 'PERP_OPTION',
+    expiry_at: 0,
+    option_type: 'CALL',
+    strike_price: '100000',
+  });
   return { status: 200, body: { results } };
 }
 
@@ -142,7 +213,11 @@ const CHANNEL = /^(trades\.[A-Z]+-[A-Z0-9-]+|trades\.ALL|markets_summary(\.[A-Z]
 
 /** An SBE connection must ask for schema 1, version 0 or 1; JSON connections give no schema. */
 function acceptsUpgrade(path: string, q: URLSearchParams): boolean {
-  return path === '/v1' && (q.get('sbeSchemaId') === null || (q.get('sbeSchemaId') === '1' && (q.get('sbeSchemaVersion') === '0' || q.get('sbeSchemaVersion') === '1')));
+  return (
+    path === '/v1' &&
+    (q.get('sbeSchemaId') === null ||
+      (q.get('sbeSchemaId') === '1' && (q.get('sbeSchemaVersion') === '0' || q.get('sbeSchemaVersion') === '1')))
+  );
 }
 
 function rpcError(host: VenueHost, c: Client, id: unknown, code: number, message: string): void {
@@ -174,7 +249,19 @@ function onConnect(host: VenueHost, timings: ProtocolTimings, c: Client): void {
 }
 
 function malformed(host: VenueHost, w: TradeWireState, kind: MalformedKind): number {
-  const t: LinearTrade = { venue: 'paradex', symbol: 'BTCUSDT', ts: Date.now(), receivedAt: Date.now(), id: 'x', market: 'perp', instrument: 'BTC-USD-PERP', price: 96500.5, size: 0.125, side: 'sell', tradeId: '77' };
+  const t: LinearTrade = {
+    venue: 'paradex',
+    symbol: 'BTCUSDT',
+    ts: Date.now(),
+    receivedAt: Date.now(),
+    id: 'x',
+    market: 'perp',
+    instrument: 'BTC-USD-PERP',
+    price: 96500.5,
+    size: 0.125,
+    side: 'sell',
+    tradeId: '77',
+  };
   if (kind === 'truncated') return host.sendAll(sbeTrade(w, t).subarray(0, 40));
   if (kind === 'not_json') return host.sendAll('Bad Gateway');
   if (kind === 'oversized') return host.sendAll(oversizedFrame('Bad Gateway'));

@@ -23,7 +23,9 @@ describe('sandbox venue servers', () => {
   let sb: Sandbox;
   before(async () => {
     sb = await startSandbox({
-      seed: 42, speed: 0, startMs: Date.UTC(2026, 0, 5, 12),
+      seed: 42,
+      speed: 0,
+      startMs: Date.UTC(2026, 0, 5, 12),
       timings: { deribitMinHeartbeatSec: 0.05, thalexClientPingTimeoutMs: 800, deltaHeartbeatMs: 50, paradexPingIntervalMs: 50 },
     });
   });
@@ -34,14 +36,29 @@ describe('sandbox venue servers', () => {
   test('deribit: subscribe ack, option/perp trades, ticker, index, DVOL, heartbeat, REST', async () => {
     const d = sb.urls.deribit;
     assert.ok(d);
-    const inst = (await (await fetch(`${d.rest}/api/v2/public/get_instruments?currency=BTC&kind=option&expired=false`)).json()) as { result: Json[] };
+    const inst = (await (await fetch(`${d.rest}/api/v2/public/get_instruments?currency=BTC&kind=option&expired=false`)).json()) as {
+      result: Json[];
+    };
     const first = inst.result[0];
     assert.ok(first && inst.result.length > 300);
     assert.equal(first.kind, 'option');
     assert.equal(new Date(Number(first.expiration_timestamp)).getUTCHours(), 8);
     const name = String(first.instrument_name);
     const c = await client(d.ws.main ?? '', [
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'public/subscribe', params: { channels: ['trades.option.BTC.100ms', `ticker.${name}.100ms`, 'trades.BTC-PERPETUAL.100ms', 'deribit_price_index.btc_usd', 'deribit_volatility_index.btc_usd'] } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'public/subscribe',
+        params: {
+          channels: [
+            'trades.option.BTC.100ms',
+            `ticker.${name}.100ms`,
+            'trades.BTC-PERPETUAL.100ms',
+            'deribit_price_index.btc_usd',
+            'deribit_volatility_index.btc_usd',
+          ],
+        },
+      }),
       JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'public/set_heartbeat', params: { interval: 0.05 } }),
     ]);
     await waitFor(() => c.json().some((m) => m.id === 2));
@@ -50,13 +67,31 @@ describe('sandbox venue servers', () => {
     sb.emitTrades('deribit', 3, 'BTCUSDT');
     await waitFor(() => c.json().filter((m) => (m.params as Json | undefined)?.channel === 'trades.option.BTC.100ms').length > 0);
     await waitFor(() => c.json().some((m) => (m.params as Json | undefined)?.channel === `ticker.${name}.100ms`));
-    const byCh = (ch: string): Json[] => c.json().filter((m) => (m.params as Json | undefined)?.channel === ch).map((m) => (m.params as Json).data as Json);
+    const byCh = (ch: string): Json[] =>
+      c
+        .json()
+        .filter((m) => (m.params as Json | undefined)?.channel === ch)
+        .map((m) => (m.params as Json).data as Json);
     const trade = (byCh('trades.option.BTC.100ms').flat() as unknown as Json[])[0];
     assert.ok(trade);
-    for (const k of ['trade_id', 'trade_seq', 'timestamp', 'price', 'iv', 'index_price', 'direction', 'amount', 'instrument_name', 'mark_price']) assert.ok(k in trade, k);
+    for (const k of [
+      'trade_id',
+      'trade_seq',
+      'timestamp',
+      'price',
+      'iv',
+      'index_price',
+      'direction',
+      'amount',
+      'instrument_name',
+      'mark_price',
+    ])
+      assert.ok(k in trade, k);
     assert.ok(Number(trade.iv) > 10 && Number(trade.iv) < 300, 'iv in percent');
     const tk = byCh(`ticker.${name}.100ms`)[0];
-    assert.ok(tk && typeof tk.mark_iv === 'number' && typeof (tk.greeks as Json).gamma === 'number' && typeof tk.open_interest === 'number');
+    assert.ok(
+      tk && typeof tk.mark_iv === 'number' && typeof (tk.greeks as Json).gamma === 'number' && typeof tk.open_interest === 'number',
+    );
     const perp = (byCh('trades.BTC-PERPETUAL.100ms').flat() as unknown as Json[])[0];
     assert.ok(perp && Number(perp.amount) % 10 === 0, 'inverse perp amount in USD, 10 USD contracts');
     assert.ok(typeof byCh('deribit_price_index.btc_usd')[0]?.price === 'number');
@@ -68,22 +103,45 @@ describe('sandbox venue servers', () => {
     // ... not answering gets it dropped
     await new Promise<void>((r) => c.ws.once('close', () => r()));
     // delivered ledger = the trades written to the wire
-    const onWire = c.json().flatMap((m) => (((m.params as Json | undefined)?.channel as string | undefined)?.startsWith('trades.option') ? ((m.params as Json).data as Json[]) : []));
-    assert.deepEqual(onWire.map((t) => t.trade_id), sb.ledger.ids('deribit', 'option_trade'));
+    const onWire = c
+      .json()
+      .flatMap((m) =>
+        ((m.params as Json | undefined)?.channel as string | undefined)?.startsWith('trades.option')
+          ? ((m.params as Json).data as Json[])
+          : [],
+      );
+    assert.deepEqual(
+      onWire.map((t) => t.trade_id),
+      sb.ledger.ids('deribit', 'option_trade'),
+    );
   });
 
   test('bybit: option/linear/spot topics, pong shapes, ticker snapshot then delta, paginated REST', async () => {
     const b = sb.urls.bybit;
     assert.ok(b);
-    const page1 = (await (await fetch(`${b.rest}/v5/market/instruments-info?category=option&baseCoin=BTC&limit=100`)).json()) as { result: { list: Json[]; nextPageCursor: string } };
+    const page1 = (await (await fetch(`${b.rest}/v5/market/instruments-info?category=option&baseCoin=BTC&limit=100`)).json()) as {
+      result: { list: Json[]; nextPageCursor: string };
+    };
     assert.equal(page1.result.list.length, 100);
     assert.ok(page1.result.nextPageCursor);
-    const page2 = (await (await fetch(`${b.rest}/v5/market/instruments-info?category=option&baseCoin=BTC&limit=100&cursor=${page1.result.nextPageCursor}`)).json()) as { result: { list: Json[] } };
+    const page2 = (await (
+      await fetch(`${b.rest}/v5/market/instruments-info?category=option&baseCoin=BTC&limit=100&cursor=${page1.result.nextPageCursor}`)
+    ).json()) as { result: { list: Json[] } };
     assert.notEqual(page2.result.list[0]?.symbol, page1.result.list[0]?.symbol);
     assert.equal(page1.result.list[0]?.optionsType === 'Call' || page1.result.list[0]?.optionsType === 'Put', true);
     const opt = String(page1.result.list[0]?.symbol);
-    const o = await client(b.ws.option ?? '', [JSON.stringify({ op: 'subscribe', req_id: 'a', args: ['publicTrade.BTC', `tickers.${opt}`] }), '{"req_id":"p","op":"ping"}']);
-    const l = await client(b.ws.linear ?? '', [JSON.stringify({ op: 'subscribe', req_id: 'b', args: ['publicTrade.BTCUSDT', 'tickers.BTCUSDT', 'allLiquidation.BTCUSDT', 'bogus.X'] }), '{"req_id":"q","op":"ping"}']);
+    const o = await client(b.ws.option ?? '', [
+      JSON.stringify({ op: 'subscribe', req_id: 'a', args: ['publicTrade.BTC', `tickers.${opt}`] }),
+      '{"req_id":"p","op":"ping"}',
+    ]);
+    const l = await client(b.ws.linear ?? '', [
+      JSON.stringify({
+        op: 'subscribe',
+        req_id: 'b',
+        args: ['publicTrade.BTCUSDT', 'tickers.BTCUSDT', 'allLiquidation.BTCUSDT', 'bogus.X'],
+      }),
+      '{"req_id":"q","op":"ping"}',
+    ]);
     await waitFor(() => o.json().length >= 2 && l.json().length >= 2);
     assert.deepEqual((o.json().find((m) => m.type === 'COMMAND_RESP')?.data as Json).failTopics, []);
     assert.ok(o.json().some((m) => m.op === 'pong' && Array.isArray(m.args)));
@@ -91,13 +149,18 @@ describe('sandbox venue servers', () => {
     assert.equal(l.json().find((m) => m.op === 'subscribe')?.success, false, 'unknown topic rejected');
     sb.advance(6000);
     sb.emitTrades('bybit', 2, 'BTCUSDT');
-    await waitFor(() => o.json().some((m) => m.topic === 'publicTrade.BTC') && l.json().filter((m) => m.topic === 'tickers.BTCUSDT').length >= 2);
+    await waitFor(
+      () => o.json().some((m) => m.topic === 'publicTrade.BTC') && l.json().filter((m) => m.topic === 'tickers.BTCUSDT').length >= 2,
+    );
     const ot = (o.json().find((m) => m.topic === 'publicTrade.BTC')?.data as Json[])[0];
     assert.ok(ot);
     for (const k of ['T', 's', 'S', 'v', 'p', 'i', 'BT', 'mP', 'iP', 'mIv', 'iv']) assert.ok(k in ot, k);
     assert.ok(ot.S === 'Buy' || ot.S === 'Sell');
     const tks = l.json().filter((m) => m.topic === 'tickers.BTCUSDT');
-    assert.deepEqual(tks.slice(0, 2).map((m) => m.type), ['snapshot', 'delta']);
+    assert.deepEqual(
+      tks.slice(0, 2).map((m) => m.type),
+      ['snapshot', 'delta'],
+    );
     assert.ok('fundingRate' in (tks[0]?.data as Json) && 'openInterest' in (tks[0]?.data as Json));
     const pt = (l.json().find((m) => m.topic === 'publicTrade.BTCUSDT')?.data as Json[])[0];
     assert.ok(pt && typeof pt.v === 'string' && typeof pt.T === 'number');
@@ -108,27 +171,47 @@ describe('sandbox venue servers', () => {
   test('okx: acks, option-trades in contracts, opt-summary, OI, funding, index, ping/pong, REST', async () => {
     const k = sb.urls.okx;
     assert.ok(k);
-    const r = (await (await fetch(`${k.rest}/api/v5/public/instruments?instType=OPTION&instFamily=BTC-USD`)).json()) as { code: string; data: Json[] };
+    const r = (await (await fetch(`${k.rest}/api/v5/public/instruments?instType=OPTION&instFamily=BTC-USD`)).json()) as {
+      code: string;
+      data: Json[];
+    };
     assert.equal(r.code, '0');
     assert.equal(r.data[0]?.ctMult, '0.01');
     assert.equal(r.data[0]?.ctVal, '1');
     const inst = String(r.data[0]?.instId);
     const c = await client(k.ws.public ?? '', [
-      JSON.stringify({ op: 'subscribe', args: [
-        { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' }, { channel: 'opt-summary', instFamily: 'BTC-USD' },
-        { channel: 'open-interest', instId: inst }, { channel: 'funding-rate', instId: 'BTC-USDT-SWAP' }, { channel: 'index-tickers', instId: 'BTC-USD' },
-        { channel: 'trades', instId: 'BTC-USDT-SWAP' }, { channel: 'nope' },
-      ] }),
+      JSON.stringify({
+        op: 'subscribe',
+        args: [
+          { channel: 'option-trades', instType: 'OPTION', instFamily: 'BTC-USD' },
+          { channel: 'opt-summary', instFamily: 'BTC-USD' },
+          { channel: 'open-interest', instId: inst },
+          { channel: 'funding-rate', instId: 'BTC-USDT-SWAP' },
+          { channel: 'index-tickers', instId: 'BTC-USD' },
+          { channel: 'trades', instId: 'BTC-USDT-SWAP' },
+          { channel: 'nope' },
+        ],
+      }),
       'ping',
     ]);
-    await waitFor(() => c.msgs.includes('pong') && c.json().filter((m) => m.event === 'subscribe').length === 6 && c.json().some((m) => m.event === 'error'));
+    await waitFor(
+      () =>
+        c.msgs.includes('pong') &&
+        c.json().filter((m) => m.event === 'subscribe').length === 6 &&
+        c.json().some((m) => m.event === 'error'),
+    );
     sb.advance(6000);
     sb.emitTrades('okx', 3, 'BTCUSDT');
-    const push = (ch: string): Json[] => c.json().filter((m) => (m.arg as Json | undefined)?.channel === ch && Array.isArray(m.data)).flatMap((m) => m.data as Json[]);
+    const push = (ch: string): Json[] =>
+      c
+        .json()
+        .filter((m) => (m.arg as Json | undefined)?.channel === ch && Array.isArray(m.data))
+        .flatMap((m) => m.data as Json[]);
     await waitFor(() => push('option-trades').length >= 3 && push('opt-summary').length > 0 && push('open-interest').length > 0);
     const t = push('option-trades')[0];
     assert.ok(t);
-    for (const f of ['fillVol', 'fwdPx', 'idxPx', 'instFamily', 'instId', 'markPx', 'optType', 'px', 'side', 'sz', 'tradeId', 'ts']) assert.equal(typeof t[f], 'string', f);
+    for (const f of ['fillVol', 'fwdPx', 'idxPx', 'instFamily', 'instId', 'markPx', 'optType', 'px', 'side', 'sz', 'tradeId', 'ts'])
+      assert.equal(typeof t[f], 'string', f);
     assert.equal(Number(t.sz), Math.round(Number(t.sz)), 'sz in whole contracts');
     const last = sb.generated.entries('okx', 'option_trade').at(-1);
     assert.equal(push('option-trades').at(-1)?.tradeId, last?.tradeId);
@@ -150,7 +233,19 @@ describe('sandbox venue servers', () => {
     assert.ok(Number(oi.openInterest) > 0);
     assert.equal((await fetch(`${n.rest}/fapi/v1/openInterest?symbol=NOPE`)).status, 400);
     const pub = await client(`${n.ws.public}?streams=btcusdt@optionTrade`, []);
-    const mkt = await client(n.ws.market ?? '', [JSON.stringify({ method: 'SUBSCRIBE', params: ['btcusdt@optionMarkPrice', `btcusdt@optionOpenInterest@${exp}`, 'btcusdt@aggTrade', 'btcusdt@markPrice@1s', 'btcusdt@forceOrder'], id: 1 })]);
+    const mkt = await client(n.ws.market ?? '', [
+      JSON.stringify({
+        method: 'SUBSCRIBE',
+        params: [
+          'btcusdt@optionMarkPrice',
+          `btcusdt@optionOpenInterest@${exp}`,
+          'btcusdt@aggTrade',
+          'btcusdt@markPrice@1s',
+          'btcusdt@forceOrder',
+        ],
+        id: 1,
+      }),
+    ]);
     const spot = await client(`${n.ws.spot}?streams=btcusdt@trade`, []);
     await waitFor(() => mkt.json().some((m) => m.id === 1 && m.result === null));
     sb.advance(6000);
@@ -173,7 +268,13 @@ describe('sandbox venue servers', () => {
     const d = sb.urls.derive;
     assert.ok(d);
     const post = async (body: unknown): Promise<{ result: { instruments: Json[]; pagination: Json } }> =>
-      (await (await fetch(`${d.rest}/v3/public/get_all_instruments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as never;
+      (await (
+        await fetch(`${d.rest}/v3/public/get_all_instruments`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as never;
     assert.equal((await fetch(`${d.rest}/v3/public/get_all_instruments?instrument_type=option&currency=BTC`)).status, 405);
     const p1 = await post({ instrument_type: 'option', currency: 'BTC', expired: false, page: 1, page_size: 100 });
     assert.equal(p1.result.instruments.length, 100);
@@ -183,21 +284,46 @@ describe('sandbox venue servers', () => {
     const opt = p1.result.instruments[0] as { instrument_name: string; option_details: { expiry: number; strike: string } };
     assert.match(opt.instrument_name, /^BTC-\d{8}-\d+-[CP]$/);
     assert.equal(new Date(opt.option_details.expiry * 1000).getUTCHours(), 8);
-    assert.equal((await post({ instrument_type: 'option', currency: 'SOL', page: 1, page_size: 1000 })).result.instruments.length, 0, 'no SOL options');
+    assert.equal(
+      (await post({ instrument_type: 'option', currency: 'SOL', page: 1, page_size: 1000 })).result.instruments.length,
+      0,
+      'no SOL options',
+    );
     const c = await client(d.ws.main ?? '', [
-      JSON.stringify({ id: 1, method: 'subscribe', params: { channels: ['trades.option.BTC', `ticker_slim.${opt.instrument_name}.1000`, 'spot_feed.BTC', 'bogus.x'] } }),
+      JSON.stringify({
+        id: 1,
+        method: 'subscribe',
+        params: { channels: ['trades.option.BTC', `ticker_slim.${opt.instrument_name}.1000`, 'spot_feed.BTC', 'bogus.x'] },
+      }),
       JSON.stringify({ id: 2, method: 'subscribe', params: { channels: ['ticker.BTC-PERP.100ms'] } }),
     ]);
     await waitFor(() => c.json().some((m) => m.id === 2));
-    assert.deepEqual((c.json().find((m) => m.id === 1)?.result as Json).status, { 'trades.option.BTC': 'ok', [`ticker_slim.${opt.instrument_name}.1000`]: 'ok', 'spot_feed.BTC': 'ok', 'bogus.x': 'Invalid channel' });
+    assert.deepEqual((c.json().find((m) => m.id === 1)?.result as Json).status, {
+      'trades.option.BTC': 'ok',
+      [`ticker_slim.${opt.instrument_name}.1000`]: 'ok',
+      'spot_feed.BTC': 'ok',
+      'bogus.x': 'Invalid channel',
+    });
     assert.match(String((c.json().find((m) => m.id === 2)?.error as Json).data), /deprecated/);
     sb.advance(6000);
     sb.emitTrades('derive', 3, 'BTCUSDT');
-    const data = (ch: string): unknown[] => c.json().filter((m) => (m.params as Json | undefined)?.channel === ch).map((m) => (m.params as Json).data);
-    await waitFor(() => data('trades.option.BTC').length > 0 && data(`ticker_slim.${opt.instrument_name}.1000`).length > 0 && data('spot_feed.BTC').length > 0);
+    const data = (ch: string): unknown[] =>
+      c
+        .json()
+        .filter((m) => (m.params as Json | undefined)?.channel === ch)
+        .map((m) => (m.params as Json).data);
+    await waitFor(
+      () =>
+        data('trades.option.BTC').length > 0 &&
+        data(`ticker_slim.${opt.instrument_name}.1000`).length > 0 &&
+        data('spot_feed.BTC').length > 0,
+    );
     const t = (data('trades.option.BTC').flat() as Json[])[0];
-    assert.ok(t && typeof t.trade_price === 'string' && typeof t.trade_amount === 'string' && (t.direction === 'buy' || t.direction === 'sell'));
-    const tk = (data(`ticker_slim.${opt.instrument_name}.1000`)[0] as { instrument_ticker: { option_pricing: Json; stats: Json } }).instrument_ticker;
+    assert.ok(
+      t && typeof t.trade_price === 'string' && typeof t.trade_amount === 'string' && (t.direction === 'buy' || t.direction === 'sell'),
+    );
+    const tk = (data(`ticker_slim.${opt.instrument_name}.1000`)[0] as { instrument_ticker: { option_pricing: Json; stats: Json } })
+      .instrument_ticker;
     assert.ok(Number(tk.option_pricing.i) > 0.1 && Number(tk.option_pricing.i) < 3, 'IV as a fraction');
     assert.ok('oi' in tk.stats);
     c.ws.close();
@@ -209,16 +335,34 @@ describe('sandbox venue servers', () => {
     const r = (await (await fetch(`${x.rest}/api/v2/public/instruments`)).json()) as { result: Json[] };
     const opt = r.result.find((i) => i.type === 'option' && String(i.instrument_name).startsWith('BTC-'));
     assert.ok(opt && typeof opt.expiration_timestamp === 'number' && r.result.some((i) => i.type === 'combination'));
-    const c = await client(x.ws.main ?? '', [JSON.stringify({ method: 'public/subscribe', params: { channels: ['recent_trades.BTCUSD.all', `ticker.${String(opt.instrument_name)}.1000ms`, 'price_index.BTCUSD'] }, id: 1 })]);
+    const c = await client(x.ws.main ?? '', [
+      JSON.stringify({
+        method: 'public/subscribe',
+        params: { channels: ['recent_trades.BTCUSD.all', `ticker.${String(opt.instrument_name)}.1000ms`, 'price_index.BTCUSD'] },
+        id: 1,
+      }),
+    ]);
     const pinger = setInterval(() => c.ws.ping(), 50);
     try {
       await waitFor(() => c.json().some((m) => m.id === 1));
       sb.advance(6000);
       sb.emitTrades('thalex', 3, 'BTCUSDT');
-      const notes = (ch: string): unknown[] => c.json().filter((m) => m.channel_name === ch).map((m) => m.notification);
-      await waitFor(() => notes('recent_trades.BTCUSD.all').length > 0 && notes('price_index.BTCUSD').length > 0 && notes(`ticker.${String(opt.instrument_name)}.1000ms`).length > 0);
+      const notes = (ch: string): unknown[] =>
+        c
+          .json()
+          .filter((m) => m.channel_name === ch)
+          .map((m) => m.notification);
+      await waitFor(
+        () =>
+          notes('recent_trades.BTCUSD.all').length > 0 &&
+          notes('price_index.BTCUSD').length > 0 &&
+          notes(`ticker.${String(opt.instrument_name)}.1000ms`).length > 0,
+      );
       const row = (notes('recent_trades.BTCUSD.all')[0] as unknown[][])[0];
-      assert.ok(row && row.length === 6 && typeof row[0] === 'number' && typeof row[3] === 'number' && Number(row[3]) < 1e11, '[price, size, side, time_s, instrument, implied_taker]');
+      assert.ok(
+        row && row.length === 6 && typeof row[0] === 'number' && typeof row[3] === 'number' && Number(row[3]) < 1e11,
+        '[price, size, side, time_s, instrument, implied_taker]',
+      );
       assert.ok(typeof (notes(`ticker.${String(opt.instrument_name)}.1000ms`)[0] as Json).iv === 'number');
       await new Promise((res) => setTimeout(res, 1000));
       assert.equal(c.ws.readyState, WebSocket.OPEN, 'a pinging client stays');
@@ -232,26 +376,45 @@ describe('sandbox venue servers', () => {
     const x = sb.urls.delta_india;
     assert.ok(x && sb.urls.delta && sb.urls.delta.rest !== x.rest, 'delta_india and delta on two hosts');
     const page = async (after: string | null): Promise<{ result: Json[]; meta: { after: string | null } }> =>
-      (await (await fetch(`${x.rest}/v2/products?contract_types=perpetual_futures,call_options,put_options&states=live&page_size=100${after ? `&after=${after}` : ''}`)).json()) as never;
+      (await (
+        await fetch(
+          `${x.rest}/v2/products?contract_types=perpetual_futures,call_options,put_options&states=live&page_size=100${after ? `&after=${after}` : ''}`,
+        )
+      ).json()) as never;
     const p1 = await page(null);
     assert.equal(p1.result.length, 100);
     assert.ok(p1.meta.after);
     const p2 = await page(p1.meta.after);
     assert.notEqual(p2.result[0]?.symbol, p1.result[0]?.symbol);
-    const opt = [...p1.result, ...p2.result].find((p) => p.contract_type === 'call_options' && (p.underlying_asset as Json).symbol === 'BTC');
+    const opt = [...p1.result, ...p2.result].find(
+      (p) => p.contract_type === 'call_options' && (p.underlying_asset as Json).symbol === 'BTC',
+    );
     assert.ok(opt);
     assert.match(String(opt.settlement_time), /T12:00:00Z$/);
     assert.equal(opt.contract_value, '0.001');
     const chain = `BTC-${String(opt.symbol).split('-')[3]}`;
     const c = await client(x.ws.main ?? '', [
       '{"type":"enable_heartbeat"}',
-      JSON.stringify({ type: 'subscribe', payload: { channels: [{ name: 'trades', symbols: ['call_options', 'put_options', 'BTCUSD'] }, { name: 'ticker', symbols: [chain, 'BTCUSD'] }, { name: 'v2/ticker', symbols: ['BTCUSD'] }] } }),
+      JSON.stringify({
+        type: 'subscribe',
+        payload: {
+          channels: [
+            { name: 'trades', symbols: ['call_options', 'put_options', 'BTCUSD'] },
+            { name: 'ticker', symbols: [chain, 'BTCUSD'] },
+            { name: 'v2/ticker', symbols: ['BTCUSD'] },
+          ],
+        },
+      }),
     ]);
     await waitFor(() => c.json().some((m) => m.type === 'subscriptions') && c.json().some((m) => m.type === 'heartbeat'));
     assert.match(String(((c.json().find((m) => m.type === 'subscriptions')?.channels as Json[])[2] ?? {}).error), /forbidden/);
     sb.advance(6000);
     sb.emitTrades('delta_india', 3, 'BTCUSDT');
-    await waitFor(() => c.json().filter((m) => m.type === 'trades' && String(m.sy).includes('-')).length >= 3 && c.json().some((m) => m.type === 'ticker' && m.sy === chain));
+    await waitFor(
+      () =>
+        c.json().filter((m) => m.type === 'trades' && String(m.sy).includes('-')).length >= 3 &&
+        c.json().some((m) => m.type === 'ticker' && m.sy === chain),
+    );
     const t = c.json().find((m) => m.type === 'trades' && String(m.sy).includes('-'));
     assert.ok(t && typeof t.p === 'string' && Number.isInteger(t.s) && (t.r === 't' || t.r === 'm') && Number(t.t) > 1e15, 'contracts, µs');
     const tk = c.json().find((m) => m.type === 'ticker' && m.sy === chain);
@@ -265,14 +428,28 @@ describe('sandbox venue servers', () => {
     const markets = (await (await fetch(`${x.rest}/trading-api/v1/markets`)).json()) as Json[];
     const opt = markets.find((m) => m.marketType === 'OPTION');
     assert.ok(opt && /T08:00:00.000Z$/.test(String(opt.expiryDatetime)) && markets.some((m) => m.marketType === 'SPOT'));
-    const sub = (topic: string, params: Json, id: string): string => JSON.stringify({ jsonrpc: '2.0', type: 'command', method: 'subscribe', params: { topic, ...params }, id });
-    const tr = await client(x.ws.trades ?? '', [sub('anonymousTrades', { symbol: 'BTC-USDC-PERP' }, '1'), sub('tick', { symbol: 'BTC-USDC-PERP' }, '2'), '{"jsonrpc":"2.0","type":"command","method":"keepalivePing","params":{},"id":"3"}']);
+    const sub = (topic: string, params: Json, id: string): string =>
+      JSON.stringify({ jsonrpc: '2.0', type: 'command', method: 'subscribe', params: { topic, ...params }, id });
+    const tr = await client(x.ws.trades ?? '', [
+      sub('anonymousTrades', { symbol: 'BTC-USDC-PERP' }, '1'),
+      sub('tick', { symbol: 'BTC-USDC-PERP' }, '2'),
+      '{"jsonrpc":"2.0","type":"command","method":"keepalivePing","params":{},"id":"3"}',
+    ]);
     const ix = await client(x.ws.index ?? '', [sub('indexPrice', { assetSymbol: 'BTC' }, '4')]);
-    await waitFor(() => tr.json().some((m) => m.id === '3') && tr.json().some((m) => m.type === 'snapshot') && ix.json().some((m) => m.id === '4'));
-    assert.ok(tr.json().some((m) => m.id === '2' && m.error !== undefined), 'tick topic refused on the trades path');
+    await waitFor(
+      () => tr.json().some((m) => m.id === '3') && tr.json().some((m) => m.type === 'snapshot') && ix.json().some((m) => m.id === '4'),
+    );
+    assert.ok(
+      tr.json().some((m) => m.id === '2' && m.error !== undefined),
+      'tick topic refused on the trades path',
+    );
     assert.equal((tr.json().find((m) => m.id === '3')?.result as Json).message, 'Keep alive pong');
     sb.advance(30_000);
-    await waitFor(() => tr.json().some((m) => m.type === 'update' && m.dataType === 'V1TAAnonymousTradeUpdate') && ix.json().some((m) => m.dataType === 'V1TAIndexPrice'));
+    await waitFor(
+      () =>
+        tr.json().some((m) => m.type === 'update' && m.dataType === 'V1TAAnonymousTradeUpdate') &&
+        ix.json().some((m) => m.dataType === 'V1TAIndexPrice'),
+    );
     const upd = tr.json().find((m) => m.type === 'update')?.data as { trades: Json[] };
     assert.match(String(upd.trades[0]?.createdAtTimestamp), /^\d{19}$/, 'perp trade times in ns');
     assert.equal(typeof upd.trades[0]?.isTaker, 'boolean');
@@ -283,7 +460,9 @@ describe('sandbox venue servers', () => {
     const x = sb.urls.paradex;
     assert.ok(x);
     const m = (await (await fetch(`${x.rest}/v1/markets`)).json()) as { results: Json[] };
-    assert.ok(m.results.some((r) => r.asset_kind === 'OPTION' && Number(r.expiry_at) > 0) && m.results.some((r) => r.asset_kind === 'PERP_OPTION'));
+    assert.ok(
+      m.results.some((r) => r.asset_kind === 'OPTION' && Number(r.expiry_at) > 0) && m.results.some((r) => r.asset_kind === 'PERP_OPTION'),
+    );
     const binary: Buffer[] = [];
     const c = await client(`${x.ws.main}?sbeSchemaId=1&sbeSchemaVersion=1`, [
       JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel: 'trades.BTC-USD-PERP' }, id: 1 }),
@@ -299,10 +478,15 @@ describe('sandbox venue servers', () => {
     assert.equal((c.json().find((j) => j.id === 3)?.error as Json).message, 'already subscribed');
     sb.advance(3000);
     sb.faults.liquidations('paradex', 4);
-    await waitFor(() => binary.length > 0 && c.json().some((j) => (j.params as Json | undefined)?.channel === 'markets_summary') && pings > 0);
+    await waitFor(
+      () => binary.length > 0 && c.json().some((j) => (j.params as Json | undefined)?.channel === 'markets_summary') && pings > 0,
+    );
     const b = binary[0];
     assert.ok(b && b.readUInt16LE(2) === 1 && b.readUInt16LE(4) === 1, 'SBE TradeEvent, schema 1');
-    assert.ok(binary.some((f) => f.readUInt8(8 + 49) === 2), 'a LIQUIDATION fill');
+    assert.ok(
+      binary.some((f) => f.readUInt8(8 + 49) === 2),
+      'a LIQUIDATION fill',
+    );
     c.ws.close();
     const bad = new WebSocket(`${x.ws.main}?sbeSchemaId=1&sbeSchemaVersion=9`);
     await new Promise<void>((res) => bad.once('error', () => res()));

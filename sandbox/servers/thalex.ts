@@ -29,14 +29,32 @@ function listingItem(i: Instrument): Record<string, unknown> {
   const base = baseOf(i.instrument);
   if (i.kind === 'perp') {
     const p = spec.perps.find((x) => x.instrument === i.instrument);
-    return { instrument_name: i.instrument, product: `F${base}USD`, tick_size: 1, volume_tick_size: p?.lot ?? 0.0001, min_order_amount: p?.lot ?? 0.0001, underlying: `${base}USD`, type: 'perpetual', base_currency: base };
+    return {
+      instrument_name: i.instrument,
+      product: `F${base}USD`,
+      tick_size: 1,
+      volume_tick_size: p?.lot ?? 0.0001,
+      min_order_amount: p?.lot ?? 0.0001,
+      underlying: `${base}USD`,
+      type: 'perpetual',
+      base_currency: base,
+    };
   }
   const s = spec.options.find((o) => o.symbol === i.symbol);
   const expiry = i.expiry ?? 0;
   return {
-    instrument_name: i.instrument, product: `O${base}USD`, tick_size: s?.priceTick ?? 5, volume_tick_size: s?.lot ?? 0.01, min_order_amount: s?.lot ?? 0.01,
-    underlying: `${base}USD`, type: 'option', option_type: i.optionType, expiry_date: new Date(expiry).toISOString().slice(0, 10), expiration_timestamp: expiry / 1000,
-    strike_price: i.strike, base_currency: base,
+    instrument_name: i.instrument,
+    product: `O${base}USD`,
+    tick_size: s?.priceTick ?? 5,
+    volume_tick_size: s?.lot ?? 0.01,
+    min_order_amount: s?.lot ?? 0.01,
+    underlying: `${base}USD`,
+    type: 'option',
+    option_type: i.optionType,
+    expiry_date: new Date(expiry).toISOString().slice(0, 10),
+    expiration_timestamp: expiry / 1000,
+    strike_price: i.strike,
+    base_currency: base,
   };
 }
 
@@ -52,17 +70,41 @@ interface TradeClock {
 function optionTickerData(t: OptionTicker): Record<string, unknown> {
   const m = t.markPrice ?? 0;
   return {
-    best_bid_price: Number(str(m * 0.97, 2)), best_bid_amount: 1, best_ask_price: Number(str(m * 1.03, 2)), best_ask_amount: 1, last_price: null, mark_price: Number(str(m, 4)),
-    mark_timestamp: t.ts / 1000, iv: t.markIv, delta: t.delta, index: t.indexPrice, forward: t.underlyingPrice, volume_24h: 0, value_24h: 0, open_interest: t.openInterest,
-    collar_low: Number(str(m * 0.5, 2)), collar_high: Number(str(m * 2 + 10, 2)),
+    best_bid_price: Number(str(m * 0.97, 2)),
+    best_bid_amount: 1,
+    best_ask_price: Number(str(m * 1.03, 2)),
+    best_ask_amount: 1,
+    last_price: null,
+    mark_price: Number(str(m, 4)),
+    mark_timestamp: t.ts / 1000,
+    iv: t.markIv,
+    delta: t.delta,
+    index: t.indexPrice,
+    forward: t.underlyingPrice,
+    volume_24h: 0,
+    value_24h: 0,
+    open_interest: t.openInterest,
+    collar_low: Number(str(m * 0.5, 2)),
+    collar_high: Number(str(m * 2 + 10, 2)),
   };
 }
 
 function perpTickerData(s: PerpStats): Record<string, unknown> {
   const m = s.markPrice ?? 0;
   return {
-    best_bid_price: m, best_bid_amount: 1, best_ask_price: m, best_ask_amount: 1, last_price: m, mark_price: m, mark_timestamp: s.ts / 1000,
-    index: s.indexPrice, volume_24h: 0, value_24h: 0, open_interest: s.openInterest, funding_rate: s.fundingRate, funding_mark: m,
+    best_bid_price: m,
+    best_bid_amount: 1,
+    best_ask_price: m,
+    best_ask_amount: 1,
+    last_price: m,
+    mark_price: m,
+    mark_timestamp: s.ts / 1000,
+    index: s.indexPrice,
+    volume_24h: 0,
+    value_24h: 0,
+    open_interest: s.openInterest,
+    funding_rate: s.fundingRate,
+    funding_mark: m,
   };
 }
 
@@ -94,7 +136,13 @@ function publishTrades(host: VenueHost, clock: TradeClock, delivered: TradeLedge
     }
     if (n === 0) continue;
     list.forEach((e, i) => {
-      delivered.record('thalex', { kind: e.type, symbol: e.event.symbol, instrument: e.event.instrument, tradeId: ids[i] ?? '', ts: e.event.ts });
+      delivered.record('thalex', {
+        kind: e.type,
+        symbol: e.event.symbol,
+        instrument: e.event.instrument,
+        tradeId: ids[i] ?? '',
+        ts: e.event.ts,
+      });
     });
   }
 }
@@ -119,9 +167,18 @@ function publishTickersAndIndexes(host: VenueHost, events: readonly MarketEvent[
 // --- REST ---
 
 function instrumentsRest(market: SandboxMarket): RestReply {
-  const list = market.instruments('thalex').filter((i) => i.active).map(listingItem);
+  const list = market
+    .instruments('thalex')
+    .filter((i) => i.active)
+    .map(listingItem);
   // A combination, as the venue lists them (the connector skips it).
-  list.push({ instrument_name: 'BTC-CS-25OCT24-60000-65000', product: 'OBTCUSD', underlying: 'BTCUSD', type: 'combination', base_currency: 'BTC' });
+  list.push({
+    instrument_name: 'BTC-CS-25OCT24-60000-65000',
+    product: 'OBTCUSD',
+    underlying: 'BTCUSD',
+    type: 'combination',
+    base_currency: 'BTC',
+  });
   return { status: 200, body: { result: list } };
 }
 
@@ -171,9 +228,11 @@ function watchPings(timings: ProtocolTimings, c: Client): void {
     lastPing = Date.now();
   });
   const every = Math.max(10, Math.floor(timings.thalexClientPingTimeoutMs / 4));
-  c.timers.push(setInterval(() => {
-    if (Date.now() - lastPing > timings.thalexClientPingTimeoutMs) c.ws.close(1000, 'no ping');
-  }, every));
+  c.timers.push(
+    setInterval(() => {
+      if (Date.now() - lastPing > timings.thalexClientPingTimeoutMs) c.ws.close(1000, 'no ping');
+    }, every),
+  );
 }
 
 function malformed(host: VenueHost, kind: MalformedKind): number {
@@ -196,5 +255,11 @@ export async function startThalexServer(ctx: VenueServerContext, port = 0): Prom
     publishTrades(host, clock, delivered, events);
     publishTickersAndIndexes(host, events);
   };
-  return venueServer('thalex', host, { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } }, publish, (kind) => malformed(host, kind));
+  return venueServer(
+    'thalex',
+    host,
+    { rest: `http://127.0.0.1:${bound}`, ws: { main: `ws://127.0.0.1:${bound}/ws/api/v2` } },
+    publish,
+    (kind) => malformed(host, kind),
+  );
 }

@@ -46,12 +46,21 @@ async function quiesce(all: readonly Recorded[], quietMs = 300): Promise<void> {
 }
 
 /** Fetches a listing (following its pages) and returns the bodies and the instruments it yields. */
-async function fetchListing(spec: VenueConnectorSpec, req: RestRequest, instruments: Map<string, Instrument>, out: string[]): Promise<void> {
+async function fetchListing(
+  spec: VenueConnectorSpec,
+  req: RestRequest,
+  instruments: Map<string, Instrument>,
+  out: string[],
+): Promise<void> {
   const ctx = createParserContext({ venue: spec.venue, connection: 'rest', instruments, receivedAt: FROZEN_NOW });
   let url: string | null = req.url;
   let body = req.body;
   for (let page = 0; url !== null && page < 100; page++) {
-    const res = await fetch(url, { method: req.method ?? 'GET', ...(req.headers ? { headers: req.headers } : {}), ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(url, {
+      method: req.method ?? 'GET',
+      ...(req.headers ? { headers: req.headers } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await res.text();
     out.push(`${req.id} ${page} ${res.status} ${text}`);
     const parsed = req.parse(text, ctx);
@@ -94,7 +103,9 @@ async function runScript(sb: Sandbox): Promise<Record<string, string[]>> {
       sockets[v].push({ rec, frames: plan.subscribeFrames });
     }
   }
-  const all = Object.values(sockets).flat().map((s) => s.rec);
+  const all = Object.values(sockets)
+    .flat()
+    .map((s) => s.rec);
   await quiesce(all);
   for (let i = 0; i < 40; i++) sb.advance(500);
   await quiesce(all);

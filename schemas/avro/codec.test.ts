@@ -25,10 +25,26 @@ describe('CRC-64-AVRO fingerprint', () => {
 describe('single-object encoding', () => {
   const codec = new AvroCodec();
   const trade = {
-    venue: 'deribit', symbol: 'BTCUSDT', ts: 1_700_000_000_123, receivedAt: 1_700_000_000_456, id: 'deribit:137488100',
-    instrument: 'BTC-26MAR21-62000-C', strike: 62000, expiry: 1_616_745_600_000, optionType: 'call',
-    price: 0.007, priceCurrency: 'BTC', priceUsd: 393.06141, size: 0.1, premiumUsd: 39.306141, side: 'buy',
-    iv: 0.7844, indexPrice: 56151.63, underlyingPrice: null, tradeId: '137488100', block: false,
+    venue: 'deribit',
+    symbol: 'BTCUSDT',
+    ts: 1_700_000_000_123,
+    receivedAt: 1_700_000_000_456,
+    id: 'deribit:137488100',
+    instrument: 'BTC-26MAR21-62000-C',
+    strike: 62000,
+    expiry: 1_616_745_600_000,
+    optionType: 'call',
+    price: 0.007,
+    priceCurrency: 'BTC',
+    priceUsd: 393.06141,
+    size: 0.1,
+    premiumUsd: 39.306141,
+    side: 'buy',
+    iv: 0.7844,
+    indexPrice: 56151.63,
+    underlyingPrice: null,
+    tradeId: '137488100',
+    block: false,
   };
 
   test('header is C3 01 + the little-endian fingerprint of the writer schema', () => {
@@ -75,7 +91,8 @@ describe('single-object encoding', () => {
   test('bad bytes are a typed error, never a crash', () => {
     assert.throws(() => codec.decode(Buffer.from('{"json":true}')), AvroDecodeError);
     const unknown = Buffer.alloc(12);
-    unknown[0] = 0xc3; unknown[1] = 0x01;
+    unknown[0] = 0xc3;
+    unknown[1] = 0x01;
     assert.throws(() => codec.decode(unknown), /unknown writer schema/);
     const good = codec.encode('option_trade', trade);
     assert.throws(() => codec.decode(good.subarray(0, 20)), AvroDecodeError);
@@ -86,9 +103,12 @@ describe('schema evolution', () => {
   // The OptionTrade record as an older producer wrote it: no `underlyingPrice`, no `block`, and `iv` still a
   // plain nullable double. The current reader adds both fields with defaults (null, false).
   const OLD_OPTION_TRADE = {
-    type: 'record', name: 'OptionTrade', namespace: 'gex.md',
-    fields: (EVENT_SCHEMAS.option_trade.fields as readonly { name: string }[])
-      .filter((f) => f.name !== 'underlyingPrice' && f.name !== 'block'),
+    type: 'record',
+    name: 'OptionTrade',
+    namespace: 'gex.md',
+    fields: (EVENT_SCHEMAS.option_trade.fields as readonly { name: string }[]).filter(
+      (f) => f.name !== 'underlyingPrice' && f.name !== 'block',
+    ),
   };
 
   test('a reader on the newer schema decodes events written with the older one', () => {
@@ -98,10 +118,24 @@ describe('schema evolution', () => {
     assert.notEqual(oldFp, readerCodec.fingerprint('option_trade'));
 
     const oldEvent = {
-      venue: 'okx', symbol: 'ETHUSDT', ts: 1_672_286_551_080, receivedAt: 1_672_286_551_100, id: 'okx:38',
-      instrument: 'ETH-USD-230224-1800-C', strike: 1800, expiry: 1_677_225_600_000, optionType: 'call',
-      price: 0.045, priceCurrency: 'ETH', priceUsd: 74.4, size: 2, premiumUsd: 148.8, side: 'sell',
-      iv: 0.5066, indexPrice: 1653.72, tradeId: '38',
+      venue: 'okx',
+      symbol: 'ETHUSDT',
+      ts: 1_672_286_551_080,
+      receivedAt: 1_672_286_551_100,
+      id: 'okx:38',
+      instrument: 'ETH-USD-230224-1800-C',
+      strike: 1800,
+      expiry: 1_677_225_600_000,
+      optionType: 'call',
+      price: 0.045,
+      priceCurrency: 'ETH',
+      priceUsd: 74.4,
+      size: 2,
+      premiumUsd: 148.8,
+      side: 'sell',
+      iv: 0.5066,
+      indexPrice: 1653.72,
+      tradeId: '38',
     };
     const bytes = writerCodec.encode('option_trade', oldEvent);
     const d = readerCodec.decode(bytes);

@@ -4,7 +4,17 @@ import { V1_EVENT_SCHEMAS } from './writer-history-v1.ts';
 
 export type { AvroSchemaJson };
 
-export const AVRO_FAMILIES = ['instrument', 'option_trade', 'option_ticker', 'linear_trade', 'perp_stats', 'liquidation', 'index', 'dead_letter', 'snapshot'] as const satisfies readonly (keyof typeof EVENT_FAMILIES)[];
+export const AVRO_FAMILIES = [
+  'instrument',
+  'option_trade',
+  'option_ticker',
+  'linear_trade',
+  'perp_stats',
+  'liquidation',
+  'index',
+  'dead_letter',
+  'snapshot',
+] as const satisfies readonly (keyof typeof EVENT_FAMILIES)[];
 export type AvroFamily = (typeof AVRO_FAMILIES)[number];
 
 /**

@@ -9,11 +9,65 @@ import { added, family, optional, double, arrayOf, long, string } from '../famil
 /** One sample value per family (every optional both set and null across the samples of the codec tests). */
 const base = { venue: 'deribit', symbol: 'BTCUSDT', ts: 1_700_000_000_123, receivedAt: 1_700_000_000_456, id: 'x1' };
 const SAMPLES = {
-  instrument: { ...base, instrument: 'BTC-26MAR21-62000-C', kind: 'option', strike: 62000, expiry: 1_616_745_600_000, optionType: 'call', contractSize: 1, settlementCurrency: 'BTC', quoteCurrency: 'USD', active: true },
-  option_trade: { ...base, instrument: 'BTC-26MAR21-62000-C', strike: 62000, expiry: 1_616_745_600_000, optionType: 'put', price: 0.007, priceCurrency: 'BTC', priceUsd: 393.06141, size: 0.1, premiumUsd: 39.306141, side: 'sell', iv: 0.7844, indexPrice: null, underlyingPrice: 56151.63, tradeId: '137488100', block: true },
-  option_ticker: { ...base, instrument: 'BTC-26MAR21-62000-C', strike: 62000, expiry: 1_616_745_600_000, optionType: 'call', markPrice: 985, markIv: 0.51, bidIv: null, askIv: 0.55, delta: 0.41, gamma: 0.00007, vega: 30.1, theta: -40.2, openInterest: 12.5, underlyingPrice: null, indexPrice: 28150 },
+  instrument: {
+    ...base,
+    instrument: 'BTC-26MAR21-62000-C',
+    kind: 'option',
+    strike: 62000,
+    expiry: 1_616_745_600_000,
+    optionType: 'call',
+    contractSize: 1,
+    settlementCurrency: 'BTC',
+    quoteCurrency: 'USD',
+    active: true,
+  },
+  option_trade: {
+    ...base,
+    instrument: 'BTC-26MAR21-62000-C',
+    strike: 62000,
+    expiry: 1_616_745_600_000,
+    optionType: 'put',
+    price: 0.007,
+    priceCurrency: 'BTC',
+    priceUsd: 393.06141,
+    size: 0.1,
+    premiumUsd: 39.306141,
+    side: 'sell',
+    iv: 0.7844,
+    indexPrice: null,
+    underlyingPrice: 56151.63,
+    tradeId: '137488100',
+    block: true,
+  },
+  option_ticker: {
+    ...base,
+    instrument: 'BTC-26MAR21-62000-C',
+    strike: 62000,
+    expiry: 1_616_745_600_000,
+    optionType: 'call',
+    markPrice: 985,
+    markIv: 0.51,
+    bidIv: null,
+    askIv: 0.55,
+    delta: 0.41,
+    gamma: 0.00007,
+    vega: 30.1,
+    theta: -40.2,
+    openInterest: 12.5,
+    underlyingPrice: null,
+    indexPrice: 28150,
+  },
   linear_trade: { ...base, market: 'spot', instrument: 'BTCUSDT', price: 28199, size: 1.5, side: 'buy', tradeId: 's1' },
-  perp_stats: { ...base, instrument: 'BTCUSDT', openInterest: 50_000, openInterestUsd: null, fundingRate: 0.0001, nextFundingTime: 1_680_681_600_000, markPrice: 28201, indexPrice: null },
+  perp_stats: {
+    ...base,
+    instrument: 'BTCUSDT',
+    openInterest: 50_000,
+    openInterestUsd: null,
+    fundingRate: 0.0001,
+    nextFundingTime: 1_680_681_600_000,
+    markPrice: 28201,
+    indexPrice: null,
+  },
   liquidation: { ...base, instrument: 'BTCUSDT', side: 'short', price: 28000, size: 3 },
   index: { ...base, kind: 'vol_index', name: 'btcdvol_usdc', value: 54.3 },
   dead_letter: { venue: 'okx', channel: 'trades', reason: 'bad', raw: 'AAEC', encoding: 'base64', receivedAt: 1_700_000_000_456, id: 'd1' },
@@ -27,7 +81,8 @@ function evolvedFromV1(f: (typeof AVRO_FAMILIES)[number]): boolean {
   const v1 = fieldsOf(V1_EVENT_SCHEMAS[f]);
   const now = fieldsOf(EVENT_SCHEMAS[f]);
   assert.deepEqual({ ...EVENT_SCHEMAS[f], fields: now.slice(0, v1.length) }, V1_EVENT_SCHEMAS[f], `${f}: v1 part changed`);
-  for (const added of now.slice(v1.length)) assert.equal(added['default'], null, `${f}.${String(added['name'])}: an added field must be optional`);
+  for (const added of now.slice(v1.length))
+    assert.equal(added['default'], null, `${f}.${String(added['name'])}: an added field must be optional`);
   return now.length > v1.length;
 }
 
@@ -80,7 +135,10 @@ test('the logical types map to Avro as declared (long, array, optional array, de
 
 test('a field added after v1 must come after every v1 field', () => {
   const ok = family({ record: 'A', namespace: 'x', doc: 'ok', fields: [long('n'), added(optional(double('x')))] });
-  assert.deepEqual(avroRecord(ok).fields, [{ name: 'n', type: 'long' }, { name: 'x', type: ['null', 'double'], default: null }]);
+  assert.deepEqual(avroRecord(ok).fields, [
+    { name: 'n', type: 'long' },
+    { name: 'x', type: ['null', 'double'], default: null },
+  ]);
   const bad = family({ record: 'B', namespace: 'x', doc: 'bad', fields: [added(optional(double('x'))), long('n')] });
   assert.throws(() => avroRecord(bad), /B: fields added after v1 must come after every v1 field/);
 });

@@ -17,7 +17,9 @@ export function avroRecord(decl: FamilyDecl): AvroSchemaJson {
 
 function avroField(f: FieldDecl): AvroSchemaJson {
   if (f.type.kind === 'optional') return { name: f.name, type: ['null', avroType(f.type.of)], default: null };
-  return f.avroDefault === undefined ? { name: f.name, type: avroType(f.type) } : { name: f.name, type: avroType(f.type), default: f.avroDefault };
+  return f.avroDefault === undefined
+    ? { name: f.name, type: avroType(f.type) }
+    : { name: f.name, type: avroType(f.type), default: f.avroDefault };
 }
 
 function avroType(t: LogicalType): unknown {

@@ -73,17 +73,32 @@ describe('web explorer in headless Chromium', () => {
     throw new Error(`${what}: not within ${ms} ms`);
   }
 
-  const panelState = (p: Page, id: string): Promise<Record<string, string>> => p.$eval(`#panel-${id}`, (el) => ({ ...(el as HTMLElement).dataset }) as Record<string, string>);
+  const panelState = (p: Page, id: string): Promise<Record<string, string>> =>
+    p.$eval(`#panel-${id}`, (el) => ({ ...(el as HTMLElement).dataset }) as Record<string, string>);
 
   /** Waits until no panel is loading and returns their states. */
   async function settled(p: Page): Promise<Record<string, string>> {
-    await p.waitForFunction(() => [...document.querySelectorAll('.panel')].every((el) => (el as HTMLElement).dataset['state'] !== 'loading'), { timeout: 60_000 });
-    return p.$$eval('.panel', (els) => Object.fromEntries(els.map((el) => [el.id.replace('panel-', ''), (el as HTMLElement).dataset['state'] ?? ''])));
+    await p.waitForFunction(
+      () => [...document.querySelectorAll('.panel')].every((el) => (el as HTMLElement).dataset['state'] !== 'loading'),
+      { timeout: 60_000 },
+    );
+    return p.$$eval('.panel', (els) =>
+      Object.fromEntries(els.map((el) => [el.id.replace('panel-', ''), (el as HTMLElement).dataset['state'] ?? ''])),
+    );
   }
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gex-explorer-e2e-'));
-    const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit,okx', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      HOST: '127.0.0.1',
+      SYMBOLS: 'BTCUSDT',
+      VENUES: 'deribit,okx',
+      SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS),
+      SANDBOX: 'true',
+    });
     ctx = await createRuntimeContext(config, { metrics: false });
     const { api: server } = await startRoles(ctx, new Set(['ingest', 'processors', 'query-api']), true);
     assert.ok(server !== null);
@@ -93,12 +108,23 @@ describe('web explorer in headless Chromium', () => {
     base = server.url;
     const executablePath = process.env['CHROMIUM_PATH'];
     assert.ok(executablePath, 'CHROMIUM_PATH (set by tools/run-tests.mjs)');
-    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     await mkdir(SHOTS, { recursive: true });
     // Every panel's route has data (the first ticks are in) and a snapshot 60 s before the newest grid instant exists.
     await until('levels with an hvl', async () => (await api<Levels>('/v2/gex/levels?symbol=BTCUSDT')).data?.all_expiry?.hvl != null);
-    await until('tape', async () => ((await api<{ trades: unknown[] }>('/v2/tape/recent?symbol=BTCUSDT&limit=1')).data?.trades ?? []).length > 0);
-    await until('term structure', async () => ((await api<{ expiries: { atm_iv: number | null }[] }>('/v2/options/iv/term-structure?symbol=BTCUSDT')).data?.expiries ?? []).some((e) => e.atm_iv !== null));
+    await until(
+      'tape',
+      async () => ((await api<{ trades: unknown[] }>('/v2/tape/recent?symbol=BTCUSDT&limit=1')).data?.trades ?? []).length > 0,
+    );
+    await until('term structure', async () =>
+      ((await api<{ expiries: { atm_iv: number | null }[] }>('/v2/options/iv/term-structure?symbol=BTCUSDT')).data?.expiries ?? []).some(
+        (e) => e.atm_iv !== null,
+      ),
+    );
   });
   after(async () => {
     await browser?.close();
@@ -109,13 +135,23 @@ describe('web explorer in headless Chromium', () => {
   test('replay view from the URL: every panel draws, hvl at the API value, slider by keyboard moves the instant and the levels', async () => {
     // The instant: the newest 30 s grid instant already stored, with a flow-model hvl, that has a snapshot 60 s before it (so two slider steps back still resolve).
     let at = 0;
-    await until('a grid instant with an hvl and a snapshot 60 s before it', async () => {
-      at = Math.floor(Date.now() / STEP_MS) * STEP_MS;
-      // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
-      const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at).toISOString()}`);
-      // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
-      return now.status === 200 && now.meta.computed_at === new Date(at).toISOString() && now.data.all_expiry.hvl !== null && (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status === 200;
-    }, 150_000);
+    await until(
+      'a grid instant with an hvl and a snapshot 60 s before it',
+      async () => {
+        at = Math.floor(Date.now() / STEP_MS) * STEP_MS;
+        // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
+        const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at).toISOString()}`);
+        // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
+        return (
+          now.status === 200 &&
+          now.meta.computed_at === new Date(at).toISOString() &&
+          now.data.all_expiry.hvl !== null &&
+          (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status ===
+            200
+        );
+      },
+      150_000,
+    );
     page = await browser.newPage();
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
@@ -132,7 +168,9 @@ describe('web explorer in headless Chromium', () => {
     const allReady = Object.fromEntries(PANELS.map((p) => [p, 'ready']));
     let states = await settled(page);
     for (let i = 0; i < 3 && JSON.stringify(states) !== JSON.stringify(allReady); i++) {
-      const notes = await page.$$eval('.panel', (els) => els.map((el) => `${el.id}: ${(el as HTMLElement).dataset['state']} ${el.querySelector('.status')?.textContent ?? ''}`));
+      const notes = await page.$$eval('.panel', (els) =>
+        els.map((el) => `${el.id}: ${(el as HTMLElement).dataset['state']} ${el.querySelector('.status')?.textContent ?? ''}`),
+      );
       console.error(`[explorer] not every panel is ready yet, reloading: ${notes.join(' | ')}`);
       await sleep(5_000);
       await page.reload({ waitUntil: 'load' });
@@ -160,7 +198,10 @@ describe('web explorer in headless Chromium', () => {
     await page
       .waitForFunction(() => (document.getElementById('panel-profile') as HTMLElement).dataset['hvlX'] !== undefined, { timeout: 10_000 })
       .catch(async (e: unknown) => {
-        throw new Error(`no hvl line drawn (API hvl ${levels.data.all_expiry.hvl}); profile panel: ${JSON.stringify(await panelState(page, 'profile'))}`, { cause: e });
+        throw new Error(
+          `no hvl line drawn (API hvl ${levels.data.all_expiry.hvl}); profile panel: ${JSON.stringify(await panelState(page, 'profile'))}`,
+          { cause: e },
+        );
       });
     const shown = await panelState(page, 'profile');
     assert.equal(shown['snapshotAt'], levels.meta.computed_at);
@@ -183,8 +224,16 @@ describe('web explorer in headless Chromium', () => {
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     const earlier = new Date(at - 2 * STEP_MS).toISOString();
-    await page.waitForFunction((want) => (document.getElementById('instant') as HTMLElement).dataset['at'] === want, { timeout: 10_000 }, earlier);
-    await page.waitForFunction((prev) => (document.getElementById('panel-profile') as HTMLElement).dataset['snapshotAt'] !== prev, { timeout: 30_000 }, shown['snapshotAt']);
+    await page.waitForFunction(
+      (want) => (document.getElementById('instant') as HTMLElement).dataset['at'] === want,
+      { timeout: 10_000 },
+      earlier,
+    );
+    await page.waitForFunction(
+      (prev) => (document.getElementById('panel-profile') as HTMLElement).dataset['snapshotAt'] !== prev,
+      { timeout: 30_000 },
+      shown['snapshotAt'],
+    );
     await settled(page);
     const back = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${earlier}`);
     const moved = await panelState(page, 'profile');

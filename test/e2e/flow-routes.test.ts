@@ -26,7 +26,16 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
   before(async () => {
     startedAt = Date.now();
     dir = await mkdtemp(join(tmpdir(), 'gex-flow-e2e-'));
-    const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit,okx,bybit', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      HOST: '127.0.0.1',
+      SYMBOLS: 'BTCUSDT',
+      VENUES: 'deribit,okx,bybit',
+      SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS),
+      SANDBOX: 'true',
+    });
     ctx = await createRuntimeContext(config, { metrics: false });
     const { api } = await startRoles(ctx, new Set(['ingest', 'processors', 'query-api']), true);
     assert.ok(api !== null);
@@ -85,7 +94,11 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     const step = 300_000;
     const boundary = Math.ceil(startedAt / step) * step;
     const wait = Math.max(30_000, boundary + 60_000 - Date.now());
-    const d = await eventually('/v2/options/pcr?symbol=BTCUSDT', (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0, wait);
+    const d = await eventually(
+      '/v2/options/pcr?symbol=BTCUSDT',
+      (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0,
+      wait,
+    );
     const first = (d['points'] as { t: string; ratio: number | null }[])[0];
     assert.ok(first !== undefined && Date.parse(first.t) % step === 0, 'points sit on 5-minute bucket ends');
   });

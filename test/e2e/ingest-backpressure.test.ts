@@ -117,7 +117,12 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
     }
     const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { highWaterMark }, onSocketEvent });
     try {
-      await waitFor('every planned connection open', () => ingest.venues.length === SANDBOX_VENUES.length && ingest.venues.every((v) => v.connections().open === v.connections().planned), 20_000);
+      await waitFor(
+        'every planned connection open',
+        () =>
+          ingest.venues.length === SANDBOX_VENUES.length && ingest.venues.every((v) => v.connections().open === v.connections().planned),
+        20_000,
+      );
       await sandbox.ask({ cmd: 'flood', ...FLOOD });
       await sleep(1_000); // the flood flows through while the bus is up
       bus.stall();
@@ -146,7 +151,17 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
         for (const id of written) if (!seen.has(id)) missing.push(`${v}:${id}`);
         for (const id of seen) if (!written.has(id)) extra.push(`${v}:${id}`);
       }
-      return { heapGrowthMb: round(heapGrowthMb), externalGrowthMb: round(externalGrowthMb), totalGrowthMb: round(totalGrowthMb), delivered, onBus: count(), missing, extra, pauses, stales };
+      return {
+        heapGrowthMb: round(heapGrowthMb),
+        externalGrowthMb: round(externalGrowthMb),
+        totalGrowthMb: round(totalGrowthMb),
+        delivered,
+        onBus: count(),
+        missing,
+        extra,
+        pauses,
+        stales,
+      };
     } finally {
       await ingest.stop();
       await collector.stop();
@@ -158,18 +173,33 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
   }
 }
 
-test('a stalled bus under a sandbox flood: connectors pause their sockets, the heap stays bounded, nothing is lost', { timeout: 240_000 }, async () => {
-  const paused = await stallUnderFlood(HIGH_WATER_MARK, STALL_MS);
-  const control = await stallUnderFlood(Number.POSITIVE_INFINITY, CONTROL_STALL_MS);
-  console.log(JSON.stringify({ flood: FLOOD, highWaterMark: HIGH_WATER_MARK, boundMb: HEAP_BOUND_MB, paused: { ...paused, missing: paused.missing.length, extra: paused.extra.length }, control: { ...control, missing: control.missing.length, extra: control.extra.length } }));
-  assert.ok(paused.pauses > 0, 'the connectors paused their sockets');
-  assert.equal(paused.stales, 0, 'no stale reconnect fired while paused by us');
-  assert.ok(paused.totalGrowthMb < HEAP_BOUND_MB, `heap + buffers grew ${paused.totalGrowthMb} MB over a ${STALL_MS / 1000} s stall (bound ${HEAP_BOUND_MB} MB)`);
-  assert.ok(paused.delivered > 30_000, `the sandbox flooded (${paused.delivered} trades written)`);
-  assert.deepEqual({ missing: paused.missing.slice(0, 5), extra: paused.extra.slice(0, 5) }, { missing: [], extra: [] });
-  assert.equal(paused.onBus, paused.delivered, 'every written trade on the bus exactly once');
-  // The control (no backpressure) buffers the flood in this process: it grows with the stall, in less than half the time.
-  assert.equal(control.pauses, 0);
-  assert.ok(control.totalGrowthMb > 3 * paused.totalGrowthMb, `control ${control.totalGrowthMb} MB vs paused ${paused.totalGrowthMb} MB`);
-  assert.deepEqual({ missing: control.missing.length, extra: control.extra.length }, { missing: 0, extra: 0 });
-});
+test(
+  'a stalled bus under a sandbox flood: connectors pause their sockets, the heap stays bounded, nothing is lost',
+  { timeout: 240_000 },
+  async () => {
+    const paused = await stallUnderFlood(HIGH_WATER_MARK, STALL_MS);
+    const control = await stallUnderFlood(Number.POSITIVE_INFINITY, CONTROL_STALL_MS);
+    console.log(
+      JSON.stringify({
+        flood: FLOOD,
+        highWaterMark: HIGH_WATER_MARK,
+        boundMb: HEAP_BOUND_MB,
+        paused: { ...paused, missing: paused.missing.length, extra: paused.extra.length },
+        control: { ...control, missing: control.missing.length, extra: control.extra.length },
+      }),
+    );
+    assert.ok(paused.pauses > 0, 'the connectors paused their sockets');
+    assert.equal(paused.stales, 0, 'no stale reconnect fired while paused by us');
+    assert.ok(
+      paused.totalGrowthMb < HEAP_BOUND_MB,
+      `heap + buffers grew ${paused.totalGrowthMb} MB over a ${STALL_MS / 1000} s stall (bound ${HEAP_BOUND_MB} MB)`,
+    );
+    assert.ok(paused.delivered > 30_000, `the sandbox flooded (${paused.delivered} trades written)`);
+    assert.deepEqual({ missing: paused.missing.slice(0, 5), extra: paused.extra.slice(0, 5) }, { missing: [], extra: [] });
+    assert.equal(paused.onBus, paused.delivered, 'every written trade on the bus exactly once');
+    // The control (no backpressure) buffers the flood in this process: it grows with the stall, in less than half the time.
+    assert.equal(control.pauses, 0);
+    assert.ok(control.totalGrowthMb > 3 * paused.totalGrowthMb, `control ${control.totalGrowthMb} MB vs paused ${paused.totalGrowthMb} MB`);
+    assert.deepEqual({ missing: control.missing.length, extra: control.extra.length }, { missing: 0, extra: 0 });
+  },
+);

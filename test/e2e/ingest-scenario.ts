@@ -20,7 +20,15 @@ import { startRawWriter } from '#processors/raw-writer/raw-writer.ts';
 import { migrate } from '#clickhouse/migrate.ts';
 import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { ensureProductTopics } from '#bus/topics.ts';
-import { compareWithLedger, countsByVenue, pendingMessages, storedDeadLetters, waitFor, type SetDiff, type StoredDeadLetter } from '#sandbox/harness/ledger-check.ts';
+import {
+  compareWithLedger,
+  countsByVenue,
+  pendingMessages,
+  storedDeadLetters,
+  waitFor,
+  type SetDiff,
+  type StoredDeadLetter,
+} from '#sandbox/harness/ledger-check.ts';
 
 export const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'];
 const KINDS: readonly LedgerKind[] = ['option_trade', 'perp_trade', 'spot_trade', 'liquidation'];
@@ -30,8 +38,16 @@ const KINDS: readonly LedgerKind[] = ['option_trade', 'perp_trade', 'spot_trade'
  * Kafka's default largest message) becomes a dead letter holding its first 64 Ki characters.
  */
 const MALFORMED: Readonly<Record<SandboxVenue, MalformedKind>> = {
-  deribit: 'truncated', bybit: 'not_json', okx: 'bad_field', binance: 'truncated',
-  derive: 'not_json', thalex: 'bad_field', delta_india: 'truncated', delta: 'oversized', bullish: 'bad_field', paradex: 'truncated',
+  deribit: 'truncated',
+  bybit: 'not_json',
+  okx: 'bad_field',
+  binance: 'truncated',
+  derive: 'not_json',
+  thalex: 'bad_field',
+  delta_india: 'truncated',
+  delta: 'oversized',
+  bullish: 'bad_field',
+  paradex: 'truncated',
 };
 /** Venues that publish liquidations (the others have no public feed, so the model generates none there). */
 const LIQUIDATING: readonly SandboxVenue[] = SANDBOX_VENUES.filter((v) => VENUE_SPECS[v].liquidations !== 'none');
@@ -55,7 +71,11 @@ export interface ScenarioResult {
 /** Drives the sandbox's manual clock: `simPerTick` simulated ms every `everyMs` real ms, until paused. */
 class ClockDriver {
   #timer: NodeJS.Timeout | null = null;
-  constructor(private readonly sb: Sandbox, private readonly simPerTick: number, private readonly everyMs: number) {}
+  constructor(
+    private readonly sb: Sandbox,
+    private readonly simPerTick: number,
+    private readonly everyMs: number,
+  ) {}
   run(): void {
     this.#timer ??= setInterval(() => this.sb.advance(this.simPerTick), this.everyMs);
   }
@@ -114,7 +134,9 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
       onSocketEvent,
     });
     const running = ingest;
-    const allOpen = (): boolean => running.venues.length === venues.length && running.venues.every((v) => v.connections().open === v.connections().planned && v.connections().planned > 0);
+    const allOpen = (): boolean =>
+      running.venues.length === venues.length &&
+      running.venues.every((v) => v.connections().open === v.connections().planned && v.connections().planned > 0);
     await waitFor('every planned connection open', allOpen, 20_000);
     await sleep(1000);
 
@@ -156,11 +178,16 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
     clock.pause();
     await sleep(800);
     await running.flush();
-    await waitFor('raw writer caught up', async () => {
-      const n = await pendingMessages(bus, groupId);
-      if (process.env['E2E_DEBUG']) console.log('pending', n);
-      return n === 0;
-    }, 60_000, 250);
+    await waitFor(
+      'raw writer caught up',
+      async () => {
+        const n = await pendingMessages(bus, groupId);
+        if (process.env['E2E_DEBUG']) console.log('pending', n);
+        return n === 0;
+      },
+      60_000,
+      250,
+    );
     await running.stop();
     ingest = null;
     await writer.stop();
@@ -172,7 +199,17 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
         diffs[`${v}/${k}`] = await compareWithLedger(store, sandbox.ledger, sandbox.generated, v, k, since);
       }
     }
-    const tables = ['instruments', 'option_trades', 'option_tickers', 'perp_trades', 'spot_trades', 'perp_stats', 'liquidations', 'index_prices', 'dead_letters'];
+    const tables = [
+      'instruments',
+      'option_trades',
+      'option_tickers',
+      'perp_trades',
+      'spot_trades',
+      'perp_stats',
+      'liquidations',
+      'index_prices',
+      'dead_letters',
+    ];
     return {
       diffs,
       malformedSent,
@@ -194,7 +231,10 @@ export async function runIngestScenario(makeBus: () => Promise<Bus> | Bus): Prom
 export function assertScenario(r: ScenarioResult): void {
   for (const [key, d] of Object.entries(r.diffs)) {
     assert.ok(d.expected > 0, `${key}: the ledger is empty`);
-    assert.deepEqual({ key, missing: d.missing.slice(0, 5), extra: d.extra.slice(0, 5), doubled: d.doubled }, { key, missing: [], extra: [], doubled: 0 });
+    assert.deepEqual(
+      { key, missing: d.missing.slice(0, 5), extra: d.extra.slice(0, 5), doubled: d.doubled },
+      { key, missing: [], extra: [], doubled: 0 },
+    );
     // Stored = delivered + what the gap fill recovered of the trades printed while a connection was down.
     assert.equal(d.stored, d.expected + d.recovered.length, `${key}: stored vs delivered + recovered`);
   }
@@ -203,7 +243,11 @@ export function assertScenario(r: ScenarioResult): void {
     if (LIQUIDATING.includes(v)) assert.ok(r.diffs[`${v}/liquidation`], `${v}/liquidation was compared`);
     else assert.equal(r.diffs[`${v}/liquidation`], undefined, `${v} publishes no liquidations`);
     const letters = r.deadLetters.filter((d) => d.venue === v);
-    assert.equal(letters.length, r.malformedSent[v], `${v}: one dead letter per malformed frame sent (${JSON.stringify(letters.map((l) => l.reason))})`);
+    assert.equal(
+      letters.length,
+      r.malformedSent[v],
+      `${v}: one dead letter per malformed frame sent (${JSON.stringify(letters.map((l) => l.reason))})`,
+    );
     assert.ok((r.malformedSent[v] ?? 0) > 0, `${v}: malformed frame delivered`);
     for (const l of letters) assert.ok(l.reason.length > 0 && l.raw.length > 0, `${v}: dead letter has a reason and the raw frame`);
     assert.ok((r.closes[v] ?? 0) >= 2, `${v}: reconnected after the disconnect and the silence`);
@@ -213,10 +257,15 @@ export function assertScenario(r: ScenarioResult): void {
     for (const v of SANDBOX_VENUES) assert.ok((r.counts[t]?.[v] ?? 0) > 0, `${t}: rows from ${v}`);
   }
   // Index rows from every venue with an index feed (Bybit and Paradex carry the index inside their tickers only).
-  for (const v of SANDBOX_VENUES.filter((x) => x !== 'bybit' && x !== 'paradex')) assert.ok((r.counts['index_prices']?.[v] ?? 0) > 0, `index_prices: rows from ${v}`);
+  for (const v of SANDBOX_VENUES.filter((x) => x !== 'bybit' && x !== 'paradex'))
+    assert.ok((r.counts['index_prices']?.[v] ?? 0) > 0, `index_prices: rows from ${v}`);
   for (const v of LIQUIDATING) assert.ok((r.counts['liquidations']?.[v] ?? 0) > 0, `liquidations: rows from ${v}`);
   const oversized = r.deadLetters.filter((d) => d.venue === 'delta');
-  assert.ok(oversized.length > 0 && oversized.every((d) => d.raw.length === DEAD_LETTER_RAW_MAX && d.reason.includes(`frame of ${OVERSIZED_FRAME_BYTES} characters`)), 'delta: the oversized frame is a dead letter of its first 64 Ki characters');
+  assert.ok(
+    oversized.length > 0 &&
+      oversized.every((d) => d.raw.length === DEAD_LETTER_RAW_MAX && d.reason.includes(`frame of ${OVERSIZED_FRAME_BYTES} characters`)),
+    'delta: the oversized frame is a dead letter of its first 64 Ki characters',
+  );
   const binary = r.deadLetters.filter((d) => d.venue === 'paradex' && d.encoding === 'base64');
   assert.equal(binary.length, r.malformedSent['paradex'], 'paradex: the cut SBE binary frame is a base64 dead letter');
 }

@@ -23,7 +23,16 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gex-greeks-e2e-'));
-    const config = loadConfig({ DATA_DIR: dir, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', SYMBOLS: 'BTCUSDT', VENUES: 'deribit,okx', SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS), SANDBOX: 'true' });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      HOST: '127.0.0.1',
+      SYMBOLS: 'BTCUSDT',
+      VENUES: 'deribit,okx',
+      SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS),
+      SANDBOX: 'true',
+    });
     ctx = await createRuntimeContext(config, { metrics: false });
     const { api } = await startRoles(ctx, new Set(['ingest', 'processors', 'query-api']), true);
     assert.ok(api !== null);
@@ -65,7 +74,8 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
     const grid = await eventually('/v2/options/greeks/3d/surface?symbol=BTCUSDT&metric=iv', nonEmpty('values'));
     assert.ok((grid['values'] as (number | null)[][]).flat().some((v) => v !== null && v > 0));
     // The first ticks after a start can have zero GEX (a venue's tickers or OI not in yet): wait for a point with some.
-    const withGex = (d: Record<string, unknown>): boolean => ((d['points'] as { gex: number[] }[] | undefined) ?? []).some((p) => p.gex.some((v) => v !== 0));
+    const withGex = (d: Record<string, unknown>): boolean =>
+      ((d['points'] as { gex: number[] }[] | undefined) ?? []).some((p) => p.gex.some((v) => v !== 0));
     const stress = await eventually('/v2/gex/stress-history?symbol=BTCUSDT&interval=30s', withGex);
     const points = stress['points'] as { gex: number[] }[];
     assert.ok(points.every((p) => p.gex.length === 9));
@@ -73,11 +83,22 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
 
   test('the consolidated chain routes answer with non-empty data: chain (book, IVs, greeks), venue book, OI by expiry; max-pain and heatmap as_of', async () => {
     const nonEmpty = (field: string) => (d: Record<string, unknown>) => Array.isArray(d[field]) && (d[field] as unknown[]).length > 0;
-    type ChainRow = { mark_iv: number | null; delta: number | null; open_interest: number; venues: string[]; bid_usd: number | null; ask_usd: number | null };
+    type ChainRow = {
+      mark_iv: number | null;
+      delta: number | null;
+      open_interest: number;
+      venues: string[];
+      bid_usd: number | null;
+      ask_usd: number | null;
+    };
     // The first ticks after a start can hold one venue only (the other's tickers or OI not in yet): wait for both.
     const complete = (d: Record<string, unknown>): boolean => {
       const rs = (d['rows'] as ChainRow[] | undefined) ?? [];
-      return new Set(rs.flatMap((r) => r.venues)).size >= 2 && rs.some((r) => (r.mark_iv ?? 0) > 0 && r.delta !== null && r.open_interest > 0) && rs.some((r) => (r.bid_usd ?? 0) > 0 && r.ask_usd !== null);
+      return (
+        new Set(rs.flatMap((r) => r.venues)).size >= 2 &&
+        rs.some((r) => (r.mark_iv ?? 0) > 0 && r.delta !== null && r.open_interest > 0) &&
+        rs.some((r) => (r.bid_usd ?? 0) > 0 && r.ask_usd !== null)
+      );
     };
     const chain = await eventually('/v2/options/chain?symbol=BTCUSDT&include=exchange_breakdown', complete);
     const rows = chain['rows'] as ChainRow[];
@@ -89,9 +110,11 @@ describe('sandbox -> snapshots -> /v2/options/greeks, /v2/gex/stress-history', (
     const book = await eventually('/v2/options/venue-book?symbol=BTCUSDT&min_venues=2', nonEmpty('rows'));
     assert.ok((book['rows'] as { venues: unknown[] }[]).every((r) => r.venues.length >= 2));
     const oi = await eventually('/v2/options/oi/by-expiry?symbol=BTCUSDT', nonEmpty('expiries'));
-    assert.ok(((oi['totals'] as { total_oi: number }).total_oi) > 0);
+    assert.ok((oi['totals'] as { total_oi: number }).total_oi > 0);
     const smile = await eventually('/v2/options/iv/smile?symbol=BTCUSDT', nonEmpty('expiries'));
-    assert.ok((smile['expiries'] as { atm_iv: number | null; points: unknown[] }[]).some((e) => (e.atm_iv ?? 0) > 0 && e.points.length > 0));
+    assert.ok(
+      (smile['expiries'] as { atm_iv: number | null; points: unknown[] }[]).some((e) => (e.atm_iv ?? 0) > 0 && e.points.length > 0),
+    );
     const term = await eventually('/v2/options/iv/term-structure?symbol=BTCUSDT', nonEmpty('expiries'));
     assert.ok((term['constant_maturity'] as { atm_iv: number | null }[]).some((p) => (p.atm_iv ?? 0) > 0));
     const now = new Date().toISOString();

@@ -26,19 +26,23 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-test('store and route suites pass through the ClickHouse HTTP endpoint (the store client server path, @clickhouse/client over HTTP)', { timeout: 600_000 }, () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...SUITES], {
-    cwd: root,
-    encoding: 'utf8',
-    env: childEnv(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const count = (name: string): number => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(r.stdout)?.[1] ?? -1);
-  const failures = r.stdout.split('\n').filter((l) => /^\s*not ok/.test(l));
-  console.log(JSON.stringify({ tests: count('tests'), pass: count('pass'), fail: count('fail') }));
-  assert.deepEqual(failures, []);
-  assert.equal(r.status, 0, r.stderr.slice(-2000));
-  assert.equal(count('fail'), 0);
-  assert.equal(count('pass'), count('tests'));
-  assert.ok(count('tests') >= 80, `${count('tests')} tests ran`);
-});
+test(
+  'store and route suites pass through the ClickHouse HTTP endpoint (the store client server path, @clickhouse/client over HTTP)',
+  { timeout: 600_000 },
+  () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...SUITES], {
+      cwd: root,
+      encoding: 'utf8',
+      env: childEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const count = (name: string): number => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(r.stdout)?.[1] ?? -1);
+    const failures = r.stdout.split('\n').filter((l) => /^\s*not ok/.test(l));
+    console.log(JSON.stringify({ tests: count('tests'), pass: count('pass'), fail: count('fail') }));
+    assert.deepEqual(failures, []);
+    assert.equal(r.status, 0, r.stderr.slice(-2000));
+    assert.equal(count('fail'), 0);
+    assert.equal(count('pass'), count('tests'));
+    assert.ok(count('tests') >= 80, `${count('tests')} tests ran`);
+  },
+);

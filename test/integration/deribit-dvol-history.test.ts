@@ -13,19 +13,63 @@ const ctxAt = (receivedAt: number) => createParserContext({ venue: 'deribit', co
 describe('deribit DVOL history (public/get_volatility_index_data)', () => {
   test('pollers: BTC and ETH only, resolution 3600, daily re-poll; the connector exposes them', () => {
     const p = dvolHistoryPollers(REST, ['BTCUSDT', 'SOLUSDT', 'ETHUSDT']);
-    assert.deepEqual(p.map((x) => [x.id, x.intervalMs]), [['deribit:dvol-history:BTC', DAY], ['deribit:dvol-history:ETH', DAY]]);
-    assert.equal(p[0]?.url, `${REST}/api/v2/public/get_volatility_index_data?currency=BTC&start_timestamp=0&end_timestamp=9999999999999&resolution=3600`);
-    assert.deepEqual(createDeribitConnector().pollers(['ETHUSDT'], []).map((x) => x.id), ['deribit:dvol-history:ETH']);
+    assert.deepEqual(
+      p.map((x) => [x.id, x.intervalMs]),
+      [
+        ['deribit:dvol-history:BTC', DAY],
+        ['deribit:dvol-history:ETH', DAY],
+      ],
+    );
+    assert.equal(
+      p[0]?.url,
+      `${REST}/api/v2/public/get_volatility_index_data?currency=BTC&start_timestamp=0&end_timestamp=9999999999999&resolution=3600`,
+    );
+    assert.deepEqual(
+      createDeribitConnector()
+        .pollers(['ETHUSDT'], [])
+        .map((x) => x.id),
+      ['deribit:dvol-history:ETH'],
+    );
   });
 
   test('documented shape: each candle -> vol_index event at its start with its open; continuation -> next page', () => {
     const r = parseDvolHistory(fixtureText('deribit/get_volatility_index_data.json'), ctxAt(1598026512345), REST, 'BTC');
     assert.ok(r.ok);
-    assert.deepEqual(r.events.map((e) => e.event), [
-      { venue: 'deribit', symbol: 'BTCUSDT', ts: 1598019300000, receivedAt: 1598026512345, id: 'deribit:vol_index:btc_usd:1598019300000', kind: 'vol_index', name: 'btc_usd', value: 60.21 },
-      { venue: 'deribit', symbol: 'BTCUSDT', ts: 1598022900000, receivedAt: 1598026512345, id: 'deribit:vol_index:btc_usd:1598022900000', kind: 'vol_index', name: 'btc_usd', value: 61.28 },
-      { venue: 'deribit', symbol: 'BTCUSDT', ts: 1598026500000, receivedAt: 1598026512345, id: 'deribit:vol_index:btc_usd:1598026500000', kind: 'vol_index', name: 'btc_usd', value: 61.5 },
-    ]);
+    assert.deepEqual(
+      r.events.map((e) => e.event),
+      [
+        {
+          venue: 'deribit',
+          symbol: 'BTCUSDT',
+          ts: 1598019300000,
+          receivedAt: 1598026512345,
+          id: 'deribit:vol_index:btc_usd:1598019300000',
+          kind: 'vol_index',
+          name: 'btc_usd',
+          value: 60.21,
+        },
+        {
+          venue: 'deribit',
+          symbol: 'BTCUSDT',
+          ts: 1598022900000,
+          receivedAt: 1598026512345,
+          id: 'deribit:vol_index:btc_usd:1598022900000',
+          kind: 'vol_index',
+          name: 'btc_usd',
+          value: 61.28,
+        },
+        {
+          venue: 'deribit',
+          symbol: 'BTCUSDT',
+          ts: 1598026500000,
+          receivedAt: 1598026512345,
+          id: 'deribit:vol_index:btc_usd:1598026500000',
+          kind: 'vol_index',
+          name: 'btc_usd',
+          value: 61.5,
+        },
+      ],
+    );
     assert.equal(r.nextUrl, dvolHistoryUrl(REST, 'BTC', 1598019299999));
   });
 

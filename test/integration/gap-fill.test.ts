@@ -19,8 +19,8 @@ import { CapturingPublisher } from '#ingest/pipeline/testing/capturing-publisher
 import { startVenue, type RunningVenue } from '#ingest/pipeline/venue-runner.ts';
 import { RecentIds } from '#ingest/pipeline/recent-ids.ts';
 
-
-const optionTradeIds = (events: readonly MarketEvent[]): string[] => events.flatMap((e) => (e.type === 'option_trade' ? [e.event.tradeId] : []));
+const optionTradeIds = (events: readonly MarketEvent[]): string[] =>
+  events.flatMap((e) => (e.type === 'option_trade' ? [e.event.tradeId] : []));
 
 type Connector = (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSpec;
 
@@ -28,7 +28,13 @@ type Connector = (urls: ReturnType<typeof connectorUrlsFor>) => VenueConnectorSp
  * A manual-clock sandbox of one venue and its connector (fast reconnects), publishing into `pub`. REST at 1,000
  * requests/s: Binance's option fill asks once per listed option (~300 here).
  */
-async function startPair(venueName: SandboxVenue, connector: Connector, seed: number, pub: CapturingPublisher, socketEvents: string[]): Promise<{ sb: Sandbox; venue: RunningVenue }> {
+async function startPair(
+  venueName: SandboxVenue,
+  connector: Connector,
+  seed: number,
+  pub: CapturingPublisher,
+  socketEvents: string[],
+): Promise<{ sb: Sandbox; venue: RunningVenue }> {
   const sb = await startSandbox({ seed, venues: [venueName], symbols: ['BTCUSDT'], speed: 0, startMs: Date.now() });
   const urls = sb.urls[venueName];
   assert.ok(urls !== undefined);
@@ -99,9 +105,17 @@ function gapFillCase(venueName: SandboxVenue, connector: Connector, gapCount: nu
       // Every trade from the subscription on is published; warm-up prints from before it may be too (within the
       // gap fill's 30 s margin), never anything the venue did not print.
       const pubSet = new Set(published);
-      assert.deepEqual(expected.filter((id) => !pubSet.has(id)), [], 'nothing lost');
+      assert.deepEqual(
+        expected.filter((id) => !pubSet.has(id)),
+        [],
+        'nothing lost',
+      );
       const allSet = new Set(all);
-      assert.deepEqual(published.filter((id) => !allSet.has(id)), [], 'nothing invented');
+      assert.deepEqual(
+        published.filter((id) => !allSet.has(id)),
+        [],
+        'nothing invented',
+      );
       assert.ok(published.filter((id) => unsubscribed.has(id)).length <= unsubscribed.size);
       assert.equal(optionTradeIds(live).length + optionTradeIds(later).length, 100);
       assert.deepEqual(pub.letters, []);
@@ -116,16 +130,29 @@ gapFillCase('deribit', (u) => createDeribitConnector(u), 300, 'time range, pagin
 gapFillCase('okx', (u) => createOkxConnector(u), 90, 'latest 100 per family');
 gapFillCase('bybit', (u) => createBybitConnector(u), 400, 'latest 1,000 per coin', 'option-0');
 // Unpaced here (the production pace is 1 request/s: ~10 min for a real chain).
-gapFillCase('binance', (u) => createBinanceConnector(u, { optionFillPaceMs: 0 }), 600, 'latest 500 per option, one request per listed option', 'public-0');
+gapFillCase(
+  'binance',
+  (u) => createBinanceConnector(u, { optionFillPaceMs: 0 }),
+  600,
+  'latest 500 per option, one request per listed option',
+  'public-0',
+);
 
-const linearTradeIds = (events: readonly MarketEvent[], type: 'perp_trade' | 'spot_trade'): string[] => events.flatMap((e) => (e.type === type ? [e.event.tradeId] : []));
+const linearTradeIds = (events: readonly MarketEvent[], type: 'perp_trade' | 'spot_trade'): string[] =>
+  events.flatMap((e) => (e.type === type ? [e.event.tradeId] : []));
 
 /**
  * Perp and spot trades of one venue against its sandbox server: the venue drops every connection, prints `gap.perp`
  * perp and `gap.spot` spot trades nobody receives (within its REST look-back), the connector reconnects; every perp
  * and spot trade from the subscription on is published exactly once.
  */
-function linearGapFillCase(venueName: SandboxVenue, connector: Connector, gap: { perp: number; spot: number }, lookBack: string, connections: readonly string[]): void {
+function linearGapFillCase(
+  venueName: SandboxVenue,
+  connector: Connector,
+  gap: { perp: number; spot: number },
+  lookBack: string,
+  connections: readonly string[],
+): void {
   describe(`perp and spot gap fill after a reconnect (${venueName}, sandbox; look-back ${lookBack})`, () => {
     let sb: Sandbox;
     let venue: RunningVenue;
@@ -151,10 +178,12 @@ function linearGapFillCase(venueName: SandboxVenue, connector: Connector, gap: {
         await new Promise((r) => setTimeout(r, 100));
       }
       await new Promise((r) => setTimeout(r, 200));
-      const unsubscribed = Object.fromEntries(types.map((t) => {
-        const delivered = new Set(sb.ledger.ids(venueName, t));
-        return [t, new Set(sb.generated.ids(venueName, t).filter((id) => !delivered.has(id)))];
-      })) as Record<(typeof types)[number], Set<string>>;
+      const unsubscribed = Object.fromEntries(
+        types.map((t) => {
+          const delivered = new Set(sb.ledger.ids(venueName, t));
+          return [t, new Set(sb.generated.ids(venueName, t).filter((id) => !delivered.has(id)))];
+        }),
+      ) as Record<(typeof types)[number], Set<string>>;
       for (const t of types) sb.emitLinearTrades(venueName, 20, kinds[t]);
       await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).length >= sb.ledger.ids(venueName, t).length), 10_000);
 
@@ -169,18 +198,32 @@ function linearGapFillCase(venueName: SandboxVenue, connector: Connector, gap: {
         assert.equal([...gapIds[t]].filter((id) => delivered.has(id)).length, 0, `the gap's ${t}s reached no socket`);
       }
       await waitFor(() => connections.every((c, k) => opens(c) > (opensBefore[k] ?? 0)), 10_000);
-      await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).filter((id) => gapIds[t].has(id)).length === gapIds[t].size), 15_000);
+      await waitFor(
+        () => types.every((t) => linearTradeIds(pub.events, t).filter((id) => gapIds[t].has(id)).length === gapIds[t].size),
+        15_000,
+      );
       for (const t of types) sb.emitLinearTrades(venueName, 20, kinds[t]);
-      await waitFor(() => types.every((t) => linearTradeIds(pub.events, t).length >= sb.generated.ids(venueName, t).length - unsubscribed[t].size), 10_000);
+      await waitFor(
+        () => types.every((t) => linearTradeIds(pub.events, t).length >= sb.generated.ids(venueName, t).length - unsubscribed[t].size),
+        10_000,
+      );
 
       for (const t of types) {
         const published = linearTradeIds(pub.events, t);
         assert.equal(new Set(published).size, published.length, `no ${t} published twice`);
         const all = sb.generated.ids(venueName, t);
         const pubSet = new Set(published);
-        assert.deepEqual(all.filter((id) => !unsubscribed[t].has(id) && !pubSet.has(id)), [], `no ${t} lost`);
+        assert.deepEqual(
+          all.filter((id) => !unsubscribed[t].has(id) && !pubSet.has(id)),
+          [],
+          `no ${t} lost`,
+        );
         const allSet = new Set(all);
-        assert.deepEqual(published.filter((id) => !allSet.has(id)), [], `no ${t} invented`);
+        assert.deepEqual(
+          published.filter((id) => !allSet.has(id)),
+          [],
+          `no ${t} invented`,
+        );
         assert.ok(gapIds[t].size === gap[kinds[t]]);
       }
       assert.deepEqual(pub.letters, []);
@@ -193,15 +236,42 @@ function linearGapFillCase(venueName: SandboxVenue, connector: Connector, gap: {
   });
 }
 
-linearGapFillCase('binance', (u) => createBinanceConnector(u, { optionFillPaceMs: 0 }), { perp: 2_500, spot: 300 }, 'perp: time range, paginated by 1,000; spot: latest 1,000', ['market-0', 'spot-0']);
-linearGapFillCase('bybit', (u) => createBybitConnector(u), { perp: 400, spot: 40 }, 'perp: latest 1,000; spot: latest 60', ['linear', 'spot']);
+linearGapFillCase(
+  'binance',
+  (u) => createBinanceConnector(u, { optionFillPaceMs: 0 }),
+  { perp: 2_500, spot: 300 },
+  'perp: time range, paginated by 1,000; spot: latest 1,000',
+  ['market-0', 'spot-0'],
+);
+linearGapFillCase('bybit', (u) => createBybitConnector(u), { perp: 400, spot: 40 }, 'perp: latest 1,000; spot: latest 60', [
+  'linear',
+  'spot',
+]);
 linearGapFillCase('okx', (u) => createOkxConnector(u), { perp: 300, spot: 200 }, 'latest 500 per instrument', ['public']);
 
 describe('RecentIds', () => {
-  const trade = (id: string): MarketEvent => ({ type: 'perp_trade', event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id, market: 'perp', instrument: 'BTC-USDT-SWAP', price: 1, size: 1, side: 'buy', tradeId: id } });
+  const trade = (id: string): MarketEvent => ({
+    type: 'perp_trade',
+    event: {
+      venue: 'okx',
+      symbol: 'BTCUSDT',
+      ts: 1,
+      receivedAt: 1,
+      id,
+      market: 'perp',
+      instrument: 'BTC-USDT-SWAP',
+      price: 1,
+      size: 1,
+      side: 'buy',
+      tradeId: id,
+    },
+  });
   test('admits each trade id once, passes other events, forgets the oldest beyond capacity', () => {
     const r = new RecentIds(3);
-    const idx: MarketEvent = { type: 'index', event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id: 'i', kind: 'index', name: 'BTC-USD', value: 1 } };
+    const idx: MarketEvent = {
+      type: 'index',
+      event: { venue: 'okx', symbol: 'BTCUSDT', ts: 1, receivedAt: 1, id: 'i', kind: 'index', name: 'BTC-USD', value: 1 },
+    };
     assert.deepEqual(r.admit([trade('a'), trade('b'), trade('a'), idx, idx]), { fresh: [trade('a'), trade('b'), idx, idx], duplicates: 1 });
     assert.equal(r.admit([trade('c'), trade('d')]).duplicates, 0);
     assert.equal(r.size, 3);
@@ -211,7 +281,10 @@ describe('RecentIds', () => {
   test('a spot trade whose id equals a perp trade id is not a duplicate (Binance and Bybit name both BTCUSDT)', () => {
     const r = new RecentIds();
     const perp = trade('binance:BTCUSDT:7');
-    const spot: MarketEvent = { type: 'spot_trade', event: { ...perp.event, market: 'spot' } as Extract<MarketEvent, { type: 'spot_trade' }>['event'] };
+    const spot: MarketEvent = {
+      type: 'spot_trade',
+      event: { ...perp.event, market: 'spot' } as Extract<MarketEvent, { type: 'spot_trade' }>['event'],
+    };
     assert.deepEqual(r.admit([perp, spot, perp, spot]), { fresh: [perp, spot], duplicates: 2 });
   });
 });

@@ -8,7 +8,6 @@ import { danglingReferences } from './doc-links.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-
 test('every repository path named in a comment or a README exists in the repository', () => {
   const found = danglingReferences(ROOT).map((d) => `${d.file} ${d.reference}`);
   assert.deepEqual(found, []);

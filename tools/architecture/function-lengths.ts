@@ -32,7 +32,8 @@ function sources(dir: string, out: string[]): string[] {
 function nameOf(node: ts.SignatureDeclaration, sf: ts.SourceFile): string {
   if (node.name) return node.name.getText(sf);
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(sf);
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(sf);
   if (ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText(sf).slice(0, 40)})`;
   return '(anonymous)';
 }
@@ -58,5 +59,6 @@ export function longFunctions(root: string, limit = 120, folders: readonly strin
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const [limit, ...folders] = process.argv.slice(2);
-  for (const f of longFunctions(root, limit ? Number(limit) : 120, folders.length > 0 ? folders : ['.'])) console.log(`${f.lines}\t${f.file}:${f.line}\t${f.name}`);
+  for (const f of longFunctions(root, limit ? Number(limit) : 120, folders.length > 0 ? folders : ['.']))
+    console.log(`${f.lines}\t${f.file}:${f.line}\t${f.name}`);
 }

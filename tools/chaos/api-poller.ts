@@ -15,7 +15,11 @@ export class ApiPoller {
   #timer: NodeJS.Timeout | null = null;
   #inFlight = 0;
 
-  constructor(private readonly apiUrls: readonly string[], private readonly apiKey: string, private readonly everyMs = 500) {}
+  constructor(
+    private readonly apiUrls: readonly string[],
+    private readonly apiKey: string,
+    private readonly everyMs = 500,
+  ) {}
 
   start(): void {
     this.#timer ??= setInterval(() => {

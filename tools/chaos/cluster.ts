@@ -60,25 +60,44 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       METRICS_PORT: String(port),
       VENUES: o.venues.join(','),
       LOG_LEVEL: 'info',
-      ...(name === PROCS.store ? { CLICKHOUSE_HTTP_PORT: String(chPort), CLICKHOUSE_HTTP_ADMIN_TOKEN: token } : { CLICKHOUSE_URL: chUrl, CLICKHOUSE_USER: 'admin', CLICKHOUSE_PASSWORD: token }),
+      ...(name === PROCS.store
+        ? { CLICKHOUSE_HTTP_PORT: String(chPort), CLICKHOUSE_HTTP_ADMIN_TOKEN: token }
+        : { CLICKHOUSE_URL: chUrl, CLICKHOUSE_USER: 'admin', CLICKHOUSE_PASSWORD: token }),
     };
   };
   const metricsReady = (name: ProcName) => () => answers200(`http://127.0.0.1:${metrics.get(name) ?? 0}/metrics`);
   const kafka = new KafkaWatch(o.brokers);
   const apiPorts: number[] = [];
   const specs: ProcessSpec[] = [];
-  specs.push({ name: PROCS.store, args: ['--import', 'tsx', 'tools/chaos/store-holder.ts'], env: await base(PROCS.store), ready: () => answers200(`${chUrl}/ping`) });
-  for (const name of [PROCS.procA, PROCS.procB]) specs.push({ name, args: [...CLI, 'processors'], env: await base(name), ready: metricsReady(name) });
+  specs.push({
+    name: PROCS.store,
+    args: ['--import', 'tsx', 'tools/chaos/store-holder.ts'],
+    env: await base(PROCS.store),
+    ready: () => answers200(`${chUrl}/ping`),
+  });
+  for (const name of [PROCS.procA, PROCS.procB])
+    specs.push({ name, args: [...CLI, 'processors'], env: await base(name), ready: metricsReady(name) });
   const adminPorts: number[] = [];
   for (const name of [PROCS.api1, PROCS.api2]) {
     const port = await freePort();
     const adminPort = await freePort();
     apiPorts.push(port);
     adminPorts.push(adminPort);
-    const env = { ...(await base(name)), PORT: String(port), ADMIN_PORT: String(adminPort), HEALTH_RATE_LIMIT: '1000000', ACCOUNTS_REFRESH_MS: '1000' };
+    const env = {
+      ...(await base(name)),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      HEALTH_RATE_LIMIT: '1000000',
+      ACCOUNTS_REFRESH_MS: '1000',
+    };
     specs.push({ name, args: [...CLI, 'query-api'], env, ready: () => answers200(`http://127.0.0.1:${port}/v2/health`) });
   }
-  const ingestEnv = { ...(await base(PROCS.ingest)), SANDBOX: 'true', SANDBOX_URLS: o.sandboxUrlsFile, INGEST_START_FILL_MS: String(o.startFillMs) };
+  const ingestEnv = {
+    ...(await base(PROCS.ingest)),
+    SANDBOX: 'true',
+    SANDBOX_URLS: o.sandboxUrlsFile,
+    INGEST_START_FILL_MS: String(o.startFillMs),
+  };
   specs.push({ name: PROCS.ingest, args: [...CLI, 'ingest'], env: ingestEnv, ready: metricsReady(PROCS.ingest) });
 
   // The store holder first (it applies the migrations), then the others two at a time (2 cores).
@@ -114,11 +133,17 @@ async function createApiKey(root: string, env: NodeJS.ProcessEnv): Promise<strin
 
 function runCli(root: string, env: NodeJS.ProcessEnv, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: root,
+      env: { ...env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`gex ${args.join(' ')} exited ${code}: ${err.slice(-500)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`gex ${args.join(' ')} exited ${code}: ${err.slice(-500)}`)),
+    );
   });
 }

@@ -17,7 +17,8 @@ import { runScenario, type ScenarioDef, type ScenarioRow } from './run-scenario.
  * these venues only, so every trade offered is a recoverable one.
  */
 export const RECOVERABLE_VENUES = ['deribit', 'bybit'] as const;
-export const VENUE_NOTE = 'flood and comparison on deribit, bybit only (their REST recent trades recover an ingest restart whole; okx keeps only the latest 100 per family)';
+export const VENUE_NOTE =
+  'flood and comparison on deribit, bybit only (their REST recent trades recover an ingest restart whole; okx keeps only the latest 100 per family)';
 
 export interface ChaosOptions {
   readonly root: string;
@@ -43,10 +44,27 @@ export async function runChaos(o: ChaosOptions): Promise<ScenarioRow[]> {
   try {
     sandbox = await forkSandboxProcess(new URL('./sandbox-child.ts', import.meta.url), [], [urlsFile, RECOVERABLE_VENUES.join(',')]);
     log(`sandbox up (${RECOVERABLE_VENUES.join(', ')}); starting the processes (logs: ${join(o.workDir, 'logs')})`);
-    cluster = await startCluster({ root: o.root, workDir: o.workDir, brokers: o.brokers, venues: RECOVERABLE_VENUES, sandboxUrlsFile: urlsFile, startFillMs: 120_000 });
+    cluster = await startCluster({
+      root: o.root,
+      workDir: o.workDir,
+      brokers: o.brokers,
+      venues: RECOVERABLE_VENUES,
+      sandboxUrlsFile: urlsFile,
+      startFillMs: 120_000,
+    });
     poller = new ApiPoller(cluster.apiUrls, cluster.apiKey);
     poller.start();
-    const env = { cluster, sandbox, poller, broker: o.broker, floodMs: o.floodSeconds * 1000, perVenue: o.perVenue, everyMs: o.everyMs, storeDownMs: o.storeDownSeconds * 1000, venues: RECOVERABLE_VENUES };
+    const env = {
+      cluster,
+      sandbox,
+      poller,
+      broker: o.broker,
+      floodMs: o.floodSeconds * 1000,
+      perVenue: o.perVenue,
+      everyMs: o.everyMs,
+      storeDownMs: o.storeDownSeconds * 1000,
+      venues: RECOVERABLE_VENUES,
+    };
     const rows: ScenarioRow[] = [];
     for (const def of o.scenarios) {
       log(`scenario ${def.id}: ${def.name}`);

@@ -45,7 +45,9 @@ export function startPrivateBroker(root: string, runDir: string, port: number, c
     brokers: [`127.0.0.1:${port}`],
     bounce: async (downMs, onDown) => {
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((s) => s.length > 0);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((s) => s.length > 0);
       process.kill(pid, 'SIGTERM');
       while (alive(pid)) await sleep(100);
       const downAt = Date.now();

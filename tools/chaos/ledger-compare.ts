@@ -51,7 +51,13 @@ function ledgerOf(entries: Readonly<Record<string, readonly LedgerEntry[]>>): Tr
 export async function compareSlice(store: Store, slice: LedgerSlice, sinceMs: number): Promise<TradeCount> {
   const generated = ledgerOf(slice.generated);
   const delivered = ledgerOf(slice.delivered);
-  let offered = 0, deliveredN = 0, stored = 0, lost = 0, lostDelivered = 0, doubled = 0, recovered = 0;
+  let offered = 0,
+    deliveredN = 0,
+    stored = 0,
+    lost = 0,
+    lostDelivered = 0,
+    doubled = 0,
+    recovered = 0;
   const lostSample: string[] = [];
   for (const venue of Object.keys(slice.generated)) {
     const printed = await compareWithLedger(store, generated, generated, venue, 'option_trade', sinceMs);

@@ -45,7 +45,7 @@ const say = (line: string): void => void process.stderr.write(`[chaos] ${line}\n
 let broker: BrokerControl | null = null;
 const external = flags.get('brokers');
 if (external === undefined) {
-  say('starting the harness\'s own Kafka broker on 127.0.0.1:19092');
+  say("starting the harness's own Kafka broker on 127.0.0.1:19092");
   broker = startPrivateBroker(root, join(root, '.tmp/chaos/kafka'), 19092, 19093);
 }
 const started = Date.now();
@@ -62,7 +62,8 @@ try {
     everyMs: 100,
     storeDownSeconds: num('store-down-seconds', 30),
     log: say,
-    onRow: (r) => say(`${r.id} done: offered ${r.offered} stored ${r.stored} lost ${r.lost} doubled ${r.doubled} ${JSON.stringify(r.checks)}`),
+    onRow: (r) =>
+      say(`${r.id} done: offered ${r.offered} stored ${r.stored} lost ${r.lost} doubled ${r.doubled} ${JSON.stringify(r.checks)}`),
   });
   process.stdout.write(`\nchaos: ${VENUE_NOTE}\n`);
   process.stdout.write(`${formatTable(rows)}\n`);

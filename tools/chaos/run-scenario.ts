@@ -92,14 +92,23 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
   const { cluster, sandbox, poller } = env;
   await cluster.sup.heal();
   await waitUntil('both processors in the raw-writer group', async () => (await cluster.kafka.members()) === 2, 90_000, 500);
-  await waitUntil('the option trades drained before the scenario', async () => (await cluster.kafka.pending()) <= DRAINED_PENDING, 120_000, 500);
+  await waitUntil(
+    'the option trades drained before the scenario',
+    async () => (await cluster.kafka.pending()) <= DRAINED_PENDING,
+    120_000,
+    500,
+  );
   const mark = (await sandbox.ask({ cmd: 'mark' }))['mark'] as LedgerMark;
   await sandbox.ask({ cmd: 'flood', perVenue: env.perVenue, everyMs: env.everyMs });
   await sleep(env.floodMs * 0.3);
   const fault = skip === null ? await def.inject(env, mark) : { start: Date.now(), end: Date.now(), backAt: Date.now(), checks: {} };
   // Data caught up: the faulty part is back and the raw writers are at most a batch behind.
   if (fault.repaired) await waitUntil(`${def.id}: the repair`, fault.repaired, 120_000, 500);
-  const dataAt = await waitUntil('the raw writers caught up', async () => (await cluster.kafka.pending()) <= DRAINED_PENDING, 180_000).catch(() => null);
+  const dataAt = await waitUntil(
+    'the raw writers caught up',
+    async () => (await cluster.kafka.pending()) <= DRAINED_PENDING,
+    180_000,
+  ).catch(() => null);
   const floodLeft = t0 + env.floodMs - Date.now();
   if (floodLeft > 0) await sleep(floodLeft);
   await sandbox.ask({ cmd: 'calm' });

@@ -39,8 +39,20 @@ const sb = await startSandbox({
 writeFileSync(urlsFile, JSON.stringify(sb.urls));
 
 const lengths = (l: TradeLedger): Record<string, number> => Object.fromEntries(venues.map((v) => [v, l.entries(v).length]));
-const between = (l: TradeLedger, from: Readonly<Record<string, number>>, to?: Readonly<Record<string, number>>): Record<string, LedgerEntry[]> =>
-  Object.fromEntries(venues.map((v) => [v, l.entries(v).slice(from[v] ?? 0, to?.[v]).filter((e) => e.kind === 'option_trade')]));
+const between = (
+  l: TradeLedger,
+  from: Readonly<Record<string, number>>,
+  to?: Readonly<Record<string, number>>,
+): Record<string, LedgerEntry[]> =>
+  Object.fromEntries(
+    venues.map((v) => [
+      v,
+      l
+        .entries(v)
+        .slice(from[v] ?? 0, to?.[v])
+        .filter((e) => e.kind === 'option_trade'),
+    ]),
+  );
 
 let flood: NodeJS.Timeout | null = null;
 process.on('message', (raw: unknown) => {
@@ -58,7 +70,10 @@ process.on('message', (raw: unknown) => {
     const mark: LedgerMark = { generated: lengths(sb.generated), delivered: lengths(sb.ledger) };
     process.send?.({ mark });
   } else if (m.cmd === 'ledger') {
-    const slice: LedgerSlice = { generated: between(sb.generated, m.mark.generated, m.until?.generated), delivered: between(sb.ledger, m.mark.delivered, m.until?.delivered) };
+    const slice: LedgerSlice = {
+      generated: between(sb.generated, m.mark.generated, m.until?.generated),
+      delivered: between(sb.ledger, m.mark.delivered, m.until?.delivered),
+    };
     process.send?.({ slice });
   } else if (m.cmd === 'malformed') {
     const sent = venues.reduce((n, v) => n + sb.faults.malformed(v, m.kind), 0);

@@ -11,7 +11,7 @@ const INGEST_DEAD_MS = 2000;
 const ingestKill: ScenarioDef = {
   id: 'a',
   name: 'SIGKILL ingest mid-flood',
-  what: 'SIGKILL of the ingest process while the sandbox floods; dead 2 s, then started again (its start-up fill recovers from the venues\' REST recent trades what it had not published)',
+  what: "SIGKILL of the ingest process while the sandbox floods; dead 2 s, then started again (its start-up fill recovers from the venues' REST recent trades what it had not published)",
   inject: async (env: ChaosEnv, mark: LedgerMark): Promise<FaultReport> => {
     const { sup } = env.cluster;
     const deliveredBeforeKill = await deliveredSince(env, mark);
@@ -25,13 +25,21 @@ const ingestKill: ScenarioDef = {
     await sup.restart(PROCS.ingest);
     const backAt = Date.now();
     // The new process's start-up fill: one REST fill per venue (gex_ingest_gap_fills_total counts its requests).
-    const repaired = async (): Promise<boolean> => ((await metricSum(env, PROCS.ingest, 'gex_ingest_gap_fills_total')) ?? 0) >= env.venues.length;
+    const repaired = async (): Promise<boolean> =>
+      ((await metricSum(env, PROCS.ingest, 'gex_ingest_gap_fills_total')) ?? 0) >= env.venues.length;
     return {
       start,
       end,
       backAt,
       repaired,
-      checks: { killedMidFlood: deliveredBeforeKill > 0 && publishedBeforeKill > 0, deliveredBeforeKill, publishedBeforeKill, deliveredWhileDead, oldPid, newPid: sup.pid(PROCS.ingest) },
+      checks: {
+        killedMidFlood: deliveredBeforeKill > 0 && publishedBeforeKill > 0,
+        deliveredBeforeKill,
+        publishedBeforeKill,
+        deliveredWhileDead,
+        oldPid,
+        newPid: sup.pid(PROCS.ingest),
+      },
     };
   },
 };
@@ -44,17 +52,27 @@ const processorKill: ScenarioDef = {
     const { sup, kafka } = env.cluster;
     // Mid-batch: B has written rows and is still writing (its counter moved within the last 300 ms).
     let rowsBefore = 0;
-    await waitUntil('processor B writing', async () => {
-      const a = (await metricSum(env, PROCS.procB, 'gex_raw_writer_rows_total')) ?? 0;
-      await sleep(300);
-      rowsBefore = (await metricSum(env, PROCS.procB, 'gex_raw_writer_rows_total')) ?? 0;
-      return rowsBefore > a;
-    }, 20_000, 50);
+    await waitUntil(
+      'processor B writing',
+      async () => {
+        const a = (await metricSum(env, PROCS.procB, 'gex_raw_writer_rows_total')) ?? 0;
+        await sleep(300);
+        rowsBefore = (await metricSum(env, PROCS.procB, 'gex_raw_writer_rows_total')) ?? 0;
+        return rowsBefore > a;
+      },
+      20_000,
+      50,
+    );
     const pendingAtKill = await kafka.pending();
     const start = Date.now();
     await sup.kill(PROCS.procB);
     const takeoverAt = await waitUntil('processor A alone in the group', async () => (await kafka.members()) === 1, 120_000, 250);
-    return { start, end: start, backAt: takeoverAt, checks: { killedMidBatch: rowsBefore > 0, rowsBeforeKill: rowsBefore, pendingAtKill, takeoverSeconds: (takeoverAt - start) / 1000 } };
+    return {
+      start,
+      end: start,
+      backAt: takeoverAt,
+      checks: { killedMidBatch: rowsBefore > 0, rowsBeforeKill: rowsBefore, pendingAtKill, takeoverSeconds: (takeoverAt - start) / 1000 },
+    };
   },
 };
 
@@ -96,7 +114,8 @@ const malformed: ScenarioDef = {
     const start = Date.now();
     let sent = 0;
     for (let round = 0; round < 3; round++) {
-      for (const kind of ['truncated', 'not_json', 'bad_field', 'oversized']) sent += Number((await env.sandbox.ask({ cmd: 'malformed', kind }))['sent'] ?? 0);
+      for (const kind of ['truncated', 'not_json', 'bad_field', 'oversized'])
+        sent += Number((await env.sandbox.ask({ cmd: 'malformed', kind }))['sent'] ?? 0);
       await sleep(1000);
     }
     const end = Date.now();
@@ -126,4 +145,3 @@ const slowConsumer: ScenarioDef = {
 };
 
 export const SCENARIOS: readonly ScenarioDef[] = [ingestKill, processorKill, brokerBounce, storeDown, malformed, slowConsumer];
-

@@ -29,7 +29,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export class Supervisor {
   readonly #procs = new Map<string, Managed>();
 
-  constructor(private readonly cwd: string, readonly logDir: string) {}
+  constructor(
+    private readonly cwd: string,
+    readonly logDir: string,
+  ) {}
 
   /** Spawns the process and waits until it is ready (throws, naming the log file, if it exits or times out). */
   async start(spec: ProcessSpec): Promise<void> {
@@ -51,7 +54,9 @@ export class Supervisor {
       if (await m.spec.ready().catch(() => false)) return;
       await sleep(200);
     }
-    throw new Error(`${m.spec.name} not ready after ${m.spec.readyTimeoutMs ?? 90_000} ms (log: ${join(this.logDir, `${m.spec.name}.log`)})`);
+    throw new Error(
+      `${m.spec.name} not ready after ${m.spec.readyTimeoutMs ?? 90_000} ms (log: ${join(this.logDir, `${m.spec.name}.log`)})`,
+    );
   }
 
   #get(name: string): Managed {

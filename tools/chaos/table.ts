@@ -23,7 +23,8 @@ export function passed(r: ScenarioRow): boolean {
 export function formatTable(rows: readonly ScenarioRow[]): string {
   const cells = [COLUMNS.map(([h]) => h), ...rows.map((r) => COLUMNS.map(([, f]) => f(r)))];
   const widths = COLUMNS.map((_, c) => Math.max(...cells.map((row) => (row[c] as string).length)));
-  const line = (row: readonly string[]): string => `| ${row.map((v, c) => (c === 0 ? v.padEnd(widths[c] ?? 0) : v.padStart(widths[c] ?? 0))).join(' | ')} |`;
+  const line = (row: readonly string[]): string =>
+    `| ${row.map((v, c) => (c === 0 ? v.padEnd(widths[c] ?? 0) : v.padStart(widths[c] ?? 0))).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   const [head, ...body] = cells;
   return [line(head ?? []), rule, ...body.map(line)].join('\n');

@@ -24,7 +24,10 @@ export function sectionOf(text: string, name: string): string | null {
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
   if (from < 0 || to < from) return null;
-  return text.slice(from + begin.length, to).replace(/^\n/, '').replace(/\n$/, '');
+  return text
+    .slice(from + begin.length, to)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }
 
 /** `text` with the section `name` replaced by `body`; throws when a marker is missing. */

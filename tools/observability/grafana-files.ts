@@ -13,11 +13,20 @@ const panel = z.object({
   title: z.string().min(1),
   description: z.string().min(1),
   datasource,
-  gridPos: z.object({ x: z.number().int().min(0).max(23), y: z.number().int().min(0), w: z.number().int().min(1).max(24), h: z.number().int().min(1) }),
+  gridPos: z.object({
+    x: z.number().int().min(0).max(23),
+    y: z.number().int().min(0),
+    w: z.number().int().min(1).max(24),
+    h: z.number().int().min(1),
+  }),
   fieldConfig: z.object({ defaults: z.object({ unit: z.string().min(1) }) }),
   targets: z.array(target).min(1),
 });
-const variable = z.object({ name: z.string().regex(/^\w+$/), type: z.enum(['datasource', 'query']), query: z.union([z.string(), z.object({ query: z.string() })]) });
+const variable = z.object({
+  name: z.string().regex(/^\w+$/),
+  type: z.enum(['datasource', 'query']),
+  query: z.union([z.string(), z.object({ query: z.string() })]),
+});
 
 /** The part of Grafana's dashboard JSON model the provisioned dashboards must have. */
 export const dashboardSchema = z.object({
@@ -32,7 +41,9 @@ export const dashboardSchema = z.object({
 export type Dashboard = z.infer<typeof dashboardSchema>;
 
 export function dashboardFiles(): string[] {
-  return readdirSync(`${GRAFANA_DIR}dashboards`).filter((f) => f.endsWith('.json')).sort();
+  return readdirSync(`${GRAFANA_DIR}dashboards`)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 export function readDashboard(file: string): Dashboard {

@@ -26,7 +26,13 @@ export function readmeCatalogue(readme = readFileSync(`${REPO_ROOT}README.md`, '
     entries.push({
       name: m[1] as string,
       type: m[2] as string,
-      labels: labels === '—' ? [] : labels.split(',').map((l) => l.trim()).sort(),
+      labels:
+        labels === '—'
+          ? []
+          : labels
+              .split(',')
+              .map((l) => l.trim())
+              .sort(),
     });
   }
   return entries;

@@ -46,7 +46,7 @@ test('promtool test rules fails on a wrong expectation (the unit tests can fail)
       `rule_files: [${PROMETHEUS_DIR}rules/alerts.yml]`,
       'tests:',
       '  - interval: 1m',
-      "    input_series: [{ series: 'up{job=\"gex-api\",instance=\"a\"}', values: '1x5' }]",
+      '    input_series: [{ series: \'up{job="gex-api",instance="a"}\', values: \'1x5\' }]',
       '    alert_rule_test:',
       '      - { eval_time: 4m, alertname: GexTargetDown, exp_alerts: [{ exp_labels: { severity: critical, job: gex-api, instance: a } }] }',
       '',

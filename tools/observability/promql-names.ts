@@ -4,7 +4,21 @@
  * identifier left that is not a function call or an operator keyword is a metric (or recording rule) name.
  * Grafana variables ($venue, $__rate_interval) are removed first.
  */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 const GROUPING = /\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g;
 
 export function promqlMetricNames(expr: string): string[] {

@@ -17,7 +17,14 @@ export async function startDemo(dataDir: string, env: Record<string, string>, ti
   const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'demo'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) },
+    env: {
+      ...process.env,
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      ADMIN_PORT: String(adminPort),
+    },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const apiKey = await new Promise<string>((resolve, reject) => {
@@ -56,9 +63,13 @@ export async function startPrometheus(dir: string, target: string): Promise<Runn
       '',
     ].join('\n'),
   );
-  const child = spawn('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'prometheus',
+    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    {
+      stdio: 'ignore',
+    },
+  );
   return { child, url: `http://127.0.0.1:${port}` };
 }
 

@@ -21,7 +21,14 @@ async function wsTraffic(apiUrl: string, key: string): Promise<TestClient> {
 /** Traffic for the API panels: answered, not found, invalid (422) and a market read (cache lookups). */
 async function apiTraffic(apiUrl: string, key: string): Promise<void> {
   const headers = { 'x-api-key': key };
-  for (const path of ['/v2/health', '/v2/meta', '/v2/gex/levels?symbol=BTCUSDT', '/v2/market/candles?symbol=BTCUSDT&interval=1m&hours=1', '/v2/gex/levels?symbol=NOPE', '/v2/nope']) {
+  for (const path of [
+    '/v2/health',
+    '/v2/meta',
+    '/v2/gex/levels?symbol=BTCUSDT',
+    '/v2/market/candles?symbol=BTCUSDT&interval=1m&hours=1',
+    '/v2/gex/levels?symbol=NOPE',
+    '/v2/nope',
+  ]) {
     await fetch(`${apiUrl}${path}`, { headers }).then((r) => r.arrayBuffer());
   }
 }
@@ -29,13 +36,20 @@ async function apiTraffic(apiUrl: string, key: string): Promise<void> {
 test('a real Prometheus scraping the demo: every recording rule and every dashboard query returns data', { timeout: 150_000 }, async () => {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gex-scrape-'));
-  const demo = await startDemo(join(dir, 'data'), { SNAPSHOT_INTERVAL_MS: '2000', SYMBOLS: 'BTCUSDT,ETHUSDT', VENUES: 'deribit,bybit,okx,binance', LOG_LEVEL: 'warn' });
+  const demo = await startDemo(join(dir, 'data'), {
+    SNAPSHOT_INTERVAL_MS: '2000',
+    SYMBOLS: 'BTCUSDT,ETHUSDT',
+    VENUES: 'deribit,bybit,okx,binance',
+    LOG_LEVEL: 'warn',
+  });
   const prom = await startPrometheus(dir, `127.0.0.1:${demo.metricsPort}`);
   const ws = await wsTraffic(demo.apiUrl, demo.apiKey);
   try {
     const queries = [
       ...recordingRules().map((r) => ({ where: `recording rule ${r.record}`, expr: r.record })),
-      ...dashboardFiles().flatMap((f) => dashboardQueries(f)).map((q) => ({ where: q.where, expr: withAllVariables(q.expr) })),
+      ...dashboardFiles()
+        .flatMap((f) => dashboardQueries(f))
+        .map((q) => ({ where: q.where, expr: withAllVariables(q.expr) })),
     ];
     let scrapes = 0;
     let empty = queries;
@@ -55,7 +69,11 @@ test('a real Prometheus scraping the demo: every recording rule and every dashbo
     }
     console.log(JSON.stringify({ seconds: (Date.now() - started) / 1000, queries: queries.length, empty: empty.length }));
     assert.equal(scrapes, 2, 'Prometheus scraped the demo at least twice');
-    assert.deepEqual(empty.map((q) => `${q.where}: ${q.expr}`), [], 'queries without data');
+    assert.deepEqual(
+      empty.map((q) => `${q.where}: ${q.expr}`),
+      [],
+      'queries without data',
+    );
     assert.equal(await seriesCount(prom.url, 'up{job="gex-all"} == 1'), 1);
   } finally {
     ws.ws.close();

@@ -62,7 +62,10 @@ async function untilReady(base: string, key: string, started: number): Promise<n
   while (pending.size > 0) {
     if (Date.now() - started > READY_TIMEOUT_MS) return null;
     for (const sym of [...pending]) {
-      const status = await fetch(`${base}/v2/gex/levels?symbol=${sym}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(30_000) }).then(
+      const status = await fetch(`${base}/v2/gex/levels?symbol=${sym}`, {
+        headers: { 'x-api-key': key },
+        signal: AbortSignal.timeout(30_000),
+      }).then(
         async (r) => {
           await r.arrayBuffer();
           return r.status;
@@ -96,7 +99,9 @@ async function reportRetained(liveHeap: LiveHeap, path: string): Promise<void> {
     const profile = (await liveHeap.stopSampling()) as SamplingProfile;
     writeFileSync(path, JSON.stringify(profile));
     const mb = (b: number): string => (b / 1048576).toFixed(2).padStart(7);
-    console.log(`\nretained since the warm-up (sampled, after a full GC; profile ${path}):\n  early_mb  late_mb  allocation site (innermost project frames)`);
+    console.log(
+      `\nretained since the warm-up (sampled, after a full GC; profile ${path}):\n  early_mb  late_mb  allocation site (innermost project frames)`,
+    );
     for (const r of retainedSites(profile, ROOT)) console.log(`  ${mb(r.earlyBytes)}  ${mb(r.lateBytes)}  ${r.site}`);
     console.log('  (early: allocated in the first half of the profiled minutes and still alive: what accumulates; late only: churn)');
   } catch (err) {
@@ -120,7 +125,15 @@ async function main(): Promise<number> {
   });
   const sandboxUrls = join(dataDir, 'sandbox-urls.json');
   writeFileSync(sandboxUrls, JSON.stringify(sandbox.urls));
-  const env = { ...process.env, SANDBOX_URLS: sandboxUrls, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_PORT: String(adminPort) };
+  const env = {
+    ...process.env,
+    SANDBOX_URLS: sandboxUrls,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    ADMIN_PORT: String(adminPort),
+  };
   // The product's log outlives the run (the data directory does not): .tmp/soak/demo-<start>.log.
   const logPath = join(ROOT, '.tmp', 'soak', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
   mkdirSync(dirname(logPath), { recursive: true });
@@ -148,7 +161,12 @@ async function main(): Promise<number> {
 
   const base = `http://127.0.0.1:${port}`;
   const started = Date.now();
-  while (!(await fetch(`${base}/v2/health`).then((r) => r.status < 500, () => false))) {
+  while (
+    !(await fetch(`${base}/v2/health`).then(
+      (r) => r.status < 500,
+      () => false,
+    ))
+  ) {
     if (demo.exitCode !== null || Date.now() - started > 180_000) {
       console.error(`soak: the demo did not come up (log: ${logPath})`);
       return 1;
@@ -180,7 +198,9 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(`soak: ready (health, then a snapshot of ${SYMBOLS.join(', ')}) ${(ready / 1000).toFixed(1)} s after the start`);
-  console.log(`soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${logPath}`);
+  console.log(
+    `soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${logPath}`,
+  );
 
   const counts = { ok: 0, c4xx: 0, c5xx: 0, failed: 0, shed: 0 };
   /** 4xx/5xx per route template and status (404 before a symbol's first snapshot is expected in the first minute). */
@@ -207,8 +227,7 @@ async function main(): Promise<number> {
         } else if (r.status >= 400) {
           counts.c4xx++;
           refusals.set(`${r.status} ${route}`, (refusals.get(`${r.status} ${route}`) ?? 0) + 1);
-        }
-        else counts.ok++;
+        } else counts.ok++;
       })
       .catch((err: unknown) => {
         counts.failed++;
@@ -222,8 +241,16 @@ async function main(): Promise<number> {
   const samples: SoakSample[] = [];
   let lastEvents: number | null = null;
   let lastAt = Date.now();
-  console.log('minute  rss_demo_mb  rss_load_mb  live_heap_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed');
-  const scrape = async (): Promise<Sample[]> => parseExposition(await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => ''));
+  console.log(
+    'minute  rss_demo_mb  rss_load_mb  live_heap_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed',
+  );
+  const scrape = async (): Promise<Sample[]> =>
+    parseExposition(
+      await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      ),
+    );
   while (Date.now() < end && demo.exitCode === null) {
     // Within a sample period, RSS is polled every 5 s (its median is the period's RSS); at the period's end a full
     // GC is forced through the inspector and the heap then in use is the live heap.
@@ -252,13 +279,32 @@ async function main(): Promise<number> {
     };
     samples.push(s);
     if (heapProfile && !sampling && s.minute >= warmupOf(minutes) && demo.exitCode === null) {
-      sampling = await liveHeap.startSampling().then(() => true, () => false);
-      console.log(sampling ? `soak: sampling heap profiler started at minute ${s.minute.toFixed(1)}` : 'soak: the sampling heap profiler did not start');
+      sampling = await liveHeap.startSampling().then(
+        () => true,
+        () => false,
+      );
+      console.log(
+        sampling
+          ? `soak: sampling heap profiler started at minute ${s.minute.toFixed(1)}`
+          : 'soak: the sampling heap profiler did not start',
+      );
     }
     const lag = sumOf(m, 'gex_bus_consumer_lag_messages');
     console.log(
-      [s.minute.toFixed(1).padStart(6), r1(s.rssMb['demo'] ?? null).padStart(11), r1(s.rssMb['load'] ?? null).padStart(11), r1(s.heapMb).padStart(12), r1(lag).padStart(7), r1(s.snapshotAgeS).padStart(10),
-        r1(eps).padStart(12), String(counts.ok).padStart(7), String(counts.c4xx).padStart(7), String(api5xx).padStart(7), String(counts.failed).padStart(11), String(counts.shed).padStart(4)].join('  '),
+      [
+        s.minute.toFixed(1).padStart(6),
+        r1(s.rssMb['demo'] ?? null).padStart(11),
+        r1(s.rssMb['load'] ?? null).padStart(11),
+        r1(s.heapMb).padStart(12),
+        r1(lag).padStart(7),
+        r1(s.snapshotAgeS).padStart(10),
+        r1(eps).padStart(12),
+        String(counts.ok).padStart(7),
+        String(counts.c4xx).padStart(7),
+        String(api5xx).padStart(7),
+        String(counts.failed).padStart(11),
+        String(counts.shed).padStart(4),
+      ].join('  '),
     );
   }
   clearInterval(load);
@@ -269,8 +315,20 @@ async function main(): Promise<number> {
   const crashed = demo.exitCode !== null;
   await stop();
   const v = verdict(samples);
-  console.log(`\nwarm-up ${v.warmupMinutes.toFixed(1)} min; RSS slope MB/min ${Object.entries(v.rssSlopeMbPerMin).map(([p, k]) => `${p} ${k.toFixed(2)}`).join(', ')}; heap slope ${r1(v.heapSlopeMbPerMin)} MB/min; requests ${counts.ok} 2xx, ${counts.c4xx} 4xx, ${counts.c5xx} 5xx, ${counts.failed} failed, ${counts.shed} shed`);
-  if (refusals.size > 0) console.log(`4xx/5xx by route: ${[...refusals].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join('; ')}`);
+  console.log(
+    `\nwarm-up ${v.warmupMinutes.toFixed(1)} min; RSS slope MB/min ${Object.entries(v.rssSlopeMbPerMin)
+      .map(([p, k]) => `${p} ${k.toFixed(2)}`)
+      .join(
+        ', ',
+      )}; heap slope ${r1(v.heapSlopeMbPerMin)} MB/min; requests ${counts.ok} 2xx, ${counts.c4xx} 4xx, ${counts.c5xx} 5xx, ${counts.failed} failed, ${counts.shed} shed`,
+  );
+  if (refusals.size > 0)
+    console.log(
+      `4xx/5xx by route: ${[...refusals]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} x${n}`)
+        .join('; ')}`,
+    );
   if (failures.length > 0) console.log(`failed requests (first ${failures.length}): ${failures.join('; ')}`);
   if (crashed) console.log('FAIL: the demo process exited during the soak');
   console.log(v.pass && !crashed ? 'PASS: memory flat, zero errors, snapshots fresh' : `FAIL: ${v.reasons.join('; ')}`);

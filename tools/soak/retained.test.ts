@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { retainedSites, type ProfileNode, type SamplingProfile } from './retained.ts';
 
-const node = (id: number, functionName: string, url: string, children: ProfileNode[] = []): ProfileNode => ({ id, callFrame: { functionName, url, lineNumber: id }, children });
+const node = (id: number, functionName: string, url: string, children: ProfileNode[] = []): ProfileNode => ({
+  id,
+  callFrame: { functionName, url, lineNumber: id },
+  children,
+});
 
 test('retained sites: bytes per project stack, first and second half of the window, largest first', () => {
   // (root) → cache.ts:get (2) → render (3) ; (root) → node_modules lib (4) → sink.ts:admit (5); (root) → node:internal (6)
@@ -31,6 +35,13 @@ test('retained sites: bytes per project stack, first and second half of the wind
 
 test('retained sites: an empty profile has no sites', () => {
   assert.deepEqual(retainedSites({ head: node(1, '(root)', ''), samples: [] }, '/app/'), []);
-  const lineZero: SamplingProfile = { head: node(1, '(root)', '', [{ id: 2, callFrame: { functionName: '', url: 'file:///app/a.ts', lineNumber: 0 }, children: [] }]), samples: [{ nodeId: 2, size: 8, ordinal: 1 }] };
-  assert.deepEqual(retainedSites(lineZero, '/app/'), [{ site: '(anonymous) a.ts', earlyBytes: 0, lateBytes: 8 }], 'no line for line 0; one sample is in the second half');
+  const lineZero: SamplingProfile = {
+    head: node(1, '(root)', '', [{ id: 2, callFrame: { functionName: '', url: 'file:///app/a.ts', lineNumber: 0 }, children: [] }]),
+    samples: [{ nodeId: 2, size: 8, ordinal: 1 }],
+  };
+  assert.deepEqual(
+    retainedSites(lineZero, '/app/'),
+    [{ site: '(anonymous) a.ts', earlyBytes: 0, lateBytes: 8 }],
+    'no line for line 0; one sample is in the second half',
+  );
 });

@@ -20,7 +20,10 @@ describe('Prometheus text exposition', () => {
   test('sums and maxima over label matches; timestamps, HELP/TYPE and +Inf handled', () => {
     assert.equal(maxOf(m, 'gex_snapshot_age_seconds'), 41);
     assert.equal(sumOf(m, 'gex_snapshot_age_seconds'), 53.5);
-    assert.equal(sumOf(m, 'gex_api_request_duration_seconds_count', (l) => (l['status'] ?? '').startsWith('5')), 3);
+    assert.equal(
+      sumOf(m, 'gex_api_request_duration_seconds_count', (l) => (l['status'] ?? '').startsWith('5')),
+      3,
+    );
     assert.equal(sumOf(m, 'nodejs_heap_size_used_bytes'), 52_428_800);
     assert.equal(m.find((s) => s.name === 'gex_api_request_duration_seconds_bucket')?.labels['le'], '+Inf');
     assert.equal(m.find((s) => s.name === 'weird_label')?.labels['a'], 'x"y,z');
@@ -48,7 +51,11 @@ describe('soak verdict', () => {
   });
   test('flat memory with noise passes; the warm-up (max 2 min, 20 %) is excluded', () => {
     // A 10-minute run: warm-up 2 min, in which RSS climbs 400 -> 600 MB; then flat ± noise.
-    const s = [sample(1, 400, 60), sample(2, 600, 90), ...[3, 4, 5, 6, 7, 8, 9, 10].map((m, i) => sample(m, 600 + (i % 2) * 3, 90 + (i % 3)))];
+    const s = [
+      sample(1, 400, 60),
+      sample(2, 600, 90),
+      ...[3, 4, 5, 6, 7, 8, 9, 10].map((m, i) => sample(m, 600 + (i % 2) * 3, 90 + (i % 3))),
+    ];
     const v = verdict(s);
     assert.equal(v.warmupMinutes, 2);
     assert.deepEqual(v.reasons, []);
@@ -64,7 +71,13 @@ describe('soak verdict', () => {
   test('errors and stale snapshots fail; too short a run fails with the minimum to run', () => {
     const s = [3, 4, 5, 6].map((m) => sample(m, 500, 80));
     const bad = [...s.slice(0, 3), sample(7, 500, 80, { api5xx: 2, loadErrors: 5, snapshotAgeS: 120 })];
-    assert.deepEqual(verdict(bad).reasons, ['2 API 5xx', '5 failed requests at the load generator', 'snapshot older than 90 s (or none) at minute(s) 7.0']);
-    assert.deepEqual(verdict([sample(1, 1, 1), sample(2, 1, 1), sample(3, 1, 1)]).reasons, ['only 2 samples after the 2.0 min warm-up (need 3: run at least 4 min)']);
+    assert.deepEqual(verdict(bad).reasons, [
+      '2 API 5xx',
+      '5 failed requests at the load generator',
+      'snapshot older than 90 s (or none) at minute(s) 7.0',
+    ]);
+    assert.deepEqual(verdict([sample(1, 1, 1), sample(2, 1, 1), sample(3, 1, 1)]).reasons, [
+      'only 2 samples after the 2.0 min warm-up (need 3: run at least 4 min)',
+    ]);
   });
 });

@@ -61,23 +61,42 @@ export function verdict(samples: readonly SoakSample[]): SoakVerdict {
   const steady = samples.filter((s) => s.minute >= warmupMinutes);
   const reasons: string[] = [];
   if (steady.length < 3) {
-    return { pass: false, reasons: [`only ${steady.length} samples after the ${warmupMinutes.toFixed(1)} min warm-up (need 3: run at least ${Math.ceil(warmupMinutes) + 2} min)`], warmupMinutes, rssSlopeMbPerMin: {}, heapSlopeMbPerMin: null };
+    return {
+      pass: false,
+      reasons: [
+        `only ${steady.length} samples after the ${warmupMinutes.toFixed(1)} min warm-up (need 3: run at least ${Math.ceil(warmupMinutes) + 2} min)`,
+      ],
+      warmupMinutes,
+      rssSlopeMbPerMin: {},
+      heapSlopeMbPerMin: null,
+    };
   }
   const xs = steady.map((s) => s.minute);
   const rssSlopeMbPerMin: Record<string, number> = {};
   for (const proc of Object.keys(steady[0]?.rssMb ?? {})) {
-    const k = slope(xs, steady.map((s) => s.rssMb[proc] ?? 0));
+    const k = slope(
+      xs,
+      steady.map((s) => s.rssMb[proc] ?? 0),
+    );
     rssSlopeMbPerMin[proc] = k;
     if (k > RSS_SLOPE_MAX) reasons.push(`${proc} RSS grows ${k.toFixed(2)} MB/min (max ${RSS_SLOPE_MAX})`);
   }
   const heaps = steady.filter((s) => s.heapMb !== null);
-  const heapSlopeMbPerMin = heaps.length >= 3 ? slope(heaps.map((s) => s.minute), heaps.map((s) => s.heapMb as number)) : null;
+  const heapSlopeMbPerMin =
+    heaps.length >= 3
+      ? slope(
+          heaps.map((s) => s.minute),
+          heaps.map((s) => s.heapMb as number),
+        )
+      : null;
   if (heapSlopeMbPerMin === null) reasons.push('heap used not readable from the metrics');
-  else if (heapSlopeMbPerMin > HEAP_SLOPE_MAX) reasons.push(`heap used grows ${heapSlopeMbPerMin.toFixed(2)} MB/min (max ${HEAP_SLOPE_MAX})`);
+  else if (heapSlopeMbPerMin > HEAP_SLOPE_MAX)
+    reasons.push(`heap used grows ${heapSlopeMbPerMin.toFixed(2)} MB/min (max ${HEAP_SLOPE_MAX})`);
   const last = samples[samples.length - 1] as SoakSample;
   if (last.api5xx > 0) reasons.push(`${last.api5xx} API 5xx`);
   if (last.loadErrors > 0) reasons.push(`${last.loadErrors} failed requests at the load generator`);
   const stale = steady.filter((s) => s.snapshotAgeS === null || s.snapshotAgeS > SNAPSHOT_AGE_MAX_S);
-  if (stale.length > 0) reasons.push(`snapshot older than ${SNAPSHOT_AGE_MAX_S} s (or none) at minute(s) ${stale.map((s) => s.minute.toFixed(1)).join(', ')}`);
+  if (stale.length > 0)
+    reasons.push(`snapshot older than ${SNAPSHOT_AGE_MAX_S} s (or none) at minute(s) ${stale.map((s) => s.minute.toFixed(1)).join(', ')}`);
   return { pass: reasons.length === 0, reasons, warmupMinutes, rssSlopeMbPerMin, heapSlopeMbPerMin };
 }

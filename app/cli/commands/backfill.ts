@@ -13,7 +13,8 @@ const DAY_MS = 86_400_000;
 function intFlag(flags: ReadonlyMap<string, string>, name: string, dflt: number | null, min: number, max: number): number | string {
   const raw = flags.get(name);
   if (raw === undefined) return dflt ?? `--${name} N is required`;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) return `--${name} must be an integer from ${min} to ${max}, got '${raw}'`;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    return `--${name} must be an integer from ${min} to ${max}, got '${raw}'`;
   return Number(raw);
 }
 
@@ -22,8 +23,10 @@ async function open(config: Parameters<typeof openStore>[0]): Promise<Store | st
     return await openStore(config);
   } catch (err) {
     if (err instanceof StoreError && err.op === 'connect' && config.clickhouseUrl === undefined) {
-      return `the embedded store at ${resolve(config.dataDir, 'clickhouse')} cannot be opened (${err.message}).\n` +
-        'It is locked while the product runs (gex demo / all / process / api): stop it and run the backfill first, or use CLICKHOUSE_URL.';
+      return (
+        `the embedded store at ${resolve(config.dataDir, 'clickhouse')} cannot be opened (${err.message}).\n` +
+        'It is locked while the product runs (gex demo / all / process / api): stop it and run the backfill first, or use CLICKHOUSE_URL.'
+      );
     }
     throw err;
   }
@@ -39,7 +42,8 @@ async function open(config: Parameters<typeof openStore>[0]): Promise<Store | st
 export const backfillCommand: CliCommand = {
   name: 'backfill',
   usage: 'backfill --sandbox --days N [--symbols S,..] [--model fast|full] [--trades-per-minute N] [--rebuild]',
-  summary: 'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states, their 1h/1d roll-ups and the option tape minutes).',
+  summary:
+    'Fill market history from the sandbox market through the pipeline (or --rebuild the 1m market states, their 1h/1d roll-ups and the option tape minutes).',
   async run({ config, flags }) {
     const days = intFlag(flags, 'days', null, 1, 400);
     const tpm = intFlag(flags, 'trades-per-minute', 2, 1, 600);
@@ -63,7 +67,9 @@ export const backfillCommand: CliCommand = {
       const fromMs = toMs - days * DAY_MS;
       if (rebuild) {
         await rebuildMarketMinutes(store, fromMs, toMs);
-        process.stderr.write(`rebuilt the 1-minute market states (and their hourly/daily roll-ups) of ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}\n`);
+        process.stderr.write(
+          `rebuilt the 1-minute market states (and their hourly/daily roll-ups) of ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}\n`,
+        );
         return 0;
       }
       process.stderr.write(

@@ -18,16 +18,34 @@ function tradeOf(line: string): OptionTrade | null {
   const o = v as { type?: unknown; event?: unknown };
   const e = (o.type === 'option_trade' ? o.event : o.type === undefined ? v : null) as Partial<OptionTrade> | null;
   if (e === null || typeof e !== 'object') return null;
-  const ok = typeof e.ts === 'number' && typeof e.expiry === 'number' && typeof e.strike === 'number' && typeof e.size === 'number' && typeof e.premiumUsd === 'number' && typeof e.venue === 'string' && typeof e.id === 'string' && (e.side === 'buy' || e.side === 'sell') && (e.optionType === 'call' || e.optionType === 'put');
+  const ok =
+    typeof e.ts === 'number' &&
+    typeof e.expiry === 'number' &&
+    typeof e.strike === 'number' &&
+    typeof e.size === 'number' &&
+    typeof e.premiumUsd === 'number' &&
+    typeof e.venue === 'string' &&
+    typeof e.id === 'string' &&
+    (e.side === 'buy' || e.side === 'sell') &&
+    (e.optionType === 'call' || e.optionType === 'put');
   return ok ? (e as OptionTrade) : null;
 }
 
 function dataOf(mode: (typeof MODES)[number], symbol: MarketSymbol, trades: readonly OptionTrade[], now: number): object {
   const iso = (ms: number): string => new Date(ms).toISOString();
-  if (mode === 'strike-heat') return { symbol, hours: 24, from: iso(now - 86_400_000), to: iso(now), min_premium_usd: 0, strikes: strikeHeatOf(trades, now) };
+  if (mode === 'strike-heat')
+    return { symbol, hours: 24, from: iso(now - 86_400_000), to: iso(now), min_premium_usd: 0, strikes: strikeHeatOf(trades, now) };
   if (mode === 'premium-tide') {
     const points = premiumTideOf(trades, now, '0dte');
-    return { symbol, horizon: '0dte', venue: 'deribit', from: iso(points[0]?.t ?? now), to: iso(now), interval_minutes: 5, points: points.map((p) => ({ ...p, t: iso(p.t) })) };
+    return {
+      symbol,
+      horizon: '0dte',
+      venue: 'deribit',
+      from: iso(points[0]?.t ?? now),
+      to: iso(now),
+      interval_minutes: 5,
+      points: points.map((p) => ({ ...p, t: iso(p.t) })),
+    };
   }
   return { symbol, expiries: [], min_premium_usd: 0, ...flowByStrikeOf(trades, now) };
 }
@@ -76,7 +94,9 @@ export const flowCommand: CliCommand = {
     }
     const trades = selectTrades(all, symbol, now);
     process.stdout.write(`${JSON.stringify(dataOf(modes[0] ?? 'by-strike', symbol, trades, now), null, 2)}\n`);
-    process.stderr.write(`${JSON.stringify({ summary: { trades_read: all.length, trades_used: trades.length, lines_skipped: skipped } })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ summary: { trades_read: all.length, trades_used: trades.length, lines_skipped: skipped } })}\n`,
+    );
     return 0;
   },
 };

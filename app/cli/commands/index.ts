@@ -18,4 +18,23 @@ import { sqlCommand } from './sql.ts';
 import { watchCommand } from './watch.ts';
 
 /** Every `gex` command, in the order `gex --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [...ROLE_COMMANDS, migrateCommand, sqlCommand, parseCommand, levelsCommand, greeksCommand, chainCommand, smileCommand, flowCommand, rangeCommand, backfillCommand, loadCommand, fetchCommand, cotCommand, holdersCommand, usersCommand, keysCommand, watchCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  ...ROLE_COMMANDS,
+  migrateCommand,
+  sqlCommand,
+  parseCommand,
+  levelsCommand,
+  greeksCommand,
+  chainCommand,
+  smileCommand,
+  flowCommand,
+  rangeCommand,
+  backfillCommand,
+  loadCommand,
+  fetchCommand,
+  cotCommand,
+  holdersCommand,
+  usersCommand,
+  keysCommand,
+  watchCommand,
+];

@@ -21,12 +21,20 @@ export const keysCommand: CliCommand = {
       return runAdminCommand(env, { op: 'keys.create', input: { user_id: user } }, (r) => `${String(r.key)}\n`);
     }
     if (sub === 'revoke' && arg !== undefined) {
-      return runAdminCommand(env, { op: 'keys.revoke', input: { key: arg } }, (r) => `revoked ${String(r.key_id)} (user ${String(r.user_id)}) at ${String(r.revoked_at)}\n`);
+      return runAdminCommand(
+        env,
+        { op: 'keys.revoke', input: { key: arg } },
+        (r) => `revoked ${String(r.key_id)} (user ${String(r.user_id)}) at ${String(r.revoked_at)}\n`,
+      );
     }
     if (sub === 'list' && user !== undefined) {
       return runAdminCommand(env, { op: 'keys.list', input: { user_id: user } }, (r) => {
         const keys = (r.keys as { key_id: string; created_at: string; revoked_at: string | null }[] | undefined) ?? [];
-        return keys.map((k) => `${k.key_id}\tcreated ${k.created_at}\t${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}\n`).join('') || '(no keys)\n';
+        return (
+          keys
+            .map((k) => `${k.key_id}\tcreated ${k.created_at}\t${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}\n`)
+            .join('') || '(no keys)\n'
+        );
       });
     }
     process.stderr.write(`usage: gex ${USAGE}\n`);

@@ -16,10 +16,12 @@ function loadOptions(flags: ReadonlyMap<string, string>): Omit<LoadOptions, 'pro
   const variant = flags.get('variant');
   const report = flags.get('report');
   if ((region === undefined) !== (asset === undefined)) return '--region and --asset go together';
-  if (region !== undefined && !(ETF_REGIONS as readonly string[]).includes(region)) return `--region must be one of ${ETF_REGIONS.join(', ')}`;
+  if (region !== undefined && !(ETF_REGIONS as readonly string[]).includes(region))
+    return `--region must be one of ${ETF_REGIONS.join(', ')}`;
   if (asset !== undefined && !(ETF_ASSETS as readonly string[]).includes(asset)) return `--asset must be one of ${ETF_ASSETS.join(', ')}`;
   if (variant !== undefined && variant !== 'futures_only' && variant !== 'combined') return '--variant must be futures_only or combined';
-  if (report !== undefined && !(COT_REPORTS as readonly string[]).includes(report)) return `--report must be one of ${COT_REPORTS.join(', ')}`;
+  if (report !== undefined && !(COT_REPORTS as readonly string[]).includes(report))
+    return `--report must be one of ${COT_REPORTS.join(', ')}`;
   return {
     ...(region !== undefined && asset !== undefined ? { etfTarget: { region: region as EtfRegion, asset: asset as EtfAsset } } : {}),
     ...(variant !== undefined ? { cotVariant: variant } : {}),
@@ -28,10 +30,12 @@ function loadOptions(flags: ReadonlyMap<string, string>): Omit<LoadOptions, 'pro
 }
 
 export async function readSources(paths: readonly string[]): Promise<SourceFile[]> {
-  return Promise.all(paths.map(async (name) => {
-    const bytes = await readFile(name);
-    return { name, text: bytes.toString('utf8'), bytes };
-  }));
+  return Promise.all(
+    paths.map(async (name) => {
+      const bytes = await readFile(name);
+      return { name, text: bytes.toString('utf8'), bytes };
+    }),
+  );
 }
 
 /**
@@ -41,7 +45,8 @@ export async function readSources(paths: readonly string[]): Promise<SourceFile[
  */
 export const loadCommand: CliCommand = {
   name: 'load',
-  usage: 'load etf|cot|13f FILE… [--region us|hk --asset BTC|ETH|SOL|XRP] [--variant futures_only|combined] [--report tff|legacy|disaggregated]',
+  usage:
+    'load etf|cot|13f FILE… [--region us|hk --asset BTC|ETH|SOL|XRP] [--variant futures_only|combined] [--report tff|legacy|disaggregated]',
   summary: 'Load reference files (ETF flows, CFTC COT, SEC 13F primary doc + information table) into ClickHouse.',
   async run({ config, positionals, flags }) {
     const [kind, ...paths] = positionals;
@@ -64,13 +69,18 @@ export const loadCommand: CliCommand = {
     const store = await openStore(config);
     try {
       await migrate(store);
-      const reports = await loadReferenceFiles(store, kind as ReferenceKind, files, { ...opts, progress: (l) => process.stderr.write(`${l}\n`) });
+      const reports = await loadReferenceFiles(store, kind as ReferenceKind, files, {
+        ...opts,
+        progress: (l) => process.stderr.write(`${l}\n`),
+      });
       let refused = 0;
       for (const r of reports) {
         for (const e of r.errors) process.stderr.write(`${e.file}:${e.line}: ${e.message}\n`);
         for (const s of r.skipped) process.stderr.write(`${s.file}:${s.line}: skipped: ${s.reason}\n`);
         if (r.errors.length > 0) refused++;
-        process.stdout.write(`${r.file}: ${r.errors.length > 0 ? `refused (${r.errors.length} invalid rows)` : `${r.written} written, ${r.skipped.length} skipped`}\n`);
+        process.stdout.write(
+          `${r.file}: ${r.errors.length > 0 ? `refused (${r.errors.length} invalid rows)` : `${r.written} written, ${r.skipped.length} skipped`}\n`,
+        );
       }
       return refused > 0 ? 1 : 0;
     } finally {

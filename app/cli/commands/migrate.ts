@@ -26,7 +26,9 @@ export const migrateCommand: CliCommand = {
     if (printCluster !== undefined) return printClusterPlan(printCluster);
     const store = await openStore(config);
     try {
-      const { applied } = await migrate(store, { ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}) });
+      const { applied } = await migrate(store, {
+        ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}),
+      });
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
       return 0;
     } finally {

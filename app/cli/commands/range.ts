@@ -21,17 +21,26 @@ function observationsOf(line: string, kind: Kind, currency: string): Observation
     return null;
   }
   if (typeof v !== 'object' || v === null) return null;
-  const o = v as { type?: unknown; event?: { ts?: unknown; value?: unknown; price?: unknown; kind?: unknown }; ts?: unknown; value?: unknown; result?: unknown };
+  const o = v as {
+    type?: unknown;
+    event?: { ts?: unknown; value?: unknown; price?: unknown; kind?: unknown };
+    ts?: unknown;
+    value?: unknown;
+    result?: unknown;
+  };
   if (kind === 'dvol' && o.result !== undefined) {
     const r = parseDvolHistory(line, createParserContext({ venue: 'deribit', connection: 'cli', receivedAt: 0 }), '', currency);
     return r.ok ? r.events.flatMap((e) => (e.type === 'index' ? [{ ts: e.event.ts, value: e.event.value }] : [])) : null;
   }
   const e = o.event;
   const obs =
-    o.type === undefined ? { ts: o.ts, value: o.value }
-    : kind === 'dvol' && o.type === 'index' && e?.kind === 'vol_index' ? { ts: e.ts, value: e.value }
-    : kind === 'price' && (o.type === 'perp_trade' || o.type === 'spot_trade') ? { ts: e?.ts, value: e?.price }
-    : null;
+    o.type === undefined
+      ? { ts: o.ts, value: o.value }
+      : kind === 'dvol' && o.type === 'index' && e?.kind === 'vol_index'
+        ? { ts: e.ts, value: e.value }
+        : kind === 'price' && (o.type === 'perp_trade' || o.type === 'spot_trade')
+          ? { ts: e?.ts, value: e?.price }
+          : null;
   return obs !== null && typeof obs.ts === 'number' && typeof obs.value === 'number' ? [{ ts: obs.ts, value: obs.value }] : null;
 }
 
@@ -62,10 +71,13 @@ export const rangeCommand: CliCommand = {
     const nowText = flags.get('now');
     const now = nowText === undefined ? Date.now() : Date.parse(nowText);
     const problem =
-      dvolFile === undefined || priceFile === undefined ? '--dvol FILE and --prices FILE are required'
-      : !SYMBOLS.includes(symbol) || (symbol !== 'BTCUSDT' && symbol !== 'ETHUSDT') ? '--symbol must be BTCUSDT or ETHUSDT'
-      : !Number.isFinite(now) ? `--now must be an ISO-8601 instant, got '${nowText}'`
-      : null;
+      dvolFile === undefined || priceFile === undefined
+        ? '--dvol FILE and --prices FILE are required'
+        : !SYMBOLS.includes(symbol) || (symbol !== 'BTCUSDT' && symbol !== 'ETHUSDT')
+          ? '--symbol must be BTCUSDT or ETHUSDT'
+          : !Number.isFinite(now)
+            ? `--now must be an ISO-8601 instant, got '${nowText}'`
+            : null;
     if (problem !== null || dvolFile === undefined || priceFile === undefined) {
       process.stderr.write(`gex range: ${problem ?? ''}\n`);
       return 2;
@@ -76,9 +88,19 @@ export const rangeCommand: CliCommand = {
       const p = readObservations(priceFile, 'price', currency, now);
       const dv = hourOpens(d.obs);
       const px = hourOpens(p.obs);
-      const data = computeRange({ now, spot: px.last, dvol: dv.last, prices: px.points, dvols: dv.points, historyFloor: null, includePast: flags.has('past') });
+      const data = computeRange({
+        now,
+        spot: px.last,
+        dvol: dv.last,
+        prices: px.points,
+        dvols: dv.points,
+        historyFloor: null,
+        includePast: flags.has('past'),
+      });
       process.stdout.write(`${JSON.stringify({ symbol, ...data }, null, 2)}\n`);
-      process.stderr.write(`${JSON.stringify({ summary: { dvol_points: d.obs.length, price_points: p.obs.length, lines_skipped: d.skipped + p.skipped } })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ summary: { dvol_points: d.obs.length, price_points: p.obs.length, lines_skipped: d.skipped + p.skipped } })}\n`,
+      );
       return 0;
     } catch (err) {
       process.stderr.write(`gex range: ${(err as Error).message}\n`);

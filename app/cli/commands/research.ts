@@ -46,7 +46,7 @@ const print = (data: unknown): number => {
 export const cotCommand: CliCommand = {
   name: 'cot',
   usage: 'cot --file F… [--market CODE] [--span 1y|3y|5y|all]',
-  summary: 'Print the COT summary (every market) or one market\'s history computed from CFTC files, without a store.',
+  summary: "Print the COT summary (every market) or one market's history computed from CFTC files, without a store.",
   async run({ flags, positionals }) {
     const paths = filesOf(flags, positionals);
     if (paths.length === 0) return fail('cot', '--file F is required');
@@ -60,7 +60,13 @@ export const cotCommand: CliCommand = {
     const series = cotSeries(parsed.flatMap((p) => p.rows));
     const market = flags.get('market');
     if (market === undefined) {
-      return print({ asset_class: 'all', span, sort: 'extremity', extremes_only: false, rows: summaryRows(series, { assetClass: 'all', span, sort: 'extremity', limit: 200, extremesOnly: false }) });
+      return print({
+        asset_class: 'all',
+        span,
+        sort: 'extremity',
+        extremes_only: false,
+        rows: summaryRows(series, { assetClass: 'all', span, sort: 'extremity', limit: 200, extremesOnly: false }),
+      });
     }
     const one = series.find((s) => s.id === market);
     if (one === undefined) return fail('cot', `no market ${market} in the files (ids: ${series.map((s) => s.id).join(', ')})`);
@@ -89,7 +95,9 @@ export const holdersCommand: CliCommand = {
     // new-holdings amendments add to it.
     const filings = new Map(parsed.rows.map((f, i) => [f.kind === 'new_holdings' ? `add:${i}` : `${f.cik}|${f.periodEnd}`, f]));
     const positions: HolderPosition[] = [...filings.values()].flatMap((f) =>
-      f.holdings.filter((h) => h.cusip === cusip).map((h) => ({ cik: f.cik, filerName: f.filerName, periodEnd: f.periodEnd, shares: h.shares, valueUsd: h.valueUsd })),
+      f.holdings
+        .filter((h) => h.cusip === cusip)
+        .map((h) => ({ cik: f.cik, filerName: f.filerName, periodEnd: f.periodEnd, shares: h.shares, valueUsd: h.valueUsd })),
     );
     return print(holdersData(ticker, cusip, positions, limit));
   },

@@ -16,7 +16,11 @@ import { loadBundledReferenceData } from '#ingest/reference/bundled.ts';
 export type Role = 'ingest' | 'processors' | 'query-api';
 
 /** Starts the given roles in this process on one runtime context and runs until SIGINT/SIGTERM. */
-export async function runRoles(args: CommandArgs, roles: ReadonlySet<Role>, opts: { sandbox?: boolean; demoKey?: boolean; referenceSamples?: boolean } = {}): Promise<number> {
+export async function runRoles(
+  args: CommandArgs,
+  roles: ReadonlySet<Role>,
+  opts: { sandbox?: boolean; demoKey?: boolean; referenceSamples?: boolean } = {},
+): Promise<number> {
   const ctx = await createRuntimeContext(args.config);
   try {
     if (opts.referenceSamples) await loadReferenceSamples(ctx);

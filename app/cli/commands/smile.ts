@@ -16,7 +16,9 @@ export const smileCommand: CliCommand = {
     const chain = await readChainFlag('smile', flags.get('chain'));
     if (chain === null) return 2;
     const input = { symbol: chain.symbol, t: chain.now, spot: chain.spot, rows: chainFileRows(chain) };
-    process.stdout.write(`${JSON.stringify({ smile: smileView(input, flags.has('per-venue')), term_structure: termStructureView(input) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ smile: smileView(input, flags.has('per-venue')), term_structure: termStructureView(input) }, null, 2)}\n`,
+    );
     return 0;
   },
 };

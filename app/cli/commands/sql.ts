@@ -18,7 +18,15 @@ async function viaHttp(req: HttpSqlRequest): Promise<number> {
 
 /** With CLICKHOUSE_URL: that server, as CLICKHOUSE_USER, with `readonly = 1` added by the query itself. */
 function serverRequest(config: Config, sql: string, format: string): HttpSqlRequest {
-  return { url: config.clickhouseUrl ?? '', sql, format, database: config.clickhouseDatabase, user: config.clickhouseUser, password: config.clickhousePassword, settings: SERVER_SQL_SETTINGS };
+  return {
+    url: config.clickhouseUrl ?? '',
+    sql,
+    format,
+    database: config.clickhouseDatabase,
+    user: config.clickhouseUser,
+    password: config.clickhousePassword,
+    settings: SERVER_SQL_SETTINGS,
+  };
 }
 
 /**
@@ -48,11 +56,20 @@ export const sqlCommand: CliCommand = {
     let session: Session;
     try {
       session = new Session(path);
-      for (const setup of ["SET session_timezone = 'UTC'", 'SET output_format_json_quote_64bit_integers = 1', 'SET output_format_pretty_color = 0', 'SET output_format_pretty_row_numbers = 0', `USE ${config.clickhouseDatabase}`, 'SET readonly = 1']) {
+      for (const setup of [
+        "SET session_timezone = 'UTC'",
+        'SET output_format_json_quote_64bit_integers = 1',
+        'SET output_format_pretty_color = 0',
+        'SET output_format_pretty_row_numbers = 0',
+        `USE ${config.clickhouseDatabase}`,
+        'SET readonly = 1',
+      ]) {
         await session.queryAsync(setup);
       }
     } catch (err) {
-      process.stderr.write(`gex sql: cannot open the store at ${path} (is a running gex process holding it? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs): ${(err as Error).message}\n`);
+      process.stderr.write(
+        `gex sql: cannot open the store at ${path} (is a running gex process holding it? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs): ${(err as Error).message}\n`,
+      );
       return 1;
     }
     try {

@@ -62,9 +62,17 @@ export const watchCommand: CliCommand = {
     const ac = new AbortController();
     const onSignal = (): void => ac.abort();
     process.once('SIGINT', onSignal);
-    const r = await watchChannels({ url: flags.get('url') ?? `ws://${host}:${config.port}/v2/ws`, key, channels: positionals, ...(count !== undefined ? { count } : {}), write: (l) => process.stdout.write(`${l}\n`), signal: ac.signal });
+    const r = await watchChannels({
+      url: flags.get('url') ?? `ws://${host}:${config.port}/v2/ws`,
+      key,
+      channels: positionals,
+      ...(count !== undefined ? { count } : {}),
+      write: (l) => process.stdout.write(`${l}\n`),
+      signal: ac.signal,
+    });
     process.off('SIGINT', onSignal);
-    if (r.code !== 0) process.stderr.write(`gex watch: closed${r.closeCode !== undefined ? ` ${r.closeCode}` : ''}${r.reason ? `: ${r.reason}` : ''}\n`);
+    if (r.code !== 0)
+      process.stderr.write(`gex watch: closed${r.closeCode !== undefined ? ` ${r.closeCode}` : ''}${r.reason ? `: ${r.reason}` : ''}\n`);
     return r.code;
   },
 };

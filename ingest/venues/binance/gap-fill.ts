@@ -28,9 +28,17 @@ const OVERLAP_MS = 5_000;
 const bad = (what: string): RestParseResult => ({ ok: false, reason: what });
 
 /** One /fapi/v1/aggTrades page of `symbol`: its trades, and the next page (full page: by id; else the next hour). */
-export function parseAggTradesPage(body: string, ctx: ParserContext, symbol: string, windowEndMs: number, untilMs: number, next: AggTradesUrls): RestParseResult {
+export function parseAggTradesPage(
+  body: string,
+  ctx: ParserContext,
+  symbol: string,
+  windowEndMs: number,
+  untilMs: number,
+  next: AggTradesUrls,
+): RestParseResult {
   const list = parseJson(body);
-  if (!Array.isArray(list)) return bad(`aggTrades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
+  if (!Array.isArray(list))
+    return bad(`aggTrades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
   const rows: Obj[] = [];
   for (const r of list) {
     if (!isObj(r)) return bad('aggTrades: row is not an object');
@@ -42,7 +50,8 @@ export function parseAggTradesPage(body: string, ctx: ParserContext, symbol: str
   const lastId = last === undefined ? null : Number(last['a']);
   const lastTs = last === undefined ? null : Number(last['T']);
   let nextUrl: string | null = null;
-  if (lastId !== null && lastTs !== null && rows.length >= AGG_TRADES_PAGE && lastTs <= untilMs) nextUrl = next.fromId(lastId + 1, windowEndMs);
+  if (lastId !== null && lastTs !== null && rows.length >= AGG_TRADES_PAGE && lastTs <= untilMs)
+    nextUrl = next.fromId(lastId + 1, windowEndMs);
   else if (windowEndMs < untilMs) nextUrl = next.window(windowEndMs + 1);
   return { ok: true, events: parsed.events, nextUrl };
 }
@@ -76,7 +85,8 @@ function aggTradesRequest(fapi: string, symbol: string, sinceMs: number, untilMs
 /** GET /api/v3/trades: the pair's latest trades, oldest first, as spot trades. */
 export function parseSpotTrades(body: string, ctx: ParserContext, symbol: string): RestParseResult {
   const list = parseJson(body);
-  if (!Array.isArray(list)) return bad(`trades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
+  if (!Array.isArray(list))
+    return bad(`trades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
   const rows: Obj[] = [];
   for (const r of list) {
     if (!isObj(r)) return bad('trades: row is not an object');
@@ -89,13 +99,23 @@ export function parseSpotTrades(body: string, ctx: ParserContext, symbol: string
 /** GET /eapi/v1/trades: one option's latest trades as option trades. */
 export function parseOptionTrades(body: string, ctx: ParserContext, symbol: string): RestParseResult {
   const list = parseJson(body);
-  if (!Array.isArray(list)) return bad(`option trades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
+  if (!Array.isArray(list))
+    return bad(`option trades: ${isObj(list) ? `code ${String(list['code'])} ${String(list['msg'] ?? '')}` : 'body is not a JSON array'}`);
   const rows: Obj[] = [];
   for (const r of list) {
     if (!isObj(r)) return bad('option trades: row is not an object');
     const qty = typeof r['qty'] === 'string' ? r['qty'].replace(/^-/, '') : r['qty'];
     const side = r['side'] === 1 || r['side'] === '1' ? 'BUY' : r['side'] === -1 || r['side'] === '-1' ? 'SELL' : null;
-    rows.push({ e: 'trade', s: typeof r['symbol'] === 'string' ? r['symbol'] : symbol, t: r['id'], p: r['price'], q: qty, T: r['time'], S: side, X: 'MARKET' });
+    rows.push({
+      e: 'trade',
+      s: typeof r['symbol'] === 'string' ? r['symbol'] : symbol,
+      t: r['id'],
+      p: r['price'],
+      q: qty,
+      T: r['time'],
+      S: side,
+      X: 'MARKET',
+    });
   }
   const parsed = parseBinanceTradeRows(rows, ctx);
   return parsed.ok ? { ok: true, events: parsed.events, nextUrl: null } : bad(`option trades: ${parsed.reason}`);
@@ -112,22 +132,38 @@ const optionsOf = (instruments: readonly Instrument[], symbols: readonly MarketS
 export const OPTION_FILL_PACE_MS = 1_000;
 
 const perpsOf = (instruments: readonly Instrument[], symbols: readonly MarketSymbol[]): string[] =>
-  instruments.filter((i) => i.venue === 'binance' && i.kind === 'perp' && i.active && symbols.includes(i.symbol) && !i.instrument.includes('_')).map((i) => i.instrument);
+  instruments
+    .filter((i) => i.venue === 'binance' && i.kind === 'perp' && i.active && symbols.includes(i.symbol) && !i.instrument.includes('_'))
+    .map((i) => i.instrument);
 
-export function binanceGapFill(urls: { readonly fapi: string; readonly api: string; readonly eapi: string }, optionPaceMs = OPTION_FILL_PACE_MS): GapFillSpec {
+export function binanceGapFill(
+  urls: { readonly fapi: string; readonly api: string; readonly eapi: string },
+  optionPaceMs = OPTION_FILL_PACE_MS,
+): GapFillSpec {
   const down = (scope: GapFillScope, prefix: string): boolean => [...scope.connections].some((c) => c.startsWith(prefix));
   return {
     covers: (connection) => connection.startsWith('market') || connection.startsWith('spot') || connection.startsWith('public'),
     requests(symbols, sinceMs, untilMs, scope) {
       const out: RestRequest[] = [];
-      if (down(scope, 'market')) for (const p of perpsOf(scope.instruments, symbols)) out.push(aggTradesRequest(urls.fapi, p, sinceMs, untilMs + OVERLAP_MS));
+      if (down(scope, 'market'))
+        for (const p of perpsOf(scope.instruments, symbols)) out.push(aggTradesRequest(urls.fapi, p, sinceMs, untilMs + OVERLAP_MS));
       if (down(scope, 'spot')) {
-        for (const s of symbols) out.push({ id: `binance:gap-fill:trades:${s}`, url: `${urls.api}/api/v3/trades?symbol=${s}&limit=1000`, parse: (body: string, ctx: ParserContext) => parseSpotTrades(body, ctx, s) });
+        for (const s of symbols)
+          out.push({
+            id: `binance:gap-fill:trades:${s}`,
+            url: `${urls.api}/api/v3/trades?symbol=${s}&limit=1000`,
+            parse: (body: string, ctx: ParserContext) => parseSpotTrades(body, ctx, s),
+          });
       }
       // Last: the paced per-option crawl (the perp and spot requests above are not held behind it).
       if (down(scope, 'public')) {
         for (const o of optionsOf(scope.instruments, symbols)) {
-          out.push({ id: `binance:gap-fill:option:${o}`, url: `${urls.eapi}/eapi/v1/trades?symbol=${o}&limit=500`, paceMs: optionPaceMs, parse: (body: string, ctx: ParserContext) => parseOptionTrades(body, ctx, o) });
+          out.push({
+            id: `binance:gap-fill:option:${o}`,
+            url: `${urls.eapi}/eapi/v1/trades?symbol=${o}&limit=500`,
+            paceMs: optionPaceMs,
+            parse: (body: string, ctx: ParserContext) => parseOptionTrades(body, ctx, o),
+          });
         }
       }
       return out;

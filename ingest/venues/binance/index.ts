@@ -6,7 +6,14 @@
 import { chunk, guard, isObj, num, parseJson, restGuard, rowId, str } from '../../connector/parse-helpers.ts';
 import { lookupInstrument } from '../../connector/context.ts';
 import type { MarketEvent } from '#schemas/events.ts';
-import type { ConnectionPlan, HeartbeatRule, ParserContext, RestParseResult, VenueConnectorSpec, VenueUrls } from '../../connector/types.ts';
+import type {
+  ConnectionPlan,
+  HeartbeatRule,
+  ParserContext,
+  RestParseResult,
+  VenueConnectorSpec,
+  VenueUrls,
+} from '../../connector/types.ts';
 import { binanceInstrumentFromName, parseBinanceOptionsInfo, parseBinancePerpsInfo } from './instruments.ts';
 import { parseBinanceFrame } from './parse.ts';
 import { binanceGapFill } from './gap-fill.ts';
@@ -37,8 +44,18 @@ export function parseBinanceOpenInterest(body: string, ctx: ParserContext): Rest
   const e: MarketEvent = {
     type: 'perp_stats',
     event: {
-      venue: 'binance', symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId('binance', 'open_interest', name, ts), instrument: name,
-      openInterest: oi, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: null, indexPrice: null,
+      venue: 'binance',
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId('binance', 'open_interest', name, ts),
+      instrument: name,
+      openInterest: oi,
+      openInterestUsd: null,
+      fundingRate: null,
+      nextFundingTime: null,
+      markPrice: null,
+      indexPrice: null,
     },
   };
   return { ok: true, events: [e], nextUrl: null };
@@ -61,8 +78,16 @@ export function createBinanceConnector(overrides: VenueUrls = {}, opts: { readon
     urls,
     instrumentRequests() {
       return [
-        { id: 'binance:eapi', url: `${urls['eapi'] ?? ''}/eapi/v1/exchangeInfo`, parse: restGuard((b, ctx) => parseBinanceOptionsInfo(b, ctx.receivedAt)) },
-        { id: 'binance:fapi', url: `${urls['fapi'] ?? ''}/fapi/v1/exchangeInfo`, parse: restGuard((b, ctx) => parseBinancePerpsInfo(b, ctx.receivedAt)) },
+        {
+          id: 'binance:eapi',
+          url: `${urls['eapi'] ?? ''}/eapi/v1/exchangeInfo`,
+          parse: restGuard((b, ctx) => parseBinanceOptionsInfo(b, ctx.receivedAt)),
+        },
+        {
+          id: 'binance:fapi',
+          url: `${urls['fapi'] ?? ''}/fapi/v1/exchangeInfo`,
+          parse: restGuard((b, ctx) => parseBinancePerpsInfo(b, ctx.receivedAt)),
+        },
       ];
     },
     connections(symbols, instruments) {
@@ -83,9 +108,18 @@ export function createBinanceConnector(overrides: VenueUrls = {}, opts: { readon
         }
       }
       const pub = [...optionUnderlyings].map((u) => `${u}@optionTrade`);
-      const market = [...[...optionUnderlyings].map((u) => `${u}@optionMarkPrice`), ...expiries, ...(optionUnderlyings.size > 0 ? ['!index@arr'] : []), ...perps];
+      const market = [
+        ...[...optionUnderlyings].map((u) => `${u}@optionMarkPrice`),
+        ...expiries,
+        ...(optionUnderlyings.size > 0 ? ['!index@arr'] : []),
+        ...perps,
+      ];
       const spot = symbols.map((s) => `${s.toLowerCase()}@trade`);
-      return [...plans('public', urls['public'] ?? '', pub), ...plans('market', urls['market'] ?? '', market), ...plans('spot', urls['spot'] ?? '', spot)];
+      return [
+        ...plans('public', urls['public'] ?? '', pub),
+        ...plans('market', urls['market'] ?? '', market),
+        ...plans('spot', urls['spot'] ?? '', spot),
+      ];
     },
     pollers(symbols, instruments) {
       const wanted = new Set<string>(symbols);
@@ -105,4 +139,3 @@ export function createBinanceConnector(overrides: VenueUrls = {}, opts: { readon
 }
 
 export const binanceConnector: VenueConnectorSpec = createBinanceConnector();
-

@@ -19,16 +19,44 @@ export function parseBinanceOptionName(name: string): { base: string; expiry: nu
 
 /** Name fallback: options (unit 1, USDT-quoted) and USDT/USDC perps (BTCUSDT). */
 export function binanceInstrumentFromName(name: string, receivedAt: number): Instrument | null {
-  const common = { venue: VENUE, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, contractSize: 1, active: true } as const;
+  const common = {
+    venue: VENUE,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    contractSize: 1,
+    active: true,
+  } as const;
   const o = parseBinanceOptionName(name);
   if (o !== null) {
     const symbol = symbolForBase(o.base);
-    return symbol === null ? null : { ...common, symbol, kind: 'option', strike: o.strike, expiry: o.expiry, optionType: o.optionType, settlementCurrency: 'USDT', quoteCurrency: 'USDT' };
+    return symbol === null
+      ? null
+      : {
+          ...common,
+          symbol,
+          kind: 'option',
+          strike: o.strike,
+          expiry: o.expiry,
+          optionType: o.optionType,
+          settlementCurrency: 'USDT',
+          quoteCurrency: 'USDT',
+        };
   }
   const m = /^([A-Z0-9]+?)(USDT|USDC)$/.exec(name);
   const symbol = m === null ? null : symbolForBase(m[1] ?? '');
   if (m === null || symbol === null) return null;
-  return { ...common, symbol, kind: 'perp', strike: null, expiry: null, optionType: null, settlementCurrency: m[2] ?? 'USDT', quoteCurrency: m[2] ?? 'USDT' };
+  return {
+    ...common,
+    symbol,
+    kind: 'perp',
+    strike: null,
+    expiry: null,
+    optionType: null,
+    settlementCurrency: m[2] ?? 'USDT',
+    quoteCurrency: m[2] ?? 'USDT',
+  };
 }
 
 export function parseBinanceOptionsInfo(body: string, receivedAt: number): RestParseResult {
@@ -50,12 +78,19 @@ export function parseBinanceOptionsInfo(body: string, receivedAt: number): RestP
     out.push({
       type: 'instrument',
       event: {
-        venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind: 'option',
+        venue: VENUE,
+        symbol,
+        ts: receivedAt,
+        receivedAt,
+        id: `${VENUE}:instrument:${name}`,
+        instrument: name,
+        kind: 'option',
         strike: num(item, 'strikePrice') ?? parsed?.strike ?? null,
         expiry: num(item, 'expiryDate') ?? parsed?.expiry ?? null,
         optionType: side === 'CALL' ? 'call' : side === 'PUT' ? 'put' : (parsed?.optionType ?? null),
         contractSize: num(item, 'unit') ?? 1,
-        settlementCurrency: quote, quoteCurrency: quote,
+        settlementCurrency: quote,
+        quoteCurrency: quote,
         active: str(item, 'status') === 'TRADING',
       },
     });
@@ -80,9 +115,20 @@ export function parseBinancePerpsInfo(body: string, receivedAt: number): RestPar
     out.push({
       type: 'instrument',
       event: {
-        venue: VENUE, symbol, ts: num(item, 'onboardDate') ?? receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind: 'perp',
-        strike: null, expiry: null, optionType: null, contractSize: 1,
-        settlementCurrency: str(item, 'marginAsset') ?? quote, quoteCurrency: quote, active: str(item, 'status') === 'TRADING',
+        venue: VENUE,
+        symbol,
+        ts: num(item, 'onboardDate') ?? receivedAt,
+        receivedAt,
+        id: `${VENUE}:instrument:${name}`,
+        instrument: name,
+        kind: 'perp',
+        strike: null,
+        expiry: null,
+        optionType: null,
+        contractSize: 1,
+        settlementCurrency: str(item, 'marginAsset') ?? quote,
+        quoteCurrency: quote,
+        active: str(item, 'status') === 'TRADING',
       },
     });
   }

@@ -13,10 +13,26 @@ describe('binance options', () => {
   test('optionTrade: USDT price, q × unit coins, m=false -> taker buy', () => {
     const t = first(parse(fixtureLine(OPT, 'btc-251219-89000-c@optionTrade'), ctxFor('binance', 'public-0')), 'option_trade');
     assert.deepEqual(t, {
-      venue: 'binance', symbol: 'BTCUSDT', ts: 1765983420778, receivedAt: RECEIVED_AT, id: 'binance:BTC-251219-89000-C:200',
-      instrument: 'BTC-251219-89000-C', tradeId: '200', side: 'buy', strike: 89000, expiry: Date.UTC(2025, 11, 19, 8), optionType: 'call',
-      price: 1420, priceCurrency: 'USDT', priceUsd: 1420, size: 1.54, premiumUsd: 2186.8, // 1420 × 1.54
-      iv: null, indexPrice: null, underlyingPrice: null, block: false,
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1765983420778,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:BTC-251219-89000-C:200',
+      instrument: 'BTC-251219-89000-C',
+      tradeId: '200',
+      side: 'buy',
+      strike: 89000,
+      expiry: Date.UTC(2025, 11, 19, 8),
+      optionType: 'call',
+      price: 1420,
+      priceCurrency: 'USDT',
+      priceUsd: 1420,
+      size: 1.54,
+      premiumUsd: 2186.8, // 1420 × 1.54
+      iv: null,
+      indexPrice: null,
+      underlyingPrice: null,
+      block: false,
     });
     const s = first(parse(fixtureLine(OPT, 'btc-251218-89000-p@optionTrade'), ctxFor('binance', 'public-0')), 'option_trade');
     assert.equal(s.side, 'sell');
@@ -26,12 +42,36 @@ describe('binance options', () => {
   test('optionMarkPrice: mark, IVs (fractions), greeks, index', () => {
     const t = first(parse(fixtureLine(OPT, 'btcusdt@optionMarkPrice'), ctxFor('binance', 'market-0')), 'option_ticker');
     assert.deepEqual(t, {
-      venue: 'binance', symbol: 'BTCUSDT', ts: 1765983421000, receivedAt: RECEIVED_AT, id: 'binance:mark_price:BTC-251219-89000-C:1765983421000',
-      instrument: 'BTC-251219-89000-C', strike: 89000, expiry: Date.UTC(2025, 11, 19, 8), optionType: 'call',
-      markPrice: 1450.5, markIv: 0.86, bidIv: 0.85, askIv: 0.88, delta: 0.75, gamma: 0.002, vega: 0.15, theta: -0.05,
-      openInterest: null, underlyingPrice: null, indexPrice: 104334.60217391,
-      priceCurrency: 'USDT', bidPrice: 1440, askPrice: 1460, bidPriceUsd: 1440, askPriceUsd: 1460, bidSize: 5, askSize: 3.5, // bq/aq contracts × 1 BTC
-      lastPrice: null, lastPriceUsd: null, volume24h: null,
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1765983421000,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:mark_price:BTC-251219-89000-C:1765983421000',
+      instrument: 'BTC-251219-89000-C',
+      strike: 89000,
+      expiry: Date.UTC(2025, 11, 19, 8),
+      optionType: 'call',
+      markPrice: 1450.5,
+      markIv: 0.86,
+      bidIv: 0.85,
+      askIv: 0.88,
+      delta: 0.75,
+      gamma: 0.002,
+      vega: 0.15,
+      theta: -0.05,
+      openInterest: null,
+      underlyingPrice: null,
+      indexPrice: 104334.60217391,
+      priceCurrency: 'USDT',
+      bidPrice: 1440,
+      askPrice: 1460,
+      bidPriceUsd: 1440,
+      askPriceUsd: 1460,
+      bidSize: 5,
+      askSize: 3.5, // bq/aq contracts × 1 BTC
+      lastPrice: null,
+      lastPriceUsd: null,
+      volume24h: null,
     });
     assertIgnored(parse(fixtureLine(OPT, 'xrpusdt@optionMarkPrice'), ctxFor('binance', 'market-0')), 'untracked');
   });
@@ -47,7 +87,16 @@ describe('binance options', () => {
 
   test('index stream', () => {
     const e = first(parse(fixtureLine('binance/tardis_options_v1.jsonl', 'BTCUSDT@index'), ctxFor('binance', 'market-0')), 'index');
-    assert.deepEqual(e, { venue: 'binance', symbol: 'BTCUSDT', ts: 1696118400040, receivedAt: RECEIVED_AT, id: 'binance:index:BTCUSDT:1696118400040', kind: 'index', name: 'BTCUSDT', value: 26963.13461538 });
+    assert.deepEqual(e, {
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1696118400040,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:index:BTCUSDT:1696118400040',
+      kind: 'index',
+      name: 'BTCUSDT',
+      value: 26963.13461538,
+    });
   });
 });
 
@@ -55,8 +104,17 @@ describe('binance perps', () => {
   test('aggTrade -> perp trade (m=false: taker bought)', () => {
     const t = first(parse(fixtureLine(FUT, 'btcusdt@aggTrade'), ctxFor('binance', 'market-0')), 'perp_trade');
     assert.deepEqual(t, {
-      venue: 'binance', symbol: 'BTCUSDT', ts: 1568693103463, receivedAt: RECEIVED_AT, id: 'binance:BTCUSDT:181349-181349', instrument: 'BTCUSDT',
-      tradeId: '181349-181349', side: 'buy', market: 'perp', price: 10223.74, size: 0.236,
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1568693103463,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:BTCUSDT:181349-181349',
+      instrument: 'BTCUSDT',
+      tradeId: '181349-181349',
+      side: 'buy',
+      market: 'perp',
+      price: 10223.74,
+      size: 0.236,
     });
     assertIgnored(parse(fixtureLine('binance/cryptofeed.jsonl', 'aggTrade'), ctxFor('binance', 'market-0')), 'untracked'); // SUSHI
   });
@@ -64,8 +122,18 @@ describe('binance perps', () => {
   test('markPrice@1s -> perp stats (mark, index, funding, next funding); T=0 -> null', () => {
     const s = first(parse(fixtureLine(FUT, 'btcusdt@markPrice@1s'), ctxFor('binance', 'market-0')), 'perp_stats');
     assert.deepEqual(s, {
-      venue: 'binance', symbol: 'BTCUSDT', ts: 1597536008000, receivedAt: RECEIVED_AT, id: 'binance:mark_price:BTCUSDT:1597536008000', instrument: 'BTCUSDT',
-      openInterest: null, openInterestUsd: null, fundingRate: 0.0001564, nextFundingTime: 1597564800000, markPrice: 11857.56, indexPrice: 11851.86949091,
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1597536008000,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:mark_price:BTCUSDT:1597536008000',
+      instrument: 'BTCUSDT',
+      openInterest: null,
+      openInterestUsd: null,
+      fundingRate: 0.0001564,
+      nextFundingTime: 1597564800000,
+      markPrice: 11857.56,
+      indexPrice: 11851.86949091,
     });
     assert.equal(first(parse(fixtureLine(FUT, '"btcusdt@markPrice"'), ctxFor('binance', 'market-0')), 'perp_stats').indexPrice, null);
     assertIgnored(parse(fixtureLine(FUT, 'btcbusd_210129@markPrice@1s'), ctxFor('binance', 'market-0')), 'untracked');
@@ -74,8 +142,15 @@ describe('binance perps', () => {
   test('forceOrder: S=BUY closes a short -> short liquidated; filled qty z, average price ap', () => {
     const l = first(parse(fixtureLine(FUT, 'forceOrder'), ctxFor('binance', 'market-0')), 'liquidation');
     assert.deepEqual(l, {
-      venue: 'binance', symbol: 'BTCUSDT', ts: 1584059031421, receivedAt: RECEIVED_AT, id: 'binance:liq:BTCUSDT:1584059031421:short:4706.04:0.014',
-      instrument: 'BTCUSDT', side: 'short', price: 4706.04, size: 0.014,
+      venue: 'binance',
+      symbol: 'BTCUSDT',
+      ts: 1584059031421,
+      receivedAt: RECEIVED_AT,
+      id: 'binance:liq:BTCUSDT:1584059031421:short:4706.04:0.014',
+      instrument: 'BTCUSDT',
+      side: 'short',
+      price: 4706.04,
+      size: 0.014,
     });
   });
 
@@ -121,19 +196,36 @@ describe('binance listings and subscriptions', () => {
     const p = parseBinancePerpsInfo(fixtureText('binance/exchangeInfo_fapi.json'), 1);
     assert.ok(o.ok && p.ok);
     const all = [...o.events, ...p.events].flatMap((e) => (e.type === 'instrument' ? [e.event] : []));
-    assert.deepEqual(all.map((i) => [i.instrument, i.kind, i.contractSize, i.expiry]), [
-      ['BTC-251219-89000-C', 'option', 1, 1766131200000],
-      ['BTCUSDT', 'perp', 1, null],
-    ]);
+    assert.deepEqual(
+      all.map((i) => [i.instrument, i.kind, i.contractSize, i.expiry]),
+      [
+        ['BTC-251219-89000-C', 'option', 1, 1766131200000],
+        ['BTCUSDT', 'perp', 1, null],
+      ],
+    );
     const plans = binanceConnector.connections(['BTCUSDT'], all);
-    const streams = (i: number): string[] => (plans[i]?.subscribeFrames ?? []).flatMap((f) => (JSON.parse(f) as { params: string[] }).params);
-    assert.deepEqual(plans.map((x) => [x.id, x.url]), [
-      ['public-0', 'wss://fstream.binance.com/public/stream'],
-      ['market-0', 'wss://fstream.binance.com/market/stream'],
-      ['spot-0', 'wss://stream.binance.com:9443/stream'],
-    ]);
+    const streams = (i: number): string[] =>
+      (plans[i]?.subscribeFrames ?? []).flatMap((f) => (JSON.parse(f) as { params: string[] }).params);
+    assert.deepEqual(
+      plans.map((x) => [x.id, x.url]),
+      [
+        ['public-0', 'wss://fstream.binance.com/public/stream'],
+        ['market-0', 'wss://fstream.binance.com/market/stream'],
+        ['spot-0', 'wss://stream.binance.com:9443/stream'],
+      ],
+    );
     assert.deepEqual(streams(0), ['btcusdt@optionTrade']);
-    assert.deepEqual(streams(1), ['btcusdt@optionMarkPrice', 'btcusdt@optionOpenInterest@251219', '!index@arr', 'btcusdt@aggTrade', 'btcusdt@markPrice@1s', 'btcusdt@forceOrder']);
-    assert.deepEqual(binanceConnector.pollers(['BTCUSDT'], all).map((x) => [x.url, x.intervalMs]), [['https://fapi.binance.com/fapi/v1/openInterest?symbol=BTCUSDT', 5000]]);
+    assert.deepEqual(streams(1), [
+      'btcusdt@optionMarkPrice',
+      'btcusdt@optionOpenInterest@251219',
+      '!index@arr',
+      'btcusdt@aggTrade',
+      'btcusdt@markPrice@1s',
+      'btcusdt@forceOrder',
+    ]);
+    assert.deepEqual(
+      binanceConnector.pollers(['BTCUSDT'], all).map((x) => [x.url, x.intervalMs]),
+      [['https://fapi.binance.com/fapi/v1/openInterest?symbol=BTCUSDT', 5000]],
+    );
   });
 });

@@ -4,7 +4,19 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import {
-  deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase,
+  deadLetter,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -35,7 +47,10 @@ export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResul
  * Trade rows in the stream's shape (`aggTrade` / `trade` objects: e, s, T, p, q, m and a or t), as the gap fill
  * rebuilds them from the REST trade lists; spot when `ctx.connection` starts with `spot`.
  */
-export function parseBinanceTradeRows(rows: readonly Obj[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+export function parseBinanceTradeRows(
+  rows: readonly Obj[],
+  ctx: ParserContext,
+): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
   const row: Row = { out: [], error: null };
   for (const d of rows) {
     trade(d, ctx, row);
@@ -105,14 +120,35 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
     row.out.push({
       type: 'option_trade',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price, priceCurrency: inst.quoteCurrency, priceUsd: price,
-        size, premiumUsd: mul(price, size), iv: null, indexPrice: null, underlyingPrice: null, block: str(d, 'X') === 'BLOCK',
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        tradeId,
+        side,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        price,
+        priceCurrency: inst.quoteCurrency,
+        priceUsd: price,
+        size,
+        premiumUsd: mul(price, size),
+        iv: null,
+        indexPrice: null,
+        underlyingPrice: null,
+        block: str(d, 'X') === 'BLOCK',
       },
     });
     return;
   }
   const spot = ctx.connection.startsWith('spot');
-  row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, market: spot ? 'spot' : 'perp', price, size } });
+  row.out.push({
+    type: spot ? 'spot_trade' : 'perp_trade',
+    event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, market: spot ? 'spot' : 'perp', price, size },
+  });
 }
 
 function perp(name: string | null, ctx: ParserContext): Instrument | null {
@@ -133,9 +169,18 @@ function markPriceUpdate(d: Obj, ctx: ParserContext, row: Row): void {
   row.out.push({
     type: 'perp_stats',
     event: {
-      venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'mark_price', inst.instrument, ts), instrument: inst.instrument,
-      openInterest: null, openInterestUsd: null, fundingRate: num(d, 'r'), nextFundingTime: next !== null && next > 0 ? next : null,
-      markPrice: num(d, 'p'), indexPrice: num(d, 'i'),
+      venue: VENUE,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, 'mark_price', inst.instrument, ts),
+      instrument: inst.instrument,
+      openInterest: null,
+      openInterestUsd: null,
+      fundingRate: num(d, 'r'),
+      nextFundingTime: next !== null && next > 0 ? next : null,
+      markPrice: num(d, 'p'),
+      indexPrice: num(d, 'i'),
     },
   });
 }
@@ -160,11 +205,25 @@ function forceOrder(d: Obj, ctx: ParserContext, row: Row): void {
   const side = s === 'SELL' ? 'long' : 'short';
   row.out.push({
     type: 'liquidation',
-    event: { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:liq:${inst.instrument}:${ts}:${side}:${price}:${qty}`, instrument: inst.instrument, side, price, size: mul(qty, inst.contractSize) },
+    event: {
+      venue: VENUE,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: `${VENUE}:liq:${inst.instrument}:${ts}:${side}:${price}:${qty}`,
+      instrument: inst.instrument,
+      side,
+      price,
+      size: mul(qty, inst.contractSize),
+    },
   });
 }
 
-function optionInstrument(d: Obj, ctx: ParserContext, row: Row): { inst: Instrument; ts: number; strike: number; expiry: number; optionType: 'call' | 'put' } | null {
+function optionInstrument(
+  d: Obj,
+  ctx: ParserContext,
+  row: Row,
+): { inst: Instrument; ts: number; strike: number; expiry: number; optionType: 'call' | 'put' } | null {
   const name = str(d, 's');
   const ts = num(d, 'E');
   if (name === null || ts === null) {
@@ -194,14 +253,33 @@ function optionMark(d: Obj, ctx: ParserContext, row: Row): void {
     return v === null ? null : mul(v, r.inst.contractSize);
   };
   const q = r.inst.quoteCurrency;
-  const book = tickerBook({ priceCurrency: q, bid: num(d, 'bo'), ask: num(d, 'ao'), bidSize: size('bq'), askSize: size('aq') }, usdPerUnit(q, indexPrice));
+  const book = tickerBook(
+    { priceCurrency: q, bid: num(d, 'bo'), ask: num(d, 'ao'), bidSize: size('bq'), askSize: size('aq') },
+    usdPerUnit(q, indexPrice),
+  );
   row.out.push({
     type: 'option_ticker',
     event: {
-      venue: VENUE, symbol: r.inst.symbol, ts: r.ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'mark_price', r.inst.instrument, r.ts), instrument: r.inst.instrument,
-      strike: r.strike, expiry: r.expiry, optionType: r.optionType,
-      markPrice: num(d, 'mp'), markIv: positive(d, 'vo'), bidIv: positive(d, 'b'), askIv: positive(d, 'a'),
-      delta: num(d, 'd'), gamma: num(d, 'g'), vega: num(d, 'v'), theta: num(d, 't'), openInterest: null, underlyingPrice: null, indexPrice,
+      venue: VENUE,
+      symbol: r.inst.symbol,
+      ts: r.ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, 'mark_price', r.inst.instrument, r.ts),
+      instrument: r.inst.instrument,
+      strike: r.strike,
+      expiry: r.expiry,
+      optionType: r.optionType,
+      markPrice: num(d, 'mp'),
+      markIv: positive(d, 'vo'),
+      bidIv: positive(d, 'b'),
+      askIv: positive(d, 'a'),
+      delta: num(d, 'd'),
+      gamma: num(d, 'g'),
+      vega: num(d, 'v'),
+      theta: num(d, 't'),
+      openInterest: null,
+      underlyingPrice: null,
+      indexPrice,
       ...book,
     },
   });
@@ -215,9 +293,26 @@ function optionOpenInterest(d: Obj, ctx: ParserContext, row: Row): void {
   row.out.push({
     type: 'option_ticker',
     event: {
-      venue: VENUE, symbol: r.inst.symbol, ts: r.ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'open_interest', r.inst.instrument, r.ts), instrument: r.inst.instrument,
-      strike: r.strike, expiry: r.expiry, optionType: r.optionType, markPrice: null, markIv: null, bidIv: null, askIv: null,
-      delta: null, gamma: null, vega: null, theta: null, openInterest: oi === null ? null : mul(oi, r.inst.contractSize), underlyingPrice: null, indexPrice: null,
+      venue: VENUE,
+      symbol: r.inst.symbol,
+      ts: r.ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, 'open_interest', r.inst.instrument, r.ts),
+      instrument: r.inst.instrument,
+      strike: r.strike,
+      expiry: r.expiry,
+      optionType: r.optionType,
+      markPrice: null,
+      markIv: null,
+      bidIv: null,
+      askIv: null,
+      delta: null,
+      gamma: null,
+      vega: null,
+      theta: null,
+      openInterest: oi === null ? null : mul(oi, r.inst.contractSize),
+      underlyingPrice: null,
+      indexPrice: null,
     },
   });
 }
@@ -233,5 +328,8 @@ function index(d: Obj, ctx: ParserContext, row: Row): void {
   const symbol = symbolForBase(name.replace(/USDT$|USDC$/, ''));
   if (symbol === null) return;
   ctx.indexPrices.set(symbol, value);
-  row.out.push({ type: 'index', event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', name, ts), kind: 'index', name, value } });
+  row.out.push({
+    type: 'index',
+    event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', name, ts), kind: 'index', name, value },
+  });
 }

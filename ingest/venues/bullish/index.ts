@@ -27,7 +27,13 @@ export function createBullishConnector(overrides: VenueUrls = {}): VenueConnecto
     venue: 'bullish',
     urls,
     instrumentRequests() {
-      return [{ id: 'bullish:markets', url: `${urls['rest'] ?? ''}/trading-api/v1/markets`, parse: restGuard((b, ctx) => parseBullishMarkets(b, ctx.receivedAt)) }];
+      return [
+        {
+          id: 'bullish:markets',
+          url: `${urls['rest'] ?? ''}/trading-api/v1/markets`,
+          parse: restGuard((b, ctx) => parseBullishMarkets(b, ctx.receivedAt)),
+        },
+      ];
     },
     connections(symbols, instruments) {
       const wanted = new Set<string>(symbols);
@@ -39,11 +45,28 @@ export function createBullishConnector(overrides: VenueUrls = {}): VenueConnecto
         assets.add(SYMBOL_BASE[i.symbol]);
       }
       if (names.length === 0) return [];
-      const plan = (id: string, path: string, frames: string[]): ConnectionPlan => ({ id, url: `${ws}${path}`, subscribeFrames: frames, heartbeat: HEARTBEAT });
+      const plan = (id: string, path: string, frames: string[]): ConnectionPlan => ({
+        id,
+        url: `${ws}${path}`,
+        subscribeFrames: frames,
+        heartbeat: HEARTBEAT,
+      });
       return [
-        plan('index', '/trading-api/v1/index-data', [...assets].map((a, n) => sub({ topic: 'indexPrice', assetSymbol: a }, n))),
-        plan('trades', '/trading-api/v1/market-data/trades', names.map((s, n) => sub({ topic: 'anonymousTrades', symbol: s }, n))),
-        plan('tick', '/trading-api/v1/market-data/tick', names.map((s, n) => sub({ topic: 'tick', symbol: s }, n))),
+        plan(
+          'index',
+          '/trading-api/v1/index-data',
+          [...assets].map((a, n) => sub({ topic: 'indexPrice', assetSymbol: a }, n)),
+        ),
+        plan(
+          'trades',
+          '/trading-api/v1/market-data/trades',
+          names.map((s, n) => sub({ topic: 'anonymousTrades', symbol: s }, n)),
+        ),
+        plan(
+          'tick',
+          '/trading-api/v1/market-data/tick',
+          names.map((s, n) => sub({ topic: 'tick', symbol: s }, n)),
+        ),
       ];
     },
     pollers() {

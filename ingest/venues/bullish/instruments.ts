@@ -10,12 +10,32 @@ import type { RestParseResult } from '../../connector/types.ts';
 const VENUE = 'bullish';
 const KINDS: Readonly<Record<string, InstrumentKind>> = { OPTION: 'option', PERPETUAL: 'perp' };
 
-function make(name: string, kind: InstrumentKind, base: string, quote: string, receivedAt: number, f: Partial<Instrument>): Instrument | null {
+function make(
+  name: string,
+  kind: InstrumentKind,
+  base: string,
+  quote: string,
+  receivedAt: number,
+  f: Partial<Instrument>,
+): Instrument | null {
   const symbol = symbolForBase(base);
   if (symbol === null) return null;
   return {
-    venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind, strike: null, expiry: null, optionType: null,
-    contractSize: 1, settlementCurrency: quote, quoteCurrency: quote, active: true, ...f,
+    venue: VENUE,
+    symbol,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    kind,
+    strike: null,
+    expiry: null,
+    optionType: null,
+    contractSize: 1,
+    settlementCurrency: quote,
+    quoteCurrency: quote,
+    active: true,
+    ...f,
   };
 }
 
@@ -36,7 +56,8 @@ export function bullishInstrumentFromName(name: string, receivedAt: number): Ins
 export function parseBullishMarkets(body: string, receivedAt: number): RestParseResult {
   const list = parseJson(body);
   if (list === undefined) return { ok: false, reason: 'malformed json' };
-  if (!Array.isArray(list)) return { ok: false, reason: isObj(list) ? `venue error: ${JSON.stringify(list).slice(0, 200)}` : 'markets body is not an array' };
+  if (!Array.isArray(list))
+    return { ok: false, reason: isObj(list) ? `venue error: ${JSON.stringify(list).slice(0, 200)}` : 'markets body is not an array' };
   const out: MarketEvent[] = [];
   for (const m of list) {
     if (!isObj(m)) return { ok: false, reason: 'market is not an object' };
@@ -53,7 +74,11 @@ export function parseBullishMarkets(body: string, receivedAt: number): RestParse
       contractSize: num(m, 'contractMultiplier') ?? 1,
       active: m['marketEnabled'] !== false,
       ...(kind === 'option'
-        ? { expiry: exp === null ? null : Date.parse(exp), strike: num(m, 'optionStrikePrice'), optionType: ot === 'CALL' ? 'call' : ot === 'PUT' ? 'put' : null }
+        ? {
+            expiry: exp === null ? null : Date.parse(exp),
+            strike: num(m, 'optionStrikePrice'),
+            optionType: ot === 'CALL' ? 'call' : ot === 'PUT' ? 'put' : null,
+          }
         : {}),
     });
     if (inst === null) continue;

@@ -5,7 +5,22 @@
  * `V1TAIndexPrice`. Timestamps are ms strings, or 19-digit ns strings: both -> ms.
  */
 import { lookupInstrument } from '../../connector/context.ts';
-import { arr, deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase } from '../../connector/parse-helpers.ts';
+import {
+  arr,
+  deadLetter,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
+} from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
@@ -31,7 +46,8 @@ export function parseBullishFrame(frame: string, ctx: ParserContext): ParseResul
     const err = obj(msg, 'error');
     if (err !== null) return ignored('venue_error', JSON.stringify(err).slice(0, 300));
     const result = obj(msg, 'result');
-    if (result !== null) return str(result, 'message') === 'Keep alive pong' ? ignored('pong') : ignored('ack', idOf(msg, 'id') ?? undefined);
+    if (result !== null)
+      return str(result, 'message') === 'Keep alive pong' ? ignored('pong') : ignored('ack', idOf(msg, 'id') ?? undefined);
     return deadLetter('unknown message (no dataType/result/error)');
   }
   if (dataType === 'V1TAHeartbeat') return ignored('heartbeat');
@@ -69,7 +85,15 @@ function trades(data: Obj, ctx: ParserContext, out: MarketEvent[]): string | nul
     const ts = bullishMs(t, 'createdAtTimestamp');
     const sd = str(t, 'side');
     const isTaker = t['isTaker'];
-    if (name === null || tradeId === null || price === null || qty === null || ts === null || (sd !== 'BUY' && sd !== 'SELL') || typeof isTaker !== 'boolean') {
+    if (
+      name === null ||
+      tradeId === null ||
+      price === null ||
+      qty === null ||
+      ts === null ||
+      (sd !== 'BUY' && sd !== 'SELL') ||
+      typeof isTaker !== 'boolean'
+    ) {
       return 'trade missing symbol/tradeId/price/quantity/createdAtTimestamp/side/isTaker';
     }
     const { inst, error } = instrumentOf(name, ctx);
@@ -86,11 +110,33 @@ function trades(data: Obj, ctx: ParserContext, out: MarketEvent[]): string | nul
       out.push({
         type: 'option_trade',
         event: {
-          venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-          priceCurrency: inst.quoteCurrency, priceUsd: price, premiumUsd: mul(price, size), iv: null, indexPrice: ctx.indexPrices.get(symbol) ?? null, underlyingPrice: null, block: false,
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          id,
+          instrument: name,
+          tradeId,
+          side,
+          price,
+          size,
+          strike: inst.strike,
+          expiry: inst.expiry,
+          optionType: inst.optionType,
+          priceCurrency: inst.quoteCurrency,
+          priceUsd: price,
+          premiumUsd: mul(price, size),
+          iv: null,
+          indexPrice: ctx.indexPrices.get(symbol) ?? null,
+          underlyingPrice: null,
+          block: false,
         },
       });
-    } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, size, market: 'perp' } });
+    } else if (inst.kind === 'perp')
+      out.push({
+        type: 'perp_trade',
+        event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, size, market: 'perp' },
+      });
   }
   return null;
 }
@@ -117,22 +163,60 @@ function ticker(d: Obj, ctx: ParserContext, out: MarketEvent[]): string | null {
     };
     const q = inst.quoteCurrency;
     const book = tickerBook(
-      { priceCurrency: q, bid: num(d, 'bestBid'), ask: num(d, 'bestAsk'), bidSize: qty('bidVolume'), askSize: qty('askVolume'), last: num(d, 'last'), volume24h: qty('baseVolume') },
+      {
+        priceCurrency: q,
+        bid: num(d, 'bestBid'),
+        ask: num(d, 'bestAsk'),
+        bidSize: qty('bidVolume'),
+        askSize: qty('askVolume'),
+        last: num(d, 'last'),
+        volume24h: qty('baseVolume'),
+      },
       usdPerUnit(q, indexPrice),
     );
     out.push({
       type: 'option_ticker',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'markPrice'), markIv: positive(d, 'impliedVolatility'),
-        bidIv: null, askIv: null, delta: num(d, 'delta'), gamma: num(d, 'gamma'), vega: num(d, 'vega'), theta: num(d, 'theta'), openInterest: coins,
-        underlyingPrice: null, indexPrice,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        markPrice: num(d, 'markPrice'),
+        markIv: positive(d, 'impliedVolatility'),
+        bidIv: null,
+        askIv: null,
+        delta: num(d, 'delta'),
+        gamma: num(d, 'gamma'),
+        vega: num(d, 'vega'),
+        theta: num(d, 'theta'),
+        openInterest: coins,
+        underlyingPrice: null,
+        indexPrice,
         ...book,
       },
     });
   } else if (inst.kind === 'perp') {
     out.push({
       type: 'perp_stats',
-      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, openInterest: coins, openInterestUsd: num(d, 'openInterestUSD'), fundingRate: num(d, 'fundingRate'), nextFundingTime: null, markPrice: num(d, 'markPrice'), indexPrice },
+      event: {
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        openInterest: coins,
+        openInterestUsd: num(d, 'openInterestUSD'),
+        fundingRate: num(d, 'fundingRate'),
+        nextFundingTime: null,
+        markPrice: num(d, 'markPrice'),
+        indexPrice,
+      },
     });
   }
   return null;
@@ -146,6 +230,18 @@ function indexPrice(d: Obj, ctx: ParserContext, out: MarketEvent[]): string | nu
   const symbol = symbolForBase(asset);
   if (symbol === null) return null;
   ctx.indexPrices.set(symbol, value);
-  out.push({ type: 'index', event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', asset, ts), kind: 'index', name: asset, value } });
+  out.push({
+    type: 'index',
+    event: {
+      venue: VENUE,
+      symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, 'index', asset, ts),
+      kind: 'index',
+      name: asset,
+      value,
+    },
+  });
   return null;
 }

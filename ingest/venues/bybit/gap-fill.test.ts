@@ -10,13 +10,39 @@ import { bybitInstrumentFromName } from './instruments.ts';
 import type { Instrument } from '#schemas/events.ts';
 
 const BODY = JSON.stringify({
-  retCode: 0, retMsg: 'OK',
-  result: { category: 'spot', list: [{ execId: '2100000000007764263', symbol: 'BTCUSDT', price: '16618.49', size: '0.00012', side: 'Buy', time: '1672052955758', isBlockTrade: false }] },
-  retExtInfo: {}, time: 1672053054358,
+  retCode: 0,
+  retMsg: 'OK',
+  result: {
+    category: 'spot',
+    list: [
+      {
+        execId: '2100000000007764263',
+        symbol: 'BTCUSDT',
+        price: '16618.49',
+        size: '0.00012',
+        side: 'Buy',
+        time: '1672052955758',
+        isBlockTrade: false,
+      },
+    ],
+  },
+  retExtInfo: {},
+  time: 1672053054358,
 });
 
 test('recent-trade rows -> perp trades on a linear request, spot trades on a spot request', () => {
-  const event = { venue: 'bybit', symbol: 'BTCUSDT', ts: 1672052955758, receivedAt: RECEIVED_AT, id: 'bybit:BTCUSDT:2100000000007764263', instrument: 'BTCUSDT', tradeId: '2100000000007764263', side: 'buy', price: 16618.49, size: 0.00012 };
+  const event = {
+    venue: 'bybit',
+    symbol: 'BTCUSDT',
+    ts: 1672052955758,
+    receivedAt: RECEIVED_AT,
+    id: 'bybit:BTCUSDT:2100000000007764263',
+    instrument: 'BTCUSDT',
+    tradeId: '2100000000007764263',
+    side: 'buy',
+    price: 16618.49,
+    size: 0.00012,
+  };
   const perp = parseRecentTradeRest(BODY, ctxFor('bybit', 'rest'));
   assert.ok(perp.ok);
   assert.deepEqual(perp.events, [{ type: 'perp_trade', event: { ...event, market: 'perp' } }]);
@@ -31,8 +57,13 @@ test('requests follow the connections that were down: option coins, linear contr
   const spec = bybitGapFill('R');
   const perp = bybitInstrumentFromName('BTCUSDT', 0);
   assert.ok(perp !== null);
-  const instruments: Instrument[] = [perp, { ...perp, kind: 'spot', quoteCurrency: 'USDT' }, { ...perp, kind: 'spot', instrument: 'BTCUSDC', quoteCurrency: 'USDC' }];
-  const urls = (connections: string[]): string[] => spec.requests(['BTCUSDT'], 0, 1, { connections: new Set(connections), instruments }).map((r) => r.url);
+  const instruments: Instrument[] = [
+    perp,
+    { ...perp, kind: 'spot', quoteCurrency: 'USDT' },
+    { ...perp, kind: 'spot', instrument: 'BTCUSDC', quoteCurrency: 'USDC' },
+  ];
+  const urls = (connections: string[]): string[] =>
+    spec.requests(['BTCUSDT'], 0, 1, { connections: new Set(connections), instruments }).map((r) => r.url);
   assert.deepEqual(urls(['option-1']), ['R/v5/market/recent-trade?category=option&baseCoin=BTC&limit=1000']);
   assert.deepEqual(urls(['linear']), ['R/v5/market/recent-trade?category=linear&symbol=BTCUSDT&limit=1000']);
   assert.deepEqual(urls(['spot']), ['R/v5/market/recent-trade?category=spot&symbol=BTCUSDT&limit=60']);

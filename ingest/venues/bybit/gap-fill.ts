@@ -17,7 +17,8 @@ export function parseRecentTradeRest(body: string, ctx: ParserContext, connectio
   if (!isObj(msg)) return { ok: false, reason: 'recent-trade: body is not a JSON object' };
   const result = obj(msg, 'result');
   const list = result === null ? null : result['list'];
-  if (msg['retCode'] !== 0 || !Array.isArray(list)) return { ok: false, reason: `recent-trade: retCode ${String(msg['retCode'])} ${String(msg['retMsg'] ?? '')}`.trim() };
+  if (msg['retCode'] !== 0 || !Array.isArray(list))
+    return { ok: false, reason: `recent-trade: retCode ${String(msg['retCode'])} ${String(msg['retMsg'] ?? '')}`.trim() };
   const parsed = parseBybitRecentTrades(list, connection === undefined ? ctx : { ...ctx, connection });
   return parsed.ok ? { ok: true, events: parsed.events, nextUrl: null } : { ok: false, reason: `recent-trade: ${parsed.reason}` };
 }
@@ -25,7 +26,10 @@ export function parseRecentTradeRest(body: string, ctx: ParserContext, connectio
 /** The listed, active linear contracts and USDT spot pairs of `symbols` (what the connections subscribe to). */
 function linearOf(instruments: readonly Instrument[], symbols: readonly MarketSymbol[], kind: 'perp' | 'spot'): string[] {
   return instruments
-    .filter((i) => i.venue === 'bybit' && i.kind === kind && i.active && symbols.includes(i.symbol) && (kind === 'perp' || i.quoteCurrency === 'USDT'))
+    .filter(
+      (i) =>
+        i.venue === 'bybit' && i.kind === kind && i.active && symbols.includes(i.symbol) && (kind === 'perp' || i.quoteCurrency === 'USDT'),
+    )
     .map((i) => i.instrument);
 }
 
@@ -36,17 +40,29 @@ export function bybitGapFill(rest: string): GapFillSpec {
       const out: RestRequest[] = [];
       if ([...scope.connections].some((c) => c.startsWith('option'))) {
         for (const base of new Set(symbols.map((s) => SYMBOL_BASE[s]))) {
-          out.push({ id: `bybit:gap-fill:${base}`, url: `${rest}/v5/market/recent-trade?category=option&baseCoin=${base}&limit=1000`, parse: (b, ctx) => parseRecentTradeRest(b, ctx) });
+          out.push({
+            id: `bybit:gap-fill:${base}`,
+            url: `${rest}/v5/market/recent-trade?category=option&baseCoin=${base}&limit=1000`,
+            parse: (b, ctx) => parseRecentTradeRest(b, ctx),
+          });
         }
       }
       if (scope.connections.has('linear')) {
         for (const s of linearOf(scope.instruments, symbols, 'perp')) {
-          out.push({ id: `bybit:gap-fill:linear:${s}`, url: `${rest}/v5/market/recent-trade?category=linear&symbol=${s}&limit=1000`, parse: (b, ctx) => parseRecentTradeRest(b, ctx) });
+          out.push({
+            id: `bybit:gap-fill:linear:${s}`,
+            url: `${rest}/v5/market/recent-trade?category=linear&symbol=${s}&limit=1000`,
+            parse: (b, ctx) => parseRecentTradeRest(b, ctx),
+          });
         }
       }
       if (scope.connections.has('spot')) {
         for (const s of linearOf(scope.instruments, symbols, 'spot')) {
-          out.push({ id: `bybit:gap-fill:spot:${s}`, url: `${rest}/v5/market/recent-trade?category=spot&symbol=${s}&limit=60`, parse: (b, ctx) => parseRecentTradeRest(b, ctx, 'spot') });
+          out.push({
+            id: `bybit:gap-fill:spot:${s}`,
+            url: `${rest}/v5/market/recent-trade?category=spot&symbol=${s}&limit=60`,
+            parse: (b, ctx) => parseRecentTradeRest(b, ctx, 'spot'),
+          });
         }
       }
       return out;

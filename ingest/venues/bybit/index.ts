@@ -55,7 +55,8 @@ export function createBybitConnector(overrides: VenueUrls = {}): VenueConnectorS
         if (i.kind === 'option') {
           optionBases.add(SYMBOL_BASE[i.symbol]);
           optionTickers.push(`tickers.${i.instrument}`);
-        } else if (i.kind === 'perp') linear.push(`publicTrade.${i.instrument}`, `tickers.${i.instrument}`, `allLiquidation.${i.instrument}`);
+        } else if (i.kind === 'perp')
+          linear.push(`publicTrade.${i.instrument}`, `tickers.${i.instrument}`, `allLiquidation.${i.instrument}`);
         else if (i.kind === 'spot' && i.quoteCurrency === 'USDT') spot.push(`publicTrade.${i.instrument}`);
       }
       const plans: ConnectionPlan[] = [];
@@ -77,4 +78,3 @@ export function createBybitConnector(overrides: VenueUrls = {}): VenueConnectorS
 }
 
 export const bybitConnector: VenueConnectorSpec = createBybitConnector();
-

@@ -17,16 +17,33 @@ describe('bybit instruments', () => {
     const { list, next } = listing('bybit/instruments_option.json');
     assert.equal(next, 'https://api.bybit.com/x?category=option&cursor=0%252C500');
     assert.deepEqual(list[1], {
-      venue: 'bybit', symbol: 'ETHUSDT', ts: 1740000000000, receivedAt: RECEIVED_AT, id: 'bybit:instrument:ETH-25JUN27-7000-P-USDT',
-      instrument: 'ETH-25JUN27-7000-P-USDT', kind: 'option', strike: 7000, expiry: Date.UTC(2027, 5, 25, 8), optionType: 'put',
-      contractSize: 1, settlementCurrency: 'USDT', quoteCurrency: 'USDT', active: true,
+      venue: 'bybit',
+      symbol: 'ETHUSDT',
+      ts: 1740000000000,
+      receivedAt: RECEIVED_AT,
+      id: 'bybit:instrument:ETH-25JUN27-7000-P-USDT',
+      instrument: 'ETH-25JUN27-7000-P-USDT',
+      kind: 'option',
+      strike: 7000,
+      expiry: Date.UTC(2027, 5, 25, 8),
+      optionType: 'put',
+      contractSize: 1,
+      settlementCurrency: 'USDT',
+      quoteCurrency: 'USDT',
+      active: true,
     });
   });
 
   test('linear listing: perps and futures of tracked coins; LTC skipped', () => {
     const { list, next } = listing('bybit/instruments_linear.json');
     assert.equal(next, null);
-    assert.deepEqual(list.map((i) => [i.instrument, i.kind, i.expiry]), [['BTCUSDT', 'perp', null], ['BTC-27DEC24', 'future', 1735286400000]]);
+    assert.deepEqual(
+      list.map((i) => [i.instrument, i.kind, i.expiry]),
+      [
+        ['BTCUSDT', 'perp', null],
+        ['BTC-27DEC24', 'future', 1735286400000],
+      ],
+    );
   });
 
   test('connections: options by base coin + tickers, linear trades/tickers/liquidations, spot; 10 args per frame', () => {
@@ -36,13 +53,15 @@ describe('bybit instruments', () => {
       ...listing('bybit/instruments_spot.json').list,
     ];
     const plans = bybitConnector.connections(['BTCUSDT', 'ETHUSDT'], all);
-    const args = (i: number): string[] =>
-      (plans[i]?.subscribeFrames ?? []).flatMap((f) => (JSON.parse(f) as { args: string[] }).args);
-    assert.deepEqual(plans.map((p) => [p.id, p.url]), [
-      ['option-0', 'wss://stream.bybit.com/v5/public/option'],
-      ['linear', 'wss://stream.bybit.com/v5/public/linear'],
-      ['spot', 'wss://stream.bybit.com/v5/public/spot'],
-    ]);
+    const args = (i: number): string[] => (plans[i]?.subscribeFrames ?? []).flatMap((f) => (JSON.parse(f) as { args: string[] }).args);
+    assert.deepEqual(
+      plans.map((p) => [p.id, p.url]),
+      [
+        ['option-0', 'wss://stream.bybit.com/v5/public/option'],
+        ['linear', 'wss://stream.bybit.com/v5/public/linear'],
+        ['spot', 'wss://stream.bybit.com/v5/public/spot'],
+      ],
+    );
     assert.deepEqual(args(0), ['publicTrade.BTC', 'publicTrade.ETH', 'tickers.BTC-27DEC24-100000-C', 'tickers.ETH-25JUN27-7000-P-USDT']);
     assert.deepEqual(args(1), ['publicTrade.BTCUSDT', 'tickers.BTCUSDT', 'allLiquidation.BTCUSDT']);
     assert.deepEqual(args(2), ['publicTrade.BTCUSDT']);
@@ -56,7 +75,10 @@ describe('bybit instruments', () => {
       return i;
     });
     const plans = bybitConnector.connections(['BTCUSDT'], many);
-    assert.deepEqual(plans.map((p) => p.id), ['option-0', 'option-1']);
+    assert.deepEqual(
+      plans.map((p) => p.id),
+      ['option-0', 'option-1'],
+    );
     assert.equal(plans[0]?.subscribeFrames.length, 200);
     for (const f of plans[0]?.subscribeFrames ?? []) assert.ok((JSON.parse(f) as { args: string[] }).args.length <= 10);
   });
@@ -65,6 +87,9 @@ describe('bybit instruments', () => {
     const sandbox = createBybitConnector({ option: 'ws://127.0.0.1:9999/v5/public/option', rest: 'http://127.0.0.1:9998' });
     const plans = sandbox.connections(['BTCUSDT'], listing('bybit/instruments_option.json').list);
     assert.equal(plans[0]?.url, 'ws://127.0.0.1:9999/v5/public/option');
-    assert.equal(sandbox.instrumentRequests(['BTCUSDT'])[0]?.url, 'http://127.0.0.1:9998/v5/market/instruments-info?category=option&baseCoin=BTC&limit=1000');
+    assert.equal(
+      sandbox.instrumentRequests(['BTCUSDT'])[0]?.url,
+      'http://127.0.0.1:9998/v5/market/instruments-info?category=option&baseCoin=BTC&limit=1000',
+    );
   });
 });

@@ -9,16 +9,42 @@ const VENUE = 'bybit';
 /** Name fallback. Options: contract = 1 coin. A plain pair name is taken as a linear perp. */
 export function bybitInstrumentFromName(name: string, receivedAt: number): Instrument | null {
   const o = parseBybitOptionName(name);
-  const common = { venue: VENUE, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, contractSize: 1, active: true } as const;
+  const common = {
+    venue: VENUE,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    contractSize: 1,
+    active: true,
+  } as const;
   if (o !== null) {
     const symbol = symbolForBase(o.base);
     if (symbol === null) return null;
-    return { ...common, symbol, kind: 'option', strike: o.strike, expiry: o.expiry, optionType: o.optionType, settlementCurrency: o.settle, quoteCurrency: o.settle };
+    return {
+      ...common,
+      symbol,
+      kind: 'option',
+      strike: o.strike,
+      expiry: o.expiry,
+      optionType: o.optionType,
+      settlementCurrency: o.settle,
+      quoteCurrency: o.settle,
+    };
   }
   const l = bybitLinearBase(name);
   const symbol = l === null ? null : symbolForBase(l.base);
   if (l === null || symbol === null) return null;
-  return { ...common, symbol, kind: 'perp', strike: null, expiry: null, optionType: null, settlementCurrency: l.quote, quoteCurrency: l.quote };
+  return {
+    ...common,
+    symbol,
+    kind: 'perp',
+    strike: null,
+    expiry: null,
+    optionType: null,
+    settlementCurrency: l.quote,
+    quoteCurrency: l.quote,
+  };
 }
 
 function kindOf(category: string, item: Record<string, unknown>): InstrumentKind | null {

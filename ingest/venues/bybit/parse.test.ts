@@ -90,7 +90,10 @@ describe('bybit option tickers', () => {
   test('ask 0 / askIv 0 means no ask: null', () => {
     const t = first(parse(fixtureLine(OPT, 'tickers.ETH-30JUN23-200-P'), ctxFor('bybit', 'option-0')), 'option_ticker');
     assert.equal(t.askIv, null);
-    assert.deepEqual([t.askPrice, t.askSize, t.askPriceUsd, t.bidPrice, t.bidSize, t.lastPrice, t.volume24h], [null, null, null, 0.1, 5, 1, 0]);
+    assert.deepEqual(
+      [t.askPrice, t.askSize, t.askPriceUsd, t.bidPrice, t.bidSize, t.lastPrice, t.volume24h],
+      [null, null, null, 0.1, 5, 1, 0],
+    );
     assert.equal(t.bidIv, 1.4744);
     assert.equal(t.openInterest, 231.5);
     assert.equal(t.underlyingPrice, 1886.16);
@@ -101,9 +104,17 @@ describe('bybit linear perps', () => {
   test('publicTrade.BTCUSDT on the linear connection -> perp trade', () => {
     const t = first(parse(fixtureLine('bybit/docs.jsonl', 'publicTrade.BTCUSDT'), ctxFor('bybit', 'linear')), 'perp_trade');
     assert.deepEqual(t, {
-      venue: 'bybit', symbol: 'BTCUSDT', ts: 1672304486865, receivedAt: RECEIVED_AT,
-      id: 'bybit:BTCUSDT:20f43950-d8dd-5b31-9112-a178eb6023af', instrument: 'BTCUSDT',
-      tradeId: '20f43950-d8dd-5b31-9112-a178eb6023af', market: 'perp', price: 16578.5, size: 0.001, side: 'buy',
+      venue: 'bybit',
+      symbol: 'BTCUSDT',
+      ts: 1672304486865,
+      receivedAt: RECEIVED_AT,
+      id: 'bybit:BTCUSDT:20f43950-d8dd-5b31-9112-a178eb6023af',
+      instrument: 'BTCUSDT',
+      tradeId: '20f43950-d8dd-5b31-9112-a178eb6023af',
+      market: 'perp',
+      price: 16578.5,
+      size: 0.001,
+      side: 'buy',
     });
   });
 
@@ -111,10 +122,18 @@ describe('bybit linear perps', () => {
     const ctx = ctxFor('bybit', 'linear');
     const s = first(parse(fixtureLine(V5, 'tickers.BTCUSDT'), ctx), 'perp_stats');
     assert.deepEqual(s, {
-      venue: 'bybit', symbol: 'BTCUSDT', ts: 1680673821770, receivedAt: RECEIVED_AT,
-      id: 'bybit:perp_stats:BTCUSDT:1680673821770', instrument: 'BTCUSDT',
-      openInterest: 52774.528, openInterestUsd: 1506861070.82, fundingRate: 0.0001,
-      nextFundingTime: 1680681600000, markPrice: 28552.81, indexPrice: 28562.25,
+      venue: 'bybit',
+      symbol: 'BTCUSDT',
+      ts: 1680673821770,
+      receivedAt: RECEIVED_AT,
+      id: 'bybit:perp_stats:BTCUSDT:1680673821770',
+      instrument: 'BTCUSDT',
+      openInterest: 52774.528,
+      openInterestUsd: 1506861070.82,
+      fundingRate: 0.0001,
+      nextFundingTime: 1680681600000,
+      markPrice: 28552.81,
+      indexPrice: 28562.25,
     });
     const d = first(parse(fixtureLine('bybit/derived.jsonl', 'tickers.BTCUSDT'), ctx), 'perp_stats');
     assert.equal(d.ts, 1680673821870);
@@ -136,8 +155,15 @@ describe('bybit linear perps', () => {
   test('allLiquidation: S=Buy -> long liquidated, S=Sell -> short', () => {
     const [a, b] = only(parse(fixtureLine('bybit/derived.jsonl', 'allLiquidation.BTCUSDT'), ctxFor('bybit', 'linear')), 'liquidation');
     assert.deepEqual(a, {
-      venue: 'bybit', symbol: 'BTCUSDT', ts: 1740480207110, receivedAt: RECEIVED_AT,
-      id: 'bybit:liq:BTCUSDT:1740480207110:long:91234.5:0.25', instrument: 'BTCUSDT', side: 'long', price: 91234.5, size: 0.25,
+      venue: 'bybit',
+      symbol: 'BTCUSDT',
+      ts: 1740480207110,
+      receivedAt: RECEIVED_AT,
+      id: 'bybit:liq:BTCUSDT:1740480207110:long:91234.5:0.25',
+      instrument: 'BTCUSDT',
+      side: 'long',
+      price: 91234.5,
+      size: 0.25,
     });
     assert.equal(b?.side, 'short');
   });
@@ -148,9 +174,17 @@ describe('bybit spot', () => {
     const list = only(parse(fixtureLine('bybit/tardis_spot_v5.jsonl', 'publicTrade.BTCUSDT'), ctxFor('bybit', 'spot')), 'spot_trade');
     assert.ok(list.length > 1);
     assert.deepEqual(list[0], {
-      venue: 'bybit', symbol: 'BTCUSDT', ts: 1680652847524, receivedAt: RECEIVED_AT,
-      id: 'bybit:BTCUSDT:2290000000050703789', instrument: 'BTCUSDT', tradeId: '2290000000050703789',
-      market: 'spot', price: 28165.38, size: 0.041732, side: 'sell',
+      venue: 'bybit',
+      symbol: 'BTCUSDT',
+      ts: 1680652847524,
+      receivedAt: RECEIVED_AT,
+      id: 'bybit:BTCUSDT:2290000000050703789',
+      instrument: 'BTCUSDT',
+      tradeId: '2290000000050703789',
+      market: 'spot',
+      price: 28165.38,
+      size: 0.041732,
+      side: 'sell',
     });
     const usdc = first(parse(fixtureLine('bybit/tardis_spot_v5.jsonl', 'publicTrade.BTCUSDC'), ctxFor('bybit', 'spot')), 'spot_trade');
     assert.equal(usdc.symbol, 'BTCUSDT'); // BTC against a USD stablecoin
@@ -174,7 +208,10 @@ describe('bybit control, unknown and broken frames', () => {
     assertDeadLetter(parse('null', ctxFor('bybit')), /not a JSON object/);
     assertDeadLetter(parse('{"op":"weird"}', ctxFor('bybit')), /unknown message: weird/);
     assertDeadLetter(parse('{"topic":"publicTrade.BTC","data":[{"s":"BTC-28APR23-29500-C"}]}', ctxFor('bybit')), /trade missing/);
-    assertDeadLetter(parse('{"topic":"publicTrade.BTC","data":[{"s":"???","i":"1","T":1,"p":"1","v":"1","S":"Buy"}]}', ctxFor('bybit')), /unparseable symbol/);
+    assertDeadLetter(
+      parse('{"topic":"publicTrade.BTC","data":[{"s":"???","i":"1","T":1,"p":"1","v":"1","S":"Buy"}]}', ctxFor('bybit')),
+      /unparseable symbol/,
+    );
     assertDeadLetter(parse('{"topic":"tickers.BTCUSDT","data":"x"}', ctxFor('bybit')), /not an object/);
   });
 });

@@ -5,7 +5,19 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import {
-  deadLetter, events, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, parseJson, positive, rowId, str,
+  deadLetter,
+  events,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  isUsd,
+  mul,
+  num,
+  parseJson,
+  positive,
+  rowId,
+  str,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -43,7 +55,9 @@ function control(msg: Obj): ParseResult {
   if (op === null && str(msg, 'type') === 'COMMAND_RESP') {
     const data = isObj(msg['data']) ? msg['data'] : null;
     const failed = data !== null && Array.isArray(data['failTopics']) ? data['failTopics'].length : 0;
-    return msg['success'] === false || failed > 0 ? ignored('venue_error', `${str(msg, 'ret_msg') ?? ''} failTopics: ${JSON.stringify(data?.['failTopics'] ?? [])}`) : ignored('ack', 'subscribe');
+    return msg['success'] === false || failed > 0
+      ? ignored('venue_error', `${str(msg, 'ret_msg') ?? ''} failTopics: ${JSON.stringify(data?.['failTopics'] ?? [])}`)
+      : ignored('ack', 'subscribe');
   }
   if (op === 'pong' || (op === 'ping' && str(msg, 'ret_msg') === 'pong')) return ignored('pong');
   if (op === 'subscribe' || op === 'unsubscribe') {
@@ -69,9 +83,26 @@ function isOptionName(name: string): boolean {
  * /v5/market/recent-trade rows (category option; gap fill): mapped to the publicTrade fields and read by the same
  * trade mapper. The events, or the reason the rows could not be read.
  */
-export function parseBybitRecentTrades(rows: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+export function parseBybitRecentTrades(
+  rows: readonly unknown[],
+  ctx: ParserContext,
+): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
   const wsRows = rows.map((r) =>
-    isObj(r) ? { i: r['execId'], T: Number(r['time']), p: r['price'], v: r['size'], S: r['side'], s: r['symbol'], BT: r['isBlockTrade'] === true, mP: r['mP'], iP: r['iP'], mIv: r['mIv'], iv: r['iv'] } : r,
+    isObj(r)
+      ? {
+          i: r['execId'],
+          T: Number(r['time']),
+          p: r['price'],
+          v: r['size'],
+          S: r['side'],
+          s: r['symbol'],
+          BT: r['isBlockTrade'] === true,
+          mP: r['mP'],
+          iP: r['iP'],
+          mIv: r['mIv'],
+          iv: r['iv'],
+        }
+      : r,
   );
   const parsed = trades(wsRows, 'recent-trade', ctx);
   if (parsed.outcome === 'dead_letter') return { ok: false, reason: parsed.reason };
@@ -101,7 +132,8 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
     const receivedAt = ctx.receivedAt;
     const tid = `${VENUE}:${name}:${id}`;
     if (inst.kind === 'option') {
-      if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
+      if (inst.strike === null || inst.expiry === null || inst.optionType === null)
+        return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
       if (!isUsd(inst.quoteCurrency)) return deadLetter(`unexpected option quote currency ${inst.quoteCurrency}`, topic);
       const coins = mul(size, inst.contractSize);
       const indexPrice = num(t, 'iP');
@@ -135,7 +167,19 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
       const market = spot ? 'spot' : 'perp';
       out.push({
         type: spot ? 'spot_trade' : 'perp_trade',
-        event: { venue: VENUE, symbol, ts, receivedAt, id: tid, instrument: name, tradeId: id, market, price, size: mul(size, inst.contractSize), side },
+        event: {
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          id: tid,
+          instrument: name,
+          tradeId: id,
+          market,
+          price,
+          size: mul(size, inst.contractSize),
+          side,
+        },
       });
     }
   }
@@ -201,7 +245,8 @@ function perpTickerState(prev: Obj | undefined, d: Obj): Record<string, unknown>
 }
 
 function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: ParserContext): ParseResult {
-  if (inst.strike === null || inst.expiry === null || inst.optionType === null) return deadLetter(`instrument ${name} lacks strike/expiry/type`, `tickers.${name}`);
+  if (inst.strike === null || inst.expiry === null || inst.optionType === null)
+    return deadLetter(`instrument ${name} lacks strike/expiry/type`, `tickers.${name}`);
   const indexPrice = num(d, 'indexPrice');
   if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
   const oi = num(d, 'openInterest');
@@ -210,7 +255,15 @@ function optionTicker(d: Obj, name: string, inst: Instrument, ts: number, ctx: P
     return v === null ? null : mul(v, inst.contractSize);
   };
   const book = tickerBook(
-    { priceCurrency: inst.quoteCurrency, bid: num(d, 'bidPrice'), ask: num(d, 'askPrice'), bidSize: coins('bidSize'), askSize: coins('askSize'), last: num(d, 'lastPrice'), volume24h: coins('volume24h') },
+    {
+      priceCurrency: inst.quoteCurrency,
+      bid: num(d, 'bidPrice'),
+      ask: num(d, 'askPrice'),
+      bidSize: coins('bidSize'),
+      askSize: coins('askSize'),
+      last: num(d, 'lastPrice'),
+      volume24h: coins('volume24h'),
+    },
     usdPerUnit(inst.quoteCurrency, indexPrice),
   );
   return events([
@@ -277,4 +330,3 @@ function liquidations(data: readonly unknown[], topic: string, ctx: ParserContex
   }
   return eventsOrUntracked(out, topic);
 }
-

@@ -26,7 +26,13 @@ export function createDeltaConnector(venue: DeltaVenue, overrides: VenueUrls = {
     venue,
     urls,
     instrumentRequests() {
-      return [{ id: `${venue}:products`, url: productsUrl, parse: restGuard((b, ctx) => parseDeltaProducts(venue, b, ctx.receivedAt, productsUrl)) }];
+      return [
+        {
+          id: `${venue}:products`,
+          url: productsUrl,
+          parse: restGuard((b, ctx) => parseDeltaProducts(venue, b, ctx.receivedAt, productsUrl)),
+        },
+      ];
     },
     connections(symbols, instruments) {
       const wanted = new Set<string>(symbols);
@@ -42,9 +48,17 @@ export function createDeltaConnector(venue: DeltaVenue, overrides: VenueUrls = {
       if (tradeSymbols.length > 0) channels.push({ name: 'trades', symbols: tradeSymbols });
       const tickerSymbols = [...chains, ...perps];
       if (tickerSymbols.length > 0) channels.push({ name: 'ticker', symbols: tickerSymbols });
-      if (perps.length > 0) channels.push({ name: 'funding_rate', symbols: perps }, { name: 'mark_price', symbols: perps.map((p) => `MARK:${p}`) });
+      if (perps.length > 0)
+        channels.push({ name: 'funding_rate', symbols: perps }, { name: 'mark_price', symbols: perps.map((p) => `MARK:${p}`) });
       if (channels.length === 0) return [];
-      return [{ id: 'public', url: urls['ws'] ?? '', subscribeFrames: [JSON.stringify({ type: 'subscribe', payload: { channels } })], heartbeat: HEARTBEAT }];
+      return [
+        {
+          id: 'public',
+          url: urls['ws'] ?? '',
+          subscribeFrames: [JSON.stringify({ type: 'subscribe', payload: { channels } })],
+          heartbeat: HEARTBEAT,
+        },
+      ];
     },
     pollers() {
       return [];

@@ -51,8 +51,19 @@ export function parseDeltaProducts(venue: Venue, body: string, receivedAt: numbe
     out.push({
       type: 'instrument',
       event: {
-        venue, symbol, ts: receivedAt, receivedAt, id: `${venue}:instrument:${name}`, instrument: name, kind, strike, expiry,
-        optionType: kind !== 'option' ? null : type === 'call_options' ? 'call' : 'put', contractSize: cv, settlementCurrency: settle, quoteCurrency: quote,
+        venue,
+        symbol,
+        ts: receivedAt,
+        receivedAt,
+        id: `${venue}:instrument:${name}`,
+        instrument: name,
+        kind,
+        strike,
+        expiry,
+        optionType: kind !== 'option' ? null : type === 'call_options' ? 'call' : 'put',
+        contractSize: cv,
+        settlementCurrency: settle,
+        quoteCurrency: quote,
         active: (str(p, 'state') ?? 'live') === 'live',
       },
     });

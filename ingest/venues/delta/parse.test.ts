@@ -30,10 +30,25 @@ describe('delta products and subscriptions', () => {
     const r = parseDeltaProducts('delta_india', fixtureText('delta/products.json'), RECEIVED_AT, URL);
     assert.ok(r.ok);
     const list = r.events.flatMap((e) => (e.type === 'instrument' ? [e.event] : []));
-    assert.deepEqual(list.map((i) => i.instrument), ['BTCUSD', 'C-BTC-90000-310326', 'P-BTC-80000-310326', 'ETHUSD']);
+    assert.deepEqual(
+      list.map((i) => i.instrument),
+      ['BTCUSD', 'C-BTC-90000-310326', 'P-BTC-80000-310326', 'ETHUSD'],
+    );
     assert.deepEqual(list[1], {
-      venue: 'delta_india', symbol: 'BTCUSDT', ts: RECEIVED_AT, receivedAt: RECEIVED_AT, id: 'delta_india:instrument:C-BTC-90000-310326', instrument: 'C-BTC-90000-310326',
-      kind: 'option', strike: 90000, expiry: Date.UTC(2026, 2, 31, 12), optionType: 'call', contractSize: 0.001, settlementCurrency: 'USD', quoteCurrency: 'USD', active: true,
+      venue: 'delta_india',
+      symbol: 'BTCUSDT',
+      ts: RECEIVED_AT,
+      receivedAt: RECEIVED_AT,
+      id: 'delta_india:instrument:C-BTC-90000-310326',
+      instrument: 'C-BTC-90000-310326',
+      kind: 'option',
+      strike: 90000,
+      expiry: Date.UTC(2026, 2, 31, 12),
+      optionType: 'call',
+      contractSize: 0.001,
+      settlementCurrency: 'USD',
+      quoteCurrency: 'USD',
+      active: true,
     });
     assert.equal(r.nextUrl, `${URL}&after=g3QAAAACZAAKY3JlYXRlZF9hdHQAAAAN`);
     assert.equal(parseDeltaProducts('delta_india', '{"success":false,"error":{"code":"x"}}', 1, URL).ok, false);
@@ -56,7 +71,10 @@ describe('delta products and subscriptions', () => {
       },
     });
     assert.deepEqual(deltaConnector.urls, { ws: 'wss://socket.delta.exchange', rest: 'https://api.delta.exchange' });
-    assert.equal(createDeltaConnector('delta', { ws: 'ws://x' }).connections(['ETHUSDT'], [...listedCtx('delta').instruments.values()])[0]?.url, 'ws://x');
+    assert.equal(
+      createDeltaConnector('delta', { ws: 'ws://x' }).connections(['ETHUSDT'], [...listedCtx('delta').instruments.values()])[0]?.url,
+      'ws://x',
+    );
     assert.equal(deltaConnector.venue, 'delta');
   });
 });
@@ -66,18 +84,33 @@ describe('delta trades', () => {
     const t = first(parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), listedCtx()), 'perp_trade');
     const h = hash32('BTCUSD|1775800366578410|72141.5|1|m');
     assert.deepEqual(t, {
-      venue: 'delta_india', symbol: 'BTCUSDT', ts: 1775800366578, receivedAt: RECEIVED_AT, id: `delta_india:BTCUSD:1775800366578410:${h}`, instrument: 'BTCUSD',
-      tradeId: `1775800366578410:${h}`, side: 'sell', price: 72141.5, size: 0.001, market: 'perp',
+      venue: 'delta_india',
+      symbol: 'BTCUSDT',
+      ts: 1775800366578,
+      receivedAt: RECEIVED_AT,
+      id: `delta_india:BTCUSD:1775800366578410:${h}`,
+      instrument: 'BTCUSD',
+      tradeId: `1775800366578410:${h}`,
+      side: 'sell',
+      price: 72141.5,
+      size: 0.001,
+      market: 'perp',
     });
   });
 
   test('option trade: r=t -> taker buy, 250 contracts × 0.001 = 0.25 BTC, USD premium', () => {
     const t = first(parse(fixtureLine('delta/docs.jsonl', '"sy":"C-BTC-90000-310326"'), listedCtx()), 'option_trade');
-    assert.deepEqual([t.side, t.size, t.price, t.priceUsd, t.premiumUsd, t.expiry, t.ts], ['buy', 0.25, 1520.5, 1520.5, 380.125, Date.UTC(2026, 2, 31, 12), 1775800366600]);
+    assert.deepEqual(
+      [t.side, t.size, t.price, t.priceUsd, t.premiumUsd, t.expiry, t.ts],
+      ['buy', 0.25, 1520.5, 1520.5, 380.125, Date.UTC(2026, 2, 31, 12), 1775800366600],
+    );
   });
 
   test('global venue tags its events delta', () => {
-    const t = first(deltaConnector.parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), listedCtx('delta')), 'perp_trade');
+    const t = first(
+      deltaConnector.parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), listedCtx('delta')),
+      'perp_trade',
+    );
     assert.equal(t.venue, 'delta');
   });
 });
@@ -87,14 +120,51 @@ describe('delta ticker, funding, mark price', () => {
     const r = parse(fixtureLine('delta/docs.jsonl', '"sy":"BTC-310326"'), listedCtx());
     assert.equal(r.outcome, 'events');
     const ev = r.ok ? r.events : [];
-    assert.deepEqual(ev[0], { type: 'index', event: { venue: 'delta_india', symbol: 'BTCUSDT', ts: 1775800370000, receivedAt: RECEIVED_AT, id: 'delta_india:index:BTCUSD:1775800370000', kind: 'index', name: 'BTCUSD', value: 72150.25 } });
+    assert.deepEqual(ev[0], {
+      type: 'index',
+      event: {
+        venue: 'delta_india',
+        symbol: 'BTCUSDT',
+        ts: 1775800370000,
+        receivedAt: RECEIVED_AT,
+        id: 'delta_india:index:BTCUSD:1775800370000',
+        kind: 'index',
+        name: 'BTCUSD',
+        value: 72150.25,
+      },
+    });
     assert.deepEqual(ev[1]?.event, {
-      venue: 'delta_india', symbol: 'BTCUSDT', ts: 1775800370000, receivedAt: RECEIVED_AT, id: 'delta_india:ticker:C-BTC-90000-310326:1775800370000', instrument: 'C-BTC-90000-310326',
-      strike: 90000, expiry: Date.UTC(2026, 2, 31, 12), optionType: 'call', markPrice: 1525.75, markIv: 0.455, bidIv: 0.4488, askIv: 0.4612,
-      delta: 0.2512, gamma: 0.00002345, vega: 45.75, theta: -85.25, openInterest: 18.947, underlyingPrice: null, indexPrice: 72150.25,
+      venue: 'delta_india',
+      symbol: 'BTCUSDT',
+      ts: 1775800370000,
+      receivedAt: RECEIVED_AT,
+      id: 'delta_india:ticker:C-BTC-90000-310326:1775800370000',
+      instrument: 'C-BTC-90000-310326',
+      strike: 90000,
+      expiry: Date.UTC(2026, 2, 31, 12),
+      optionType: 'call',
+      markPrice: 1525.75,
+      markIv: 0.455,
+      bidIv: 0.4488,
+      askIv: 0.4612,
+      delta: 0.2512,
+      gamma: 0.00002345,
+      vega: 45.75,
+      theta: -85.25,
+      openInterest: 18.947,
+      underlyingPrice: null,
+      indexPrice: 72150.25,
       // q ["1530","120","1515","300"]: ask 1530 × 120 contracts, bid 1515 × 300 contracts; × 0.001 BTC; ohlc close 1525
-      priceCurrency: 'USD', bidPrice: 1515, askPrice: 1530, bidPriceUsd: 1515, askPriceUsd: 1530, bidSize: 0.3, askSize: 0.12,
-      lastPrice: 1525, lastPriceUsd: 1525, volume24h: null,
+      priceCurrency: 'USD',
+      bidPrice: 1515,
+      askPrice: 1530,
+      bidPriceUsd: 1515,
+      askPriceUsd: 1530,
+      bidSize: 0.3,
+      askSize: 0.12,
+      lastPrice: 1525,
+      lastPriceUsd: 1525,
+      volume24h: null,
     });
     const put = ev[2]?.event;
     assert.ok(put !== undefined && 'markIv' in put);
@@ -106,8 +176,18 @@ describe('delta ticker, funding, mark price', () => {
   test('perp ticker: oi coins, mark, spot; the perp row IV is ignored', () => {
     const [, s] = eventsOf(parse(fixtureLine('delta/docs.jsonl', '"sy":"BTCUSD","sp"'), listedCtx()));
     assert.deepEqual(s, {
-      venue: 'delta_india', symbol: 'BTCUSDT', ts: 1788725367575, receivedAt: RECEIVED_AT, id: 'delta_india:ticker:BTCUSD:1788725367575', instrument: 'BTCUSD',
-      openInterest: 876.85, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: 79750.5, indexPrice: 79777.5,
+      venue: 'delta_india',
+      symbol: 'BTCUSDT',
+      ts: 1788725367575,
+      receivedAt: RECEIVED_AT,
+      id: 'delta_india:ticker:BTCUSD:1788725367575',
+      instrument: 'BTCUSD',
+      openInterest: 876.85,
+      openInterestUsd: null,
+      fundingRate: null,
+      nextFundingTime: null,
+      markPrice: 79750.5,
+      indexPrice: 79777.5,
     });
   });
 
@@ -115,7 +195,10 @@ describe('delta ticker, funding, mark price', () => {
     const f = first(parse(fixtureLine('delta/docs.jsonl', '"type":"funding_rate"'), listedCtx()), 'perp_stats');
     assert.deepEqual([f.fundingRate, f.nextFundingTime, f.ts, f.markPrice], [0.0001, 1775808000000, 1775800370000, null]);
     const m = first(parse(fixtureLine('delta/docs.jsonl', '"type":"mark_price"'), listedCtx()), 'perp_stats');
-    assert.deepEqual([m.markPrice, m.instrument, m.fundingRate, m.id], [72145.12, 'BTCUSD', null, 'delta_india:mark_price:BTCUSD:1775800370100']);
+    assert.deepEqual(
+      [m.markPrice, m.instrument, m.fundingRate, m.id],
+      [72145.12, 'BTCUSD', null, 'delta_india:mark_price:BTCUSD:1775800370100'],
+    );
   });
 });
 
@@ -135,7 +218,10 @@ describe('delta control and broken frames', () => {
 
   test('legacy channels, unlisted symbols, truncated and malformed -> dead letters', () => {
     assertDeadLetter(parse(fixtureLine('delta/docs.jsonl', 'v2/ticker","symbol'), listedCtx()), /unknown channel: v2\/ticker/);
-    assertDeadLetter(parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), ctxFor('delta_india')), /not in listing: BTCUSD/);
+    assertDeadLetter(
+      parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"'), ctxFor('delta_india')),
+      /not in listing: BTCUSD/,
+    );
     assertDeadLetter(parse(fixtureLine('delta/docs.jsonl', '"type":"trades","sy":"BTCUSD"').slice(0, 40), listedCtx()), /malformed json/);
     assertDeadLetter(parse('{"type":"trades","sy":"BTCUSD","p":"1","s":1,"r":"x","t":1}', listedCtx()), /trade missing/);
     assertDeadLetter(parse('{"type":"ticker","sy":"BTCUSD"}', listedCtx()), /ticker missing/);

@@ -5,7 +5,20 @@
  * `qiv` = [ask, bid, mark] fractions, `oi[0]` contracts; `sp` spot -> index), `funding_rate` (`fr` percent),
  * `mark_price` (`MARK:<sym>`). Every derivative needs the listing (contract_value).
  */
-import { deadLetter, eventsOrUntracked, hash32, ignored, isObj, mul, num, parseJson, positive, rowId, str, symbolForBase } from '../../connector/parse-helpers.ts';
+import {
+  deadLetter,
+  eventsOrUntracked,
+  hash32,
+  ignored,
+  isObj,
+  mul,
+  num,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
+} from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
@@ -22,13 +35,16 @@ export function parseDeltaFrame(frame: string, ctx: ParserContext): ParseResult 
   const type = str(msg, 'type');
   if (type === null) return deadLetter('frame without type');
   switch (type) {
-    case 'heartbeat': return ignored('heartbeat');
-    case 'pong': return ignored('pong');
+    case 'heartbeat':
+      return ignored('heartbeat');
+    case 'pong':
+      return ignored('pong');
     case 'subscriptions': {
       const errs = Array.isArray(msg['channels']) ? msg['channels'].filter((c) => isObj(c) && typeof c['error'] === 'string') : [];
       return errs.length > 0 ? ignored('venue_error', JSON.stringify(errs)) : ignored('ack', 'subscriptions');
     }
-    case 'error': return ignored('venue_error', str(msg, 'message') ?? JSON.stringify(msg));
+    case 'error':
+      return ignored('venue_error', str(msg, 'message') ?? JSON.stringify(msg));
     default:
   }
   const handler = HANDLERS[type];
@@ -39,7 +55,10 @@ export function parseDeltaFrame(frame: string, ctx: ParserContext): ParseResult 
 }
 
 const HANDLERS: Readonly<Record<string, (m: Obj, ctx: ParserContext, out: Out) => string | null>> = {
-  trades, ticker, funding_rate: fundingRate, mark_price: markPrice,
+  trades,
+  ticker,
+  funding_rate: fundingRate,
+  mark_price: markPrice,
 };
 
 /** Base coin of a Delta symbol: `C-BTC-90000-310125`, `BTCUSD`, `BTCUSDT`, `BTC-310326`. */
@@ -76,11 +95,33 @@ function trades(m: Obj, ctx: ParserContext, out: Out): string | null {
     out.push({
       type: 'option_trade',
       event: {
-        venue, symbol, ts, receivedAt, id, instrument: sy, tradeId: tid, side, price: p, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-        priceCurrency: 'USD', priceUsd: p, premiumUsd: mul(p, size), iv: null, indexPrice: null, underlyingPrice: null, block: false,
+        venue,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: sy,
+        tradeId: tid,
+        side,
+        price: p,
+        size,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        priceCurrency: 'USD',
+        priceUsd: p,
+        premiumUsd: mul(p, size),
+        iv: null,
+        indexPrice: null,
+        underlyingPrice: null,
+        block: false,
       },
     });
-  } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { venue, symbol, ts, receivedAt, id, instrument: sy, tradeId: tid, side, price: p, size, market: 'perp' } });
+  } else if (inst.kind === 'perp')
+    out.push({
+      type: 'perp_trade',
+      event: { venue, symbol, ts, receivedAt, id, instrument: sy, tradeId: tid, side, price: p, size, market: 'perp' },
+    });
   return null;
 }
 
@@ -109,7 +150,19 @@ function ticker(m: Obj, ctx: ParserContext, out: Out): string | null {
   if (spot !== null) {
     ctx.indexPrices.set(baseSymbol, spot);
     const name = `${baseOf(sy)}USD`;
-    out.push({ type: 'index', event: { venue: ctx.venue, symbol: baseSymbol, ts, receivedAt: ctx.receivedAt, id: rowId(ctx.venue, 'index', name, ts), kind: 'index', name, value: spot } });
+    out.push({
+      type: 'index',
+      event: {
+        venue: ctx.venue,
+        symbol: baseSymbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(ctx.venue, 'index', name, ts),
+        kind: 'index',
+        name,
+        value: spot,
+      },
+    });
   }
   for (const d of rows) {
     if (!isObj(d)) return 'ticker row is not an object';
@@ -136,20 +189,60 @@ function ticker(m: Obj, ctx: ParserContext, out: Out): string | null {
         return v === null ? null : mul(v, inst.contractSize);
       };
       const book = tickerBook(
-        { priceCurrency: inst.quoteCurrency, bid: at(quote, 2), ask: at(quote, 0), bidSize: contracts(3), askSize: contracts(1), last: at(d['ohlc'], 3) },
+        {
+          priceCurrency: inst.quoteCurrency,
+          bid: at(quote, 2),
+          ask: at(quote, 0),
+          bidSize: contracts(3),
+          askSize: contracts(1),
+          last: at(d['ohlc'], 3),
+        },
         usdPerUnit(inst.quoteCurrency, spot),
       );
       out.push({
         type: 'option_ticker',
         event: {
-          venue, symbol, ts, receivedAt, id, instrument: s, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(d, 'm'),
-          markIv: pos(at(d['qiv'], 2)), bidIv: pos(at(d['qiv'], 1)), askIv: pos(at(d['qiv'], 0)),
-          delta: at(g, 0), gamma: at(g, 1), vega: at(g, 4), theta: at(g, 3), openInterest: oiCoins, underlyingPrice: null, indexPrice: spot,
+          venue,
+          symbol,
+          ts,
+          receivedAt,
+          id,
+          instrument: s,
+          strike: inst.strike,
+          expiry: inst.expiry,
+          optionType: inst.optionType,
+          markPrice: num(d, 'm'),
+          markIv: pos(at(d['qiv'], 2)),
+          bidIv: pos(at(d['qiv'], 1)),
+          askIv: pos(at(d['qiv'], 0)),
+          delta: at(g, 0),
+          gamma: at(g, 1),
+          vega: at(g, 4),
+          theta: at(g, 3),
+          openInterest: oiCoins,
+          underlyingPrice: null,
+          indexPrice: spot,
           ...book,
         },
       });
     } else if (inst.kind === 'perp') {
-      out.push({ type: 'perp_stats', event: { venue, symbol, ts, receivedAt, id, instrument: s, openInterest: oiCoins, openInterestUsd: null, fundingRate: null, nextFundingTime: null, markPrice: num(d, 'm'), indexPrice: spot } });
+      out.push({
+        type: 'perp_stats',
+        event: {
+          venue,
+          symbol,
+          ts,
+          receivedAt,
+          id,
+          instrument: s,
+          openInterest: oiCoins,
+          openInterestUsd: null,
+          fundingRate: null,
+          nextFundingTime: null,
+          markPrice: num(d, 'm'),
+          indexPrice: spot,
+        },
+      });
     }
   }
   return null;
@@ -167,8 +260,18 @@ function fundingRate(m: Obj, ctx: ParserContext, out: Out): string | null {
   out.push({
     type: 'perp_stats',
     event: {
-      venue: ctx.venue, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(ctx.venue, 'funding_rate', sy, ts), instrument: sy, openInterest: null, openInterestUsd: null,
-      fundingRate: mul(fr, 0.01), nextFundingTime: nfr !== null && nfr > 1e14 ? usToMs(nfr) : null, markPrice: null, indexPrice: null,
+      venue: ctx.venue,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(ctx.venue, 'funding_rate', sy, ts),
+      instrument: sy,
+      openInterest: null,
+      openInterestUsd: null,
+      fundingRate: mul(fr, 0.01),
+      nextFundingTime: nfr !== null && nfr > 1e14 ? usToMs(nfr) : null,
+      markPrice: null,
+      indexPrice: null,
     },
   });
   return null;
@@ -186,8 +289,18 @@ function markPrice(m: Obj, ctx: ParserContext, out: Out): string | null {
   out.push({
     type: 'perp_stats',
     event: {
-      venue: ctx.venue, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(ctx.venue, 'mark_price', sy, ts), instrument: sy, openInterest: null, openInterestUsd: null,
-      fundingRate: null, nextFundingTime: null, markPrice: p, indexPrice: null,
+      venue: ctx.venue,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(ctx.venue, 'mark_price', sy, ts),
+      instrument: sy,
+      openInterest: null,
+      openInterestUsd: null,
+      fundingRate: null,
+      nextFundingTime: null,
+      markPrice: p,
+      indexPrice: null,
     },
   });
   return null;

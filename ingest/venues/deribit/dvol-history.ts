@@ -19,7 +19,12 @@ const DAY_MS = 86_400_000;
 const DVOL_CURRENCIES: Readonly<Record<string, string>> = { BTCUSDT: 'BTC', ETHUSDT: 'ETH' };
 
 export function dvolHistoryUrl(rest: string, currency: string, endMs: number): string {
-  const q = new URLSearchParams({ currency, start_timestamp: '0', end_timestamp: String(Math.trunc(endMs)), resolution: String(DVOL_RESOLUTION_S) });
+  const q = new URLSearchParams({
+    currency,
+    start_timestamp: '0',
+    end_timestamp: String(Math.trunc(endMs)),
+    resolution: String(DVOL_RESOLUTION_S),
+  });
   return `${rest}/api/v2/public/get_volatility_index_data?${q.toString()}`;
 }
 
@@ -44,7 +49,10 @@ function candleEvent(c: unknown, symbol: MarketSymbol, name: string, receivedAt:
   const ts: unknown = c[0];
   const open: unknown = c[1];
   if (typeof ts !== 'number' || typeof open !== 'number' || !Number.isFinite(ts) || !Number.isFinite(open) || open <= 0) return null;
-  return { type: 'index', event: { venue: VENUE, symbol, ts, receivedAt, id: rowId(VENUE, 'vol_index', name, ts), kind: 'vol_index', name, value: open } };
+  return {
+    type: 'index',
+    event: { venue: VENUE, symbol, ts, receivedAt, id: rowId(VENUE, 'vol_index', name, ts), kind: 'vol_index', name, value: open },
+  };
 }
 
 /** Pure: one page -> vol_index events + the next (older) page while it is inside the history window. */

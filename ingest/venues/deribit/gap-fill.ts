@@ -14,10 +14,22 @@ export const GAP_FILL_PAGE = 1000;
 const OVERLAP_MS = 5_000;
 
 /** Settlement currencies whose trades carry each symbol (SOL options are SOL_USDC linear, settled in USDC). */
-const CURRENCIES: Readonly<Record<MarketSymbol, readonly string[]>> = { BTCUSDT: ['BTC'], ETHUSDT: ['ETH'], SOLUSDT: ['USDC'], HYPEUSDT: [] };
+const CURRENCIES: Readonly<Record<MarketSymbol, readonly string[]>> = {
+  BTCUSDT: ['BTC'],
+  ETHUSDT: ['ETH'],
+  SOLUSDT: ['USDC'],
+  HYPEUSDT: [],
+};
 
 export function tradesUrl(rest: string, currency: string, kind: 'option' | 'future', fromMs: number, toMs: number): string {
-  const q = new URLSearchParams({ currency, kind, start_timestamp: String(fromMs), end_timestamp: String(toMs), count: String(GAP_FILL_PAGE), sorting: 'asc' });
+  const q = new URLSearchParams({
+    currency,
+    kind,
+    start_timestamp: String(fromMs),
+    end_timestamp: String(toMs),
+    count: String(GAP_FILL_PAGE),
+    sorting: 'asc',
+  });
   return `${rest}/api/v2/public/get_last_trades_by_currency_and_time?${q}`;
 }
 
@@ -44,7 +56,11 @@ export function deribitGapFill(rest: string): GapFillSpec {
       return currencies.flatMap((currency) =>
         (['option', 'future'] as const).map((kind) => {
           const next = (fromMs: number): string => tradesUrl(rest, currency, kind, fromMs, to);
-          return { id: `deribit:gap-fill:${currency}:${kind}`, url: next(sinceMs), parse: (body: string, ctx: ParserContext) => parseTradesPage(body, ctx, next) };
+          return {
+            id: `deribit:gap-fill:${currency}:${kind}`,
+            url: next(sinceMs),
+            parse: (body: string, ctx: ParserContext) => parseTradesPage(body, ctx, next),
+          };
         }),
       );
     },

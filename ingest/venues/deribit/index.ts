@@ -27,7 +27,10 @@ function subscribeFrame(channels: readonly string[], n: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id: 100 + n, method: 'public/subscribe', params: { channels } });
 }
 
-export function deribitChannels(symbols: readonly MarketSymbol[], instruments: readonly Instrument[]): {
+export function deribitChannels(
+  symbols: readonly MarketSymbol[],
+  instruments: readonly Instrument[],
+): {
   readonly main: string[];
   readonly indexes: string[];
   readonly optionTickers: string[];
@@ -78,7 +81,12 @@ export function createDeribitConnector(overrides: VenueUrls = {}): VenueConnecto
       const frames = groups.map(subscribeFrame);
       if (frames.length > 0) plans.push({ id: 'public', url: ws, subscribeFrames: frames, heartbeat: HEARTBEAT });
       chunk(ch.optionTickers, TICKERS_PER_CONNECTION).forEach((group, n) => {
-        plans.push({ id: `tickers-${n}`, url: ws, subscribeFrames: chunk(group, CHANNELS_PER_FRAME).map(subscribeFrame), heartbeat: HEARTBEAT });
+        plans.push({
+          id: `tickers-${n}`,
+          url: ws,
+          subscribeFrames: chunk(group, CHANNELS_PER_FRAME).map(subscribeFrame),
+          heartbeat: HEARTBEAT,
+        });
       });
       return plans;
     },

@@ -59,7 +59,10 @@ describe('deribit perp trades and liquidations', () => {
 
   test('liquidation "T" on a taker sell = a long was liquidated', () => {
     const list = eventsOf(parse(fixtureLine(T, '"liquidation":"T"'), ctxFor('deribit')));
-    assert.deepEqual(list.map((e) => e.type), ['perp_trade', 'liquidation']);
+    assert.deepEqual(
+      list.map((e) => e.type),
+      ['perp_trade', 'liquidation'],
+    );
     const liq = list[1];
     assert.ok(liq?.type === 'liquidation');
     assert.deepEqual(liq.event, {
@@ -176,8 +179,14 @@ describe('deribit index and DVOL', () => {
     const ctx = ctxFor('deribit');
     const e = first(parse(fixtureLine('deribit/docs.jsonl', 'deribit_price_index'), ctx), 'index');
     assert.deepEqual(e, {
-      venue: 'deribit', symbol: 'BTCUSDT', ts: 1550588002899, receivedAt: RECEIVED_AT,
-      id: 'deribit:index:btc_usd:1550588002899', kind: 'index', name: 'btc_usd', value: 3937.89,
+      venue: 'deribit',
+      symbol: 'BTCUSDT',
+      ts: 1550588002899,
+      receivedAt: RECEIVED_AT,
+      id: 'deribit:index:btc_usd:1550588002899',
+      kind: 'index',
+      name: 'btc_usd',
+      value: 3937.89,
     });
     assert.equal(ctx.indexPrices.get('BTCUSDT'), 3937.89);
   });
@@ -218,7 +227,10 @@ describe('deribit control, unknown and broken frames', () => {
     assertDeadLetter(parse('[1,2]', ctxFor('deribit')), /not a JSON object/);
     assertDeadLetter(parse('{"hello":"world"}', ctxFor('deribit')), /unknown message/);
     assertDeadLetter(
-      parse('{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.option.BTC.100ms","data":[{"price":"x"}]}}', ctxFor('deribit')),
+      parse(
+        '{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.option.BTC.100ms","data":[{"price":"x"}]}}',
+        ctxFor('deribit'),
+      ),
       /trade missing/,
     );
     assertDeadLetter(

@@ -4,8 +4,23 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import {
-  deadLetter, events, eventsOrUntracked, idOf, ignored, isObj, isUsd, ivFromPercent, mul, num, obj,
-  parseJson, positive, rowId, str, symbolForBase, clean,
+  deadLetter,
+  events,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  isUsd,
+  ivFromPercent,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
+  clean,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -37,7 +52,9 @@ export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResul
         return isObj(data) ? parseTicker(data, channel, ctx) : deadLetter('ticker data is not an object', channel);
       case 'deribit_price_index':
       case 'deribit_volatility_index':
-        return isObj(data) ? parseIndex(data, channel, family === 'deribit_volatility_index', ctx) : deadLetter('index data is not an object', channel);
+        return isObj(data)
+          ? parseIndex(data, channel, family === 'deribit_volatility_index', ctx)
+          : deadLetter('index data is not an object', channel);
       default:
         return deadLetter(`unknown channel: ${channel}`, channel);
     }
@@ -45,9 +62,7 @@ export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResul
   if (method === 'heartbeat') {
     const params = obj(msg, 'params');
     const type = params === null ? null : str(params, 'type');
-    return type === 'test_request'
-      ? ignored('heartbeat', 'test_request', DERIBIT_TEST_REPLY)
-      : ignored('heartbeat', type ?? undefined);
+    return type === 'test_request' ? ignored('heartbeat', 'test_request', DERIBIT_TEST_REPLY) : ignored('heartbeat', type ?? undefined);
   }
   if (method === null && msg['jsonrpc'] === '2.0' && ('result' in msg || 'error' in msg)) {
     const error = obj(msg, 'error');
@@ -85,7 +100,10 @@ type Collect = { readonly out: MarketEvent[] } & { error: string | null };
  * A list of trade objects in the WebSocket/REST trade shape (REST recent trades, gap fill): the events, or the
  * reason of the first malformed trade. Untracked instruments yield no event.
  */
-export function parseDeribitTradeList(data: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+export function parseDeribitTradeList(
+  data: readonly unknown[],
+  ctx: ParserContext,
+): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
   const c: Collect = { out: [], error: null };
   for (const t of data) {
     if (!isObj(t)) return { ok: false, reason: 'trade is not an object' };
@@ -169,18 +187,41 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
   const size = isInverse(inst) ? clean(amount / price) : amount;
   c.out.push({
     type: 'perp_trade',
-    event: { venue: VENUE, symbol, ts, receivedAt, id: `${VENUE}:${name}:${tradeId}`, market: 'perp', instrument: name, price, size, side: s, tradeId },
+    event: {
+      venue: VENUE,
+      symbol,
+      ts,
+      receivedAt,
+      id: `${VENUE}:${name}:${tradeId}`,
+      market: 'perp',
+      instrument: name,
+      price,
+      size,
+      side: s,
+      tradeId,
+    },
   });
   const liq = str(t, 'liquidation');
   if (liq !== null) {
     // T: the taker was liquidated (a taker sell closes a long); M: the maker (opposite side) was liquidated.
     const takerPos: 'long' | 'short' = s === 'sell' ? 'long' : 'short';
     const makerPos: 'long' | 'short' = takerPos === 'long' ? 'short' : 'long';
-    const sides: readonly ('long' | 'short')[] = liq === 'T' ? [takerPos] : liq === 'M' ? [makerPos] : liq === 'MT' ? [takerPos, makerPos] : [];
+    const sides: readonly ('long' | 'short')[] =
+      liq === 'T' ? [takerPos] : liq === 'M' ? [makerPos] : liq === 'MT' ? [takerPos, makerPos] : [];
     for (const pos of sides) {
       c.out.push({
         type: 'liquidation',
-        event: { venue: VENUE, symbol, ts, receivedAt, id: `${VENUE}:liq:${name}:${tradeId}:${pos}`, instrument: name, side: pos, price, size },
+        event: {
+          venue: VENUE,
+          symbol,
+          ts,
+          receivedAt,
+          id: `${VENUE}:liq:${name}:${tradeId}:${pos}`,
+          instrument: name,
+          side: pos,
+          price,
+          size,
+        },
       });
     }
   }

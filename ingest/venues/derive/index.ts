@@ -28,7 +28,11 @@ export function createDeriveConnector(overrides: VenueUrls = {}): VenueConnector
   const listing = (type: string, ccy: string): DerivePostRequest => {
     const url = deriveListingUrl(rest, type, ccy, 1);
     return {
-      id: `derive:${type}:${ccy}`, url, method: 'POST', headers: { 'content-type': 'application/json' }, body: deriveListingBody(type, ccy, 1),
+      id: `derive:${type}:${ccy}`,
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: deriveListingBody(type, ccy, 1),
       parse: restGuard((b, ctx) => parseDeriveInstruments(b, ctx.receivedAt, url)),
     };
   };
@@ -52,7 +56,9 @@ export function createDeriveConnector(overrides: VenueUrls = {}): VenueConnector
       }
       const all = [...channels, ...tickers];
       if (all.length === 0) return [];
-      const subscribeFrames = chunk(all, CHANNELS_PER_FRAME).map((c, n) => JSON.stringify({ id: 100 + n, method: 'subscribe', params: { channels: c } }));
+      const subscribeFrames = chunk(all, CHANNELS_PER_FRAME).map((c, n) =>
+        JSON.stringify({ id: 100 + n, method: 'subscribe', params: { channels: c } }),
+      );
       return [{ id: 'public', url: urls['ws'] ?? '', subscribeFrames, heartbeat: HEARTBEAT }];
     },
     pollers() {

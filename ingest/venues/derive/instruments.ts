@@ -26,8 +26,20 @@ function instrument(name: string, kind: InstrumentKind, fields: Partial<Instrume
   const symbol = p === null ? null : symbolForBase(p.base);
   if (p === null || symbol === null) return null;
   return {
-    venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind,
-    strike: p.strike, expiry: p.expiry, optionType: p.optionType, contractSize: 1, settlementCurrency: 'USDC', quoteCurrency: 'USDC', active: true,
+    venue: VENUE,
+    symbol,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    kind,
+    strike: p.strike,
+    expiry: p.expiry,
+    optionType: p.optionType,
+    contractSize: 1,
+    settlementCurrency: 'USDC',
+    quoteCurrency: 'USDC',
+    active: true,
     ...fields,
   };
 }
@@ -58,7 +70,9 @@ export function parseDeriveInstruments(body: string, receivedAt: number, url: st
     const ot = od === null ? null : str(od, 'option_type');
     const quote = str(item, 'quote_currency') ?? 'USDC';
     const fields: Partial<Instrument> = {
-      settlementCurrency: quote, quoteCurrency: quote, active: item['is_active'] !== false,
+      settlementCurrency: quote,
+      quoteCurrency: quote,
+      active: item['is_active'] !== false,
       ...(kind === 'option' && expirySec !== null ? { expiry: expirySec * 1000 } : {}),
       ...(kind === 'option' && strike !== null ? { strike } : {}),
       ...(kind === 'option' && (ot === 'C' || ot === 'P') ? { optionType: ot === 'C' ? 'call' : 'put' } : {}),

@@ -29,7 +29,13 @@ function listedCtx(): ParserContext {
 
 describe('derive names and listings', () => {
   test('names: YYYYMMDD at 08:00 UTC, `_` fractional strike, perps', () => {
-    assert.deepEqual(parseDeriveName('BTC-20261225-80000_5-P'), { kind: 'option', base: 'BTC', expiry: Date.UTC(2026, 11, 25, 8), strike: 80000.5, optionType: 'put' });
+    assert.deepEqual(parseDeriveName('BTC-20261225-80000_5-P'), {
+      kind: 'option',
+      base: 'BTC',
+      expiry: Date.UTC(2026, 11, 25, 8),
+      strike: 80000.5,
+      optionType: 'put',
+    });
     assert.equal(parseDeriveName('BTC-PERP')?.kind, 'perp');
     assert.equal(parseDeriveName('BTC-20261332-1-C'), null);
     assert.equal(parseDeriveName('BTC-20261225-1-X'), null);
@@ -40,25 +46,58 @@ describe('derive names and listings', () => {
     assert.ok(r.ok);
     const list = r.events.flatMap((e) => (e.type === 'instrument' ? [e.event] : []));
     assert.deepEqual(list[0], {
-      venue: 'derive', symbol: 'BTCUSDT', ts: RECEIVED_AT, receivedAt: RECEIVED_AT, id: 'derive:instrument:BTC-20261225-100000-C', instrument: 'BTC-20261225-100000-C',
-      kind: 'option', strike: 100000, expiry: 1798185600000, optionType: 'call', contractSize: 1, settlementCurrency: 'USDC', quoteCurrency: 'USDC', active: true,
+      venue: 'derive',
+      symbol: 'BTCUSDT',
+      ts: RECEIVED_AT,
+      receivedAt: RECEIVED_AT,
+      id: 'derive:instrument:BTC-20261225-100000-C',
+      instrument: 'BTC-20261225-100000-C',
+      kind: 'option',
+      strike: 100000,
+      expiry: 1798185600000,
+      optionType: 'call',
+      contractSize: 1,
+      settlementCurrency: 'USDC',
+      quoteCurrency: 'USDC',
+      active: true,
     });
     assert.equal(list[1]?.strike, 80000.5);
     assert.equal(list[2]?.active, false);
     assert.equal(r.nextUrl, URL1.replace('page=1&', 'page=2&'));
-    assert.deepEqual(JSON.parse(r.nextBody ?? ''), { instrument_type: 'option', currency: 'BTC', expired: false, page: 2, page_size: 1000 });
+    assert.deepEqual(JSON.parse(r.nextBody ?? ''), {
+      instrument_type: 'option',
+      currency: 'BTC',
+      expired: false,
+      page: 2,
+      page_size: 1000,
+    });
     const empty = parseDeriveInstruments(fixtureText('derive/instruments_empty.json'), RECEIVED_AT, URL1);
     assert.deepEqual(empty, { ok: true, events: [], nextUrl: null });
-    assert.deepEqual(parseDeriveInstruments('{"id":1,"error":{"code":-32602,"message":"Invalid params"}}', 1, URL1), { ok: false, reason: 'venue error: -32602 Invalid params' });
+    assert.deepEqual(parseDeriveInstruments('{"id":1,"error":{"code":-32602,"message":"Invalid params"}}', 1, URL1), {
+      ok: false,
+      reason: 'venue error: -32602 Invalid params',
+    });
     assert.equal(parseDeriveInstruments('{"result":', 1, URL1).ok, false);
   });
 
   test('requests: POST body + the same fields in the URL, one option and one perp listing per coin', () => {
     const reqs = createDeriveConnector({ rest: 'http://x' }).instrumentRequests(['BTCUSDT', 'HYPEUSDT']) as readonly DerivePostRequest[];
-    assert.deepEqual(reqs.map((r) => r.id), ['derive:option:BTC', 'derive:perp:BTC', 'derive:option:HYPE', 'derive:perp:HYPE']);
+    assert.deepEqual(
+      reqs.map((r) => r.id),
+      ['derive:option:BTC', 'derive:perp:BTC', 'derive:option:HYPE', 'derive:perp:HYPE'],
+    );
     assert.equal(reqs[0]?.method, 'POST');
-    assert.deepEqual(JSON.parse(reqs[0]?.body ?? ''), { instrument_type: 'option', currency: 'BTC', expired: false, page: 1, page_size: 1000 });
-    assert.equal(reqs[0]?.url, 'http://x/public/get_all_instruments?instrument_type=option&currency=BTC&expired=false&page=1&page_size=1000');
+    assert.deepEqual(JSON.parse(reqs[0]?.body ?? ''), {
+      instrument_type: 'option',
+      currency: 'BTC',
+      expired: false,
+      page: 1,
+      page_size: 1000,
+    });
+    assert.equal(
+      reqs[0]?.url,
+      'http://x/public/get_all_instruments?instrument_type=option&currency=BTC&expired=false&page=1&page_size=1000',
+    );
   });
 
   test('connections: trades per type/currency, spot_feed, ticker_slim per active instrument', () => {
@@ -67,8 +106,12 @@ describe('derive names and listings', () => {
     const frame = JSON.parse(plans[0]?.subscribeFrames[0] ?? '') as { method: string; params: { channels: string[] } };
     assert.equal(frame.method, 'subscribe');
     assert.deepEqual(frame.params.channels, [
-      'trades.option.BTC', 'spot_feed.BTC', 'trades.perp.BTC',
-      'ticker_slim.BTC-20261225-100000-C.1000', 'ticker_slim.BTC-20261225-80000_5-P.1000', 'ticker_slim.BTC-PERP.1000',
+      'trades.option.BTC',
+      'spot_feed.BTC',
+      'trades.perp.BTC',
+      'ticker_slim.BTC-20261225-100000-C.1000',
+      'ticker_slim.BTC-20261225-80000_5-P.1000',
+      'ticker_slim.BTC-PERP.1000',
     ]);
     assert.deepEqual(plans[0]?.heartbeat, { kind: 'protocol_ping', serverPingEveryMs: 30000, maxConnectionMs: 86400000 });
     assert.equal(plans[0]?.url, 'wss://api.derive.xyz/v3/ws');
@@ -80,9 +123,26 @@ describe('derive trades', () => {
   test('trades.option.BTC: USDC price, coins, taker direction, no IV; RFQ fill = block', () => {
     const [a, b] = only(parse(fixtureLine('derive/docs.jsonl', '"channel":"trades.option.BTC'), listedCtx()), 'option_trade');
     assert.deepEqual(a, {
-      venue: 'derive', symbol: 'BTCUSDT', ts: 1779953796231, receivedAt: RECEIVED_AT, id: 'derive:BTC-20261225-100000-C:c5a8f3e2-4b1d-4e8a-9f0a-1b2c3d4e5f60',
-      instrument: 'BTC-20261225-100000-C', tradeId: 'c5a8f3e2-4b1d-4e8a-9f0a-1b2c3d4e5f60', side: 'sell', price: 4215.5, strike: 100000, expiry: 1798185600000, optionType: 'call',
-      priceCurrency: 'USDC', priceUsd: 4215.5, size: 0.25, premiumUsd: 1053.875, iv: null, indexPrice: 96500.25, underlyingPrice: null, block: false,
+      venue: 'derive',
+      symbol: 'BTCUSDT',
+      ts: 1779953796231,
+      receivedAt: RECEIVED_AT,
+      id: 'derive:BTC-20261225-100000-C:c5a8f3e2-4b1d-4e8a-9f0a-1b2c3d4e5f60',
+      instrument: 'BTC-20261225-100000-C',
+      tradeId: 'c5a8f3e2-4b1d-4e8a-9f0a-1b2c3d4e5f60',
+      side: 'sell',
+      price: 4215.5,
+      strike: 100000,
+      expiry: 1798185600000,
+      optionType: 'call',
+      priceCurrency: 'USDC',
+      priceUsd: 4215.5,
+      size: 0.25,
+      premiumUsd: 1053.875,
+      iv: null,
+      indexPrice: 96500.25,
+      underlyingPrice: null,
+      block: false,
     });
     assert.equal(b?.premiumUsd, 3150); // 2100 × 1.5
     assert.equal(b?.block, true);
@@ -96,7 +156,10 @@ describe('derive trades', () => {
 
   test('trades.perp.BTC -> perp_trade', () => {
     const t = first(parse(fixtureLine('derive/docs.jsonl', 'trades.perp.BTC'), listedCtx()), 'perp_trade');
-    assert.deepEqual([t.price, t.size, t.side, t.market, t.id], [96510.3, 0.125, 'buy', 'perp', 'derive:BTC-PERP:e7cab504-6d3f-4a0c-9b2c-3d4e5f607182']);
+    assert.deepEqual(
+      [t.price, t.size, t.side, t.market, t.id],
+      [96510.3, 0.125, 'buy', 'perp', 'derive:BTC-PERP:e7cab504-6d3f-4a0c-9b2c-3d4e5f607182'],
+    );
   });
 });
 
@@ -104,23 +167,60 @@ describe('derive ticker_slim and spot_feed', () => {
   test('option ticker: option_pricing i/bi/ai fractions, greeks, forward, stats.oi coins', () => {
     const t = first(parse(fixtureLine('derive/docs.jsonl', '"channel":"ticker_slim.BTC-20261225-100000-C'), listedCtx()), 'option_ticker');
     assert.deepEqual(t, {
-      venue: 'derive', symbol: 'BTCUSDT', ts: 1779953796231, receivedAt: RECEIVED_AT, instrument: 'BTC-20261225-100000-C', id: 'derive:ticker:BTC-20261225-100000-C:1779953796231',
-      strike: 100000, expiry: 1798185600000, optionType: 'call', markPrice: 4220.12, markIv: 0.5512, bidIv: 0.5401, askIv: 0.5634,
-      delta: 0.41234, gamma: 0.0000123, vega: 210.987, theta: -45.6789, openInterest: 35.75, underlyingPrice: 97850.5, indexPrice: 96500.25,
-      priceCurrency: 'USDC', bidPrice: 4150, askPrice: 4300, bidPriceUsd: 4150, askPriceUsd: 4300, bidSize: 2.25, askSize: 1.5, // B / A
-      lastPrice: null, lastPriceUsd: null, volume24h: 3.2, // stats.v
+      venue: 'derive',
+      symbol: 'BTCUSDT',
+      ts: 1779953796231,
+      receivedAt: RECEIVED_AT,
+      instrument: 'BTC-20261225-100000-C',
+      id: 'derive:ticker:BTC-20261225-100000-C:1779953796231',
+      strike: 100000,
+      expiry: 1798185600000,
+      optionType: 'call',
+      markPrice: 4220.12,
+      markIv: 0.5512,
+      bidIv: 0.5401,
+      askIv: 0.5634,
+      delta: 0.41234,
+      gamma: 0.0000123,
+      vega: 210.987,
+      theta: -45.6789,
+      openInterest: 35.75,
+      underlyingPrice: 97850.5,
+      indexPrice: 96500.25,
+      priceCurrency: 'USDC',
+      bidPrice: 4150,
+      askPrice: 4300,
+      bidPriceUsd: 4150,
+      askPriceUsd: 4300,
+      bidSize: 2.25,
+      askSize: 1.5, // B / A
+      lastPrice: null,
+      lastPriceUsd: null,
+      volume24h: 3.2, // stats.v
     });
   });
 
   test('perp ticker: hourly funding f, oi, mark, index', () => {
     const s = first(parse(fixtureLine('derive/docs.jsonl', 'ticker_slim.BTC-PERP'), listedCtx()), 'perp_stats');
-    assert.deepEqual([s.fundingRate, s.openInterest, s.markPrice, s.indexPrice, s.openInterestUsd, s.nextFundingTime, s.ts], [0.0000125, 812.345, 96511, 96500.25, null, null, 1779953797100]);
+    assert.deepEqual(
+      [s.fundingRate, s.openInterest, s.markPrice, s.indexPrice, s.openInterestUsd, s.nextFundingTime, s.ts],
+      [0.0000125, 812.345, 96511, 96500.25, null, null, 1779953797100],
+    );
   });
 
   test('spot_feed -> index, sets the latest index price', () => {
     const ctx = ctxFor('derive');
     const e = first(parse(fixtureLine('derive/docs.jsonl', 'spot_feed.BTC'), ctx), 'index');
-    assert.deepEqual(e, { venue: 'derive', symbol: 'BTCUSDT', ts: 1779953796000, receivedAt: RECEIVED_AT, id: 'derive:index:BTC:1779953796000', kind: 'index', name: 'BTC-USD', value: 96500.25 });
+    assert.deepEqual(e, {
+      venue: 'derive',
+      symbol: 'BTCUSDT',
+      ts: 1779953796000,
+      receivedAt: RECEIVED_AT,
+      id: 'derive:index:BTC:1779953796000',
+      kind: 'index',
+      name: 'BTC-USD',
+      value: 96500.25,
+    });
     assert.equal(ctx.indexPrices.get('BTCUSDT'), 96500.25);
   });
 });
@@ -137,9 +237,21 @@ describe('derive control, unknown and broken frames', () => {
     const line = fixtureLine('derive/docs.jsonl', 'trades.perp.BTC');
     assertDeadLetter(parse(line.slice(0, 90), ctxFor('derive')), /malformed json/);
     assertDeadLetter(parse('{"method":"subscription","params":{"channel":"trades.perp.BTC","data":{}}}', ctxFor('derive')), /not an array/);
-    assertDeadLetter(parse('{"method":"subscription","params":{"channel":"trades.perp.BTC","data":[{"instrument_name":"BTC-PERP"}]}}', ctxFor('derive')), /trade missing/);
-    assertDeadLetter(parse('{"method":"subscription","params":{"channel":"trades.perp.BTC","data":[{"trade_id":"1","instrument_name":"BTC-X-Y","timestamp":1,"trade_price":"1","trade_amount":"1","direction":"buy"}]}}', ctxFor('derive')), /unparseable/);
-    assertDeadLetter(parse('{"method":"subscription","params":{"channel":"ticker_slim.BTC-PERP.1000","data":{"timestamp":1}}}', ctxFor('derive')), /instrument_ticker/);
+    assertDeadLetter(
+      parse('{"method":"subscription","params":{"channel":"trades.perp.BTC","data":[{"instrument_name":"BTC-PERP"}]}}', ctxFor('derive')),
+      /trade missing/,
+    );
+    assertDeadLetter(
+      parse(
+        '{"method":"subscription","params":{"channel":"trades.perp.BTC","data":[{"trade_id":"1","instrument_name":"BTC-X-Y","timestamp":1,"trade_price":"1","trade_amount":"1","direction":"buy"}]}}',
+        ctxFor('derive'),
+      ),
+      /unparseable/,
+    );
+    assertDeadLetter(
+      parse('{"method":"subscription","params":{"channel":"ticker_slim.BTC-PERP.1000","data":{"timestamp":1}}}', ctxFor('derive')),
+      /instrument_ticker/,
+    );
     assertDeadLetter(parse('[1]', ctxFor('derive')), /not a JSON object/);
     assertDeadLetter(parse('{"foo":1}', ctxFor('derive')), /unknown message/);
   });

@@ -5,7 +5,19 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import {
-  deadLetter, eventsOrUntracked, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase,
+  deadLetter,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent } from '#schemas/events.ts';
@@ -75,13 +87,34 @@ function trade(t: Obj, ctx: ParserContext, out: MarketEvent[]): string | null {
     out.push({
       type: 'option_trade',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-        priceCurrency: inst.quoteCurrency, priceUsd: price, size, premiumUsd: mul(price, size), iv: null, indexPrice, underlyingPrice: null, block: str(t, 'rfq_id') !== null,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        tradeId,
+        side,
+        price,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        priceCurrency: inst.quoteCurrency,
+        priceUsd: price,
+        size,
+        premiumUsd: mul(price, size),
+        iv: null,
+        indexPrice,
+        underlyingPrice: null,
+        block: str(t, 'rfq_id') !== null,
       },
     });
   } else if (inst.kind === 'perp' || inst.kind === 'spot') {
     const spot = inst.kind === 'spot';
-    out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, market: spot ? 'spot' : 'perp', size } });
+    out.push({
+      type: spot ? 'spot_trade' : 'perp_trade',
+      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, price, market: spot ? 'spot' : 'perp', size },
+    });
   }
   return null;
 }
@@ -107,13 +140,40 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
     const iv = (k: string): number | null => (op === null ? null : positive(op, k));
     // b/a USDC per coin, B/A sizes in coins; stats.v = 24 h volume in contracts (1 coin each); no last price.
     const q = inst.quoteCurrency;
-    const book = tickerBook({ priceCurrency: q, bid: num(tk, 'b'), ask: num(tk, 'a'), bidSize: num(tk, 'B'), askSize: num(tk, 'A'), volume24h: stats === null ? null : num(stats, 'v') }, usdPerUnit(q, indexPrice));
+    const book = tickerBook(
+      {
+        priceCurrency: q,
+        bid: num(tk, 'b'),
+        ask: num(tk, 'a'),
+        bidSize: num(tk, 'B'),
+        askSize: num(tk, 'A'),
+        volume24h: stats === null ? null : num(stats, 'v'),
+      },
+      usdPerUnit(q, indexPrice),
+    );
     out.push({
       type: 'option_ticker',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, instrument: name, id, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-        markPrice: num(tk, 'M'), markIv: iv('i'), bidIv: iv('bi'), askIv: iv('ai'), delta: g('d'), gamma: g('g'), vega: g('v'), theta: g('t'),
-        openInterest: oi, underlyingPrice: iv('f'), indexPrice,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        instrument: name,
+        id,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        markPrice: num(tk, 'M'),
+        markIv: iv('i'),
+        bidIv: iv('bi'),
+        askIv: iv('ai'),
+        delta: g('d'),
+        gamma: g('g'),
+        vega: g('v'),
+        theta: g('t'),
+        openInterest: oi,
+        underlyingPrice: iv('f'),
+        indexPrice,
         ...book,
       },
     });
@@ -121,8 +181,18 @@ function tickerSlim(channel: string, data: Obj, ctx: ParserContext, out: MarketE
     out.push({
       type: 'perp_stats',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, instrument: name, id, openInterest: oi, openInterestUsd: null, fundingRate: num(tk, 'f'), nextFundingTime: null,
-        markPrice: num(tk, 'M'), indexPrice,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        instrument: name,
+        id,
+        openInterest: oi,
+        openInterestUsd: null,
+        fundingRate: num(tk, 'f'),
+        nextFundingTime: null,
+        markPrice: num(tk, 'M'),
+        indexPrice,
       },
     });
   }
@@ -139,8 +209,19 @@ function spotFeed(data: Obj, ctx: ParserContext, out: MarketEvent[]): string | n
     const value = num(f, 'price');
     if (value === null) return `spot_feed ${ccy} without price`;
     ctx.indexPrices.set(symbol, value);
-    out.push({ type: 'index', event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', ccy, ts), kind: 'index', name: `${ccy}-USD`, value } });
+    out.push({
+      type: 'index',
+      event: {
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: rowId(VENUE, 'index', ccy, ts),
+        kind: 'index',
+        name: `${ccy}-USD`,
+        value,
+      },
+    });
   }
   return null;
 }
-

@@ -48,7 +48,11 @@ export function okxGapFill(rest: string): GapFillSpec {
       );
       const linear = scope.instruments
         .filter((i) => i.venue === 'okx' && (i.kind === 'perp' || i.kind === 'spot') && i.active && symbols.includes(i.symbol))
-        .map((i) => ({ id: `okx:gap-fill:${i.instrument}`, url: `${rest}/api/v5/market/trades?instId=${i.instrument}&limit=500`, parse: parseMarketTradesRest }));
+        .map((i) => ({
+          id: `okx:gap-fill:${i.instrument}`,
+          url: `${rest}/api/v5/market/trades?instId=${i.instrument}&limit=500`,
+          parse: parseMarketTradesRest,
+        }));
       return [...options, ...linear];
     },
   };

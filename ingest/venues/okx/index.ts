@@ -33,11 +33,19 @@ export function parseOkxOpenInterestRest(body: string, ctx: ParserContext): Rest
 export function createOkxConnector(overrides: VenueUrls = {}): VenueConnectorSpec {
   const urls: VenueUrls = { ...OKX_URLS, ...overrides };
   const rest = urls['rest'] ?? '';
-  const listing = (id: string, url: string): RestRequest => ({ id, url, parse: restGuard((b, ctx) => parseOkxInstruments(b, ctx.receivedAt)) });
-  const optionFamilies = (symbols: readonly string[], instruments: readonly { venue: string; symbol: string; kind: string; instrument: string }[]): string[] => {
+  const listing = (id: string, url: string): RestRequest => ({
+    id,
+    url,
+    parse: restGuard((b, ctx) => parseOkxInstruments(b, ctx.receivedAt)),
+  });
+  const optionFamilies = (
+    symbols: readonly string[],
+    instruments: readonly { venue: string; symbol: string; kind: string; instrument: string }[],
+  ): string[] => {
     const wanted = new Set(symbols);
     const fams = new Set<string>();
-    for (const i of instruments) if (i.venue === 'okx' && i.kind === 'option' && wanted.has(i.symbol)) fams.add(parseOkxName(i.instrument)?.family ?? '');
+    for (const i of instruments)
+      if (i.venue === 'okx' && i.kind === 'option' && wanted.has(i.symbol)) fams.add(parseOkxName(i.instrument)?.family ?? '');
     fams.delete('');
     return [...fams];
   };

@@ -13,8 +13,20 @@ export function okxInstrumentFromName(name: string, receivedAt: number): Instrum
   const symbol = symbolForBase(p.base);
   if (symbol === null) return null;
   return {
-    venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind: 'spot',
-    strike: null, expiry: null, optionType: null, contractSize: 1, settlementCurrency: p.quote, quoteCurrency: p.quote, active: true,
+    venue: VENUE,
+    symbol,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    kind: 'spot',
+    strike: null,
+    expiry: null,
+    optionType: null,
+    contractSize: 1,
+    settlementCurrency: p.quote,
+    quoteCurrency: p.quote,
+    active: true,
   };
 }
 
@@ -64,7 +76,7 @@ export function parseOkxInstruments(body: string, receivedAt: number): RestParse
         optionType: optType === 'C' ? 'call' : optType === 'P' ? 'put' : null,
         contractSize,
         settlementCurrency: settle,
-        quoteCurrency: kind === 'option' ? settle : (str(item, 'quoteCcy') || (str(item, 'settleCcy') ?? name.quote)),
+        quoteCurrency: kind === 'option' ? settle : str(item, 'quoteCcy') || (str(item, 'settleCcy') ?? name.quote),
         active: str(item, 'state') === 'live',
       },
     });

@@ -23,13 +23,26 @@ describe('okx option trades', () => {
   test('option-trades (docs example): contracts × ctMult × ctVal, BTC price × idxPx, fillVol fraction, fwdPx', () => {
     const t = first(parse(fixtureLine('okx/docs.jsonl', 'option-trades'), listedCtx()), 'option_trade');
     assert.deepEqual(t, {
-      venue: 'okx', symbol: 'BTCUSDT', ts: 1672286551080, receivedAt: RECEIVED_AT, id: 'okx:BTC-USD-230224-18000-C:38',
-      instrument: 'BTC-USD-230224-18000-C', tradeId: '38', side: 'sell', strike: 18000, expiry: Date.UTC(2023, 1, 24, 8), optionType: 'call',
-      price: 0.045, priceCurrency: 'BTC',
+      venue: 'okx',
+      symbol: 'BTCUSDT',
+      ts: 1672286551080,
+      receivedAt: RECEIVED_AT,
+      id: 'okx:BTC-USD-230224-18000-C:38',
+      instrument: 'BTC-USD-230224-18000-C',
+      tradeId: '38',
+      side: 'sell',
+      strike: 18000,
+      expiry: Date.UTC(2023, 1, 24, 8),
+      optionType: 'call',
+      price: 0.045,
+      priceCurrency: 'BTC',
       priceUsd: 744.174, // 0.045 × 16537.2
       size: 0.02, // 2 × 0.01 × 1
       premiumUsd: 14.88348, // 744.174 × 0.02
-      iv: 0.5066007836914062, indexPrice: 16537.2, underlyingPrice: 16469.69928595038, block: false,
+      iv: 0.5066007836914062,
+      indexPrice: 16537.2,
+      underlyingPrice: 16469.69928595038,
+      block: false,
     });
   });
 
@@ -54,13 +67,36 @@ describe('okx option tickers', () => {
   test('opt-summary: BS greeks, vols as fractions, empty bidVol -> null; other fields null', () => {
     const [a, b] = only(parse(fixtureLine('okx/tardis_options.jsonl', 'ETH-USD-211222-4000-C'), listedCtx()), 'option_ticker');
     assert.deepEqual(a, {
-      venue: 'okx', symbol: 'ETHUSDT', ts: 1640001659301, receivedAt: RECEIVED_AT, id: 'okx:opt_summary:ETH-USD-211222-4000-C:1640001659301',
-      instrument: 'ETH-USD-211222-4000-C', strike: 4000, expiry: Date.UTC(2021, 11, 22, 8), optionType: 'call',
-      markPrice: null, markIv: 0.7794507758, bidIv: 0.7421960156, askIv: 0.8203208593,
-      delta: 0.2038286081, gamma: 0.0013437829, vega: 0.7647227087, theta: -16.4798150221,
-      openInterest: null, underlyingPrice: null, indexPrice: null,
-      priceCurrency: null, bidPrice: null, askPrice: null, bidPriceUsd: null, askPriceUsd: null, bidSize: null, askSize: null,
-      lastPrice: null, lastPriceUsd: null, volume24h: null,
+      venue: 'okx',
+      symbol: 'ETHUSDT',
+      ts: 1640001659301,
+      receivedAt: RECEIVED_AT,
+      id: 'okx:opt_summary:ETH-USD-211222-4000-C:1640001659301',
+      instrument: 'ETH-USD-211222-4000-C',
+      strike: 4000,
+      expiry: Date.UTC(2021, 11, 22, 8),
+      optionType: 'call',
+      markPrice: null,
+      markIv: 0.7794507758,
+      bidIv: 0.7421960156,
+      askIv: 0.8203208593,
+      delta: 0.2038286081,
+      gamma: 0.0013437829,
+      vega: 0.7647227087,
+      theta: -16.4798150221,
+      openInterest: null,
+      underlyingPrice: null,
+      indexPrice: null,
+      priceCurrency: null,
+      bidPrice: null,
+      askPrice: null,
+      bidPriceUsd: null,
+      askPriceUsd: null,
+      bidSize: null,
+      askSize: null,
+      lastPrice: null,
+      lastPriceUsd: null,
+      volume24h: null,
     });
     assert.equal(b?.bidIv, null);
     assert.equal(b?.askIv, 1.9531310937);
@@ -71,7 +107,21 @@ describe('okx option tickers', () => {
     ctx.indexPrices.set('ETHUSDT', 3814.05); // the index-tickers ETH-USD push of the same recording
     const t = first(parse(fixtureLine('okx/tardis_options.jsonl', '"channel":"tickers"'), ctx), 'option_ticker');
     assert.deepEqual(
-      [t.id, t.priceCurrency, t.bidPrice, t.bidSize, t.bidPriceUsd, t.askPrice, t.askSize, t.askPriceUsd, t.lastPrice, t.lastPriceUsd, t.volume24h, t.markIv, t.delta],
+      [
+        t.id,
+        t.priceCurrency,
+        t.bidPrice,
+        t.bidSize,
+        t.bidPriceUsd,
+        t.askPrice,
+        t.askSize,
+        t.askPriceUsd,
+        t.lastPrice,
+        t.lastPriceUsd,
+        t.volume24h,
+        t.markIv,
+        t.delta,
+      ],
       // ask 0.0005 × 3814.05 = 1.907025; 111 contracts × 0.1 = 11.1 ETH; last 0.006 × 3814.05 = 22.8843
       ['okx:tickers:ETH-USD-211231-9600-C:1640001603301', 'ETH', null, null, null, 0.0005, 11.1, 1.907025, 0.006, 22.8843, 0, null, null],
     );
@@ -90,7 +140,16 @@ describe('okx option tickers', () => {
 
   test('index-tickers -> index event', () => {
     const e = first(parse(fixtureLine('okx/tardis_options.jsonl', 'index-tickers'), listedCtx()), 'index');
-    assert.deepEqual(e, { venue: 'okx', symbol: 'ETHUSDT', ts: 1640001659508, receivedAt: RECEIVED_AT, id: 'okx:index:ETH-USD:1640001659508', kind: 'index', name: 'ETH-USD', value: 3814.05 });
+    assert.deepEqual(e, {
+      venue: 'okx',
+      symbol: 'ETHUSDT',
+      ts: 1640001659508,
+      receivedAt: RECEIVED_AT,
+      id: 'okx:index:ETH-USD:1640001659508',
+      kind: 'index',
+      name: 'ETH-USD',
+      value: 3814.05,
+    });
   });
 });
 
@@ -98,15 +157,27 @@ describe('okx perps and spot', () => {
   test('swap trade: 5 contracts × ctVal 0.01 BTC = 0.05 BTC', () => {
     const t = first(parse(fixtureLine('okx/tardis_swap.jsonl', 'BTC-USDT-SWAP","tradeId'), listedCtx()), 'perp_trade');
     assert.deepEqual(t, {
-      venue: 'okx', symbol: 'BTCUSDT', ts: 1640131236050, receivedAt: RECEIVED_AT, id: 'okx:BTC-USDT-SWAP:148266905', instrument: 'BTC-USDT-SWAP',
-      tradeId: '148266905', side: 'buy', market: 'perp', price: 48938.5, size: 0.05,
+      venue: 'okx',
+      symbol: 'BTCUSDT',
+      ts: 1640131236050,
+      receivedAt: RECEIVED_AT,
+      id: 'okx:BTC-USDT-SWAP:148266905',
+      instrument: 'BTC-USDT-SWAP',
+      tradeId: '148266905',
+      side: 'buy',
+      market: 'perp',
+      price: 48938.5,
+      size: 0.05,
     });
   });
 
   test('funding-rate and open-interest rows (each only its own fields)', () => {
     const ctx = listedCtx();
     const f = first(parse(fixtureLine('okx/derived.jsonl', 'funding-rate'), ctx), 'perp_stats');
-    assert.deepEqual([f.fundingRate, f.nextFundingTime, f.ts, f.openInterest, f.markPrice], [0.00010812, 1640131200000, 1640131100000, null, null]);
+    assert.deepEqual(
+      [f.fundingRate, f.nextFundingTime, f.ts, f.openInterest, f.markPrice],
+      [0.00010812, 1640131200000, 1640131100000, null, null],
+    );
     const o = first(parse(fixtureLine('okx/derived.jsonl', '"channel":"open-interest"'), ctx), 'perp_stats');
     assert.deepEqual([o.openInterest, o.openInterestUsd, o.fundingRate], [25234.56, 1234567890.12, null]);
   });
@@ -114,8 +185,15 @@ describe('okx perps and spot', () => {
   test('liquidation-orders: posSide is the liquidated position; net mode: buy closes a short', () => {
     const [a, b] = only(parse(fixtureLine('okx/derived.jsonl', 'liquidation-orders'), listedCtx()), 'liquidation');
     assert.deepEqual(a, {
-      venue: 'okx', symbol: 'BTCUSDT', ts: 1680173247614, receivedAt: RECEIVED_AT, id: 'okx:liq:BTC-USDT-SWAP:1680173247614:long:28123.4:25',
-      instrument: 'BTC-USDT-SWAP', side: 'long', price: 28123.4, size: 0.25,
+      venue: 'okx',
+      symbol: 'BTCUSDT',
+      ts: 1680173247614,
+      receivedAt: RECEIVED_AT,
+      id: 'okx:liq:BTC-USDT-SWAP:1680173247614:long:28123.4:25',
+      instrument: 'BTC-USDT-SWAP',
+      side: 'long',
+      price: 28123.4,
+      size: 0.25,
     });
     assert.equal(b?.side, 'short');
     assert.equal(b?.size, 0.03);
@@ -144,7 +222,10 @@ describe('okx control, unknown and broken frames', () => {
 
   test('unsubscribed channels, truncated and malformed frames -> dead letters', () => {
     assertDeadLetter(parse(fixtureLine('okx/tardis_swap.jsonl', 'bbo-tbt'), listedCtx()), /unknown channel: bbo-tbt/);
-    assertDeadLetter(parse(fixtureLine('okx/tardis_futures.jsonl', '"channel":"liquidations"'), listedCtx()), /unknown channel: liquidations/);
+    assertDeadLetter(
+      parse(fixtureLine('okx/tardis_futures.jsonl', '"channel":"liquidations"'), listedCtx()),
+      /unknown channel: liquidations/,
+    );
     assertDeadLetter(parse(fixtureLine('okx/tardis_swap.jsonl', 'BTC-USDT-SWAP","tradeId'), ctxFor('okx')), /not in listing/);
     assertDeadLetter(parse('{"arg":{"channel":"trades","instId":"BTC-USDT-SWAP"},"data":[{"instId":"BTC', ctxFor('okx')), /malformed json/);
     assertDeadLetter(parse('{"arg":{"channel":"trades"},"data":{}}', ctxFor('okx')), /data array/);
@@ -182,8 +263,9 @@ describe('okx instruments and subscriptions', () => {
       { channel: 'index-tickers', instId: 'BTC-USDT' },
     ]);
     assert.deepEqual(plans[0]?.heartbeat, { kind: 'app_ping', intervalMs: 20000, payload: 'ping' });
-    assert.deepEqual(okxConnector.pollers(['BTCUSDT'], [...listedCtx().instruments.values()]).map((p) => p.url), [
-      'https://www.okx.com/api/v5/public/open-interest?instType=OPTION&instFamily=BTC-USD',
-    ]);
+    assert.deepEqual(
+      okxConnector.pollers(['BTCUSDT'], [...listedCtx().instruments.values()]).map((p) => p.url),
+      ['https://www.okx.com/api/v5/public/open-interest?instType=OPTION&instFamily=BTC-USD'],
+    );
   });
 });

@@ -4,7 +4,21 @@
  */
 import { lookupInstrument } from '../../connector/context.ts';
 import {
-  arr, deadLetter, eventsOrUntracked, idOf, ignored, isObj, isUsd, mul, num, obj, parseJson, positive, rowId, str, symbolForBase,
+  arr,
+  deadLetter,
+  eventsOrUntracked,
+  idOf,
+  ignored,
+  isObj,
+  isUsd,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent } from '#schemas/events.ts';
@@ -43,7 +57,10 @@ export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
 }
 
 /** Trade rows in the `option-trades` / `trades` shape (REST recent trades, gap fill): the events or the first error. */
-export function parseOkxTradeRows(data: readonly unknown[], ctx: ParserContext): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
+export function parseOkxTradeRows(
+  data: readonly unknown[],
+  ctx: ParserContext,
+): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
   const row: Row = { out: [], error: null };
   for (const d of data) {
     if (!isObj(d)) return { ok: false, reason: 'trade is not an object' };
@@ -120,25 +137,63 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
     row.out.push({
       type: 'option_trade',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument: instId, tradeId, side, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, price: px, priceCurrency: inst.quoteCurrency,
-        priceUsd, size, premiumUsd: mul(priceUsd, size), iv: num(d, 'fillVol'), indexPrice, underlyingPrice: num(d, 'fwdPx'), block: false,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: instId,
+        tradeId,
+        side,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        price: px,
+        priceCurrency: inst.quoteCurrency,
+        priceUsd,
+        size,
+        premiumUsd: mul(priceUsd, size),
+        iv: num(d, 'fillVol'),
+        indexPrice,
+        underlyingPrice: num(d, 'fwdPx'),
+        block: false,
       },
     });
   } else if (inst.kind === 'perp' || inst.kind === 'spot') {
     const spot = inst.kind === 'spot';
-    row.out.push({ type: spot ? 'spot_trade' : 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: instId, tradeId, side, market: spot ? 'spot' : 'perp', price: px, size } });
+    row.out.push({
+      type: spot ? 'spot_trade' : 'perp_trade',
+      event: {
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: instId,
+        tradeId,
+        side,
+        market: spot ? 'spot' : 'perp',
+        price: px,
+        size,
+      },
+    });
   }
 }
 
 type OptionTickerEvent = Extract<MarketEvent, { type: 'option_ticker' }>['event'];
 type PerpStatsEvent = Extract<MarketEvent, { type: 'perp_stats' }>['event'];
 /** The values one OKX channel publishes for an option ticker row; every other field of the row is null. */
-type TickerFields = Partial<Pick<
-  OptionTickerEvent,
-  'markPrice' | 'markIv' | 'bidIv' | 'askIv' | 'delta' | 'gamma' | 'vega' | 'theta' | 'openInterest' | 'underlyingPrice' | 'indexPrice'
->> & Partial<TickerBook>;
+type TickerFields = Partial<
+  Pick<
+    OptionTickerEvent,
+    'markPrice' | 'markIv' | 'bidIv' | 'askIv' | 'delta' | 'gamma' | 'vega' | 'theta' | 'openInterest' | 'underlyingPrice' | 'indexPrice'
+  >
+> &
+  Partial<TickerBook>;
 /** The values one OKX channel publishes for a perp stats row; every other field of the row is null. */
-type StatsFields = Partial<Pick<PerpStatsEvent, 'openInterest' | 'openInterestUsd' | 'fundingRate' | 'nextFundingTime' | 'markPrice' | 'indexPrice'>>;
+type StatsFields = Partial<
+  Pick<PerpStatsEvent, 'openInterest' | 'openInterestUsd' | 'fundingRate' | 'nextFundingTime' | 'markPrice' | 'indexPrice'>
+>;
 
 // One explicit literal per event type (no object spread on the per-frame path): same fields, same order.
 function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row, f: TickerFields, family: string): void {
@@ -149,14 +204,36 @@ function optionTicker(inst: Instrument, ts: number, ctx: ParserContext, row: Row
   row.out.push({
     type: 'option_ticker',
     event: {
-      venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, family, inst.instrument, ts), instrument: inst.instrument,
-      strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-      markPrice: f.markPrice ?? null, markIv: f.markIv ?? null, bidIv: f.bidIv ?? null, askIv: f.askIv ?? null,
-      delta: f.delta ?? null, gamma: f.gamma ?? null, vega: f.vega ?? null, theta: f.theta ?? null,
-      openInterest: f.openInterest ?? null, underlyingPrice: f.underlyingPrice ?? null, indexPrice: f.indexPrice ?? null,
-      priceCurrency: f.priceCurrency ?? null, bidPrice: f.bidPrice ?? null, askPrice: f.askPrice ?? null, bidPriceUsd: f.bidPriceUsd ?? null,
-      askPriceUsd: f.askPriceUsd ?? null, bidSize: f.bidSize ?? null, askSize: f.askSize ?? null, lastPrice: f.lastPrice ?? null,
-      lastPriceUsd: f.lastPriceUsd ?? null, volume24h: f.volume24h ?? null,
+      venue: VENUE,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, family, inst.instrument, ts),
+      instrument: inst.instrument,
+      strike: inst.strike,
+      expiry: inst.expiry,
+      optionType: inst.optionType,
+      markPrice: f.markPrice ?? null,
+      markIv: f.markIv ?? null,
+      bidIv: f.bidIv ?? null,
+      askIv: f.askIv ?? null,
+      delta: f.delta ?? null,
+      gamma: f.gamma ?? null,
+      vega: f.vega ?? null,
+      theta: f.theta ?? null,
+      openInterest: f.openInterest ?? null,
+      underlyingPrice: f.underlyingPrice ?? null,
+      indexPrice: f.indexPrice ?? null,
+      priceCurrency: f.priceCurrency ?? null,
+      bidPrice: f.bidPrice ?? null,
+      askPrice: f.askPrice ?? null,
+      bidPriceUsd: f.bidPriceUsd ?? null,
+      askPriceUsd: f.askPriceUsd ?? null,
+      bidSize: f.bidSize ?? null,
+      askSize: f.askSize ?? null,
+      lastPrice: f.lastPrice ?? null,
+      lastPriceUsd: f.lastPriceUsd ?? null,
+      volume24h: f.volume24h ?? null,
     },
   });
 }
@@ -165,9 +242,18 @@ function perpStats(inst: Instrument, ts: number, ctx: ParserContext, row: Row, f
   row.out.push({
     type: 'perp_stats',
     event: {
-      venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, family, inst.instrument, ts), instrument: inst.instrument,
-      openInterest: f.openInterest ?? null, openInterestUsd: f.openInterestUsd ?? null, fundingRate: f.fundingRate ?? null,
-      nextFundingTime: f.nextFundingTime ?? null, markPrice: f.markPrice ?? null, indexPrice: f.indexPrice ?? null,
+      venue: VENUE,
+      symbol: inst.symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, family, inst.instrument, ts),
+      instrument: inst.instrument,
+      openInterest: f.openInterest ?? null,
+      openInterestUsd: f.openInterestUsd ?? null,
+      fundingRate: f.fundingRate ?? null,
+      nextFundingTime: f.nextFundingTime ?? null,
+      markPrice: f.markPrice ?? null,
+      indexPrice: f.indexPrice ?? null,
     },
   });
 }
@@ -187,11 +273,23 @@ function withInstrument(d: Obj, ctx: ParserContext, row: Row): { inst: Instrumen
 function optSummary(d: Obj, ctx: ParserContext, row: Row): void {
   const r = withInstrument(d, ctx, row);
   if (r === null) return;
-  optionTicker(r.inst, r.ts, ctx, row, {
-    markIv: positive(d, 'markVol'), bidIv: positive(d, 'bidVol'), askIv: positive(d, 'askVol'),
-    delta: num(d, 'deltaBS'), gamma: num(d, 'gammaBS'), vega: num(d, 'vegaBS'), theta: num(d, 'thetaBS'),
-    underlyingPrice: num(d, 'fwdPx'),
-  }, 'opt_summary');
+  optionTicker(
+    r.inst,
+    r.ts,
+    ctx,
+    row,
+    {
+      markIv: positive(d, 'markVol'),
+      bidIv: positive(d, 'bidVol'),
+      askIv: positive(d, 'askVol'),
+      delta: num(d, 'deltaBS'),
+      gamma: num(d, 'gammaBS'),
+      vega: num(d, 'vegaBS'),
+      theta: num(d, 'thetaBS'),
+      underlyingPrice: num(d, 'fwdPx'),
+    },
+    'opt_summary',
+  );
 }
 
 /**
@@ -207,7 +305,15 @@ function tickers(d: Obj, ctx: ParserContext, row: Row): void {
   };
   const q = r.inst.quoteCurrency;
   const book = tickerBook(
-    { priceCurrency: q, bid: num(d, 'bidPx'), ask: num(d, 'askPx'), bidSize: size('bidSz'), askSize: size('askSz'), last: num(d, 'last'), volume24h: num(d, 'volCcy24h') },
+    {
+      priceCurrency: q,
+      bid: num(d, 'bidPx'),
+      ask: num(d, 'askPx'),
+      bidSize: size('bidSz'),
+      askSize: size('askSz'),
+      last: num(d, 'last'),
+      volume24h: num(d, 'volCcy24h'),
+    },
     usdPerUnit(q, ctx.indexPrices.get(r.inst.symbol) ?? null),
   );
   optionTicker(r.inst, r.ts, ctx, row, book, 'tickers');
@@ -221,7 +327,8 @@ export function openInterest(d: Obj, ctx: ParserContext, row: Row): void {
   const oi = num(d, 'oi');
   const coins = oiCcy ?? (oi === null ? null : mul(oi, r.inst.contractSize));
   if (r.inst.kind === 'option') optionTicker(r.inst, r.ts, ctx, row, { openInterest: coins }, 'open_interest');
-  else if (r.inst.kind === 'perp') perpStats(r.inst, r.ts, ctx, row, { openInterest: coins, openInterestUsd: num(d, 'oiUsd') }, 'open_interest');
+  else if (r.inst.kind === 'perp')
+    perpStats(r.inst, r.ts, ctx, row, { openInterest: coins, openInterestUsd: num(d, 'oiUsd') }, 'open_interest');
 }
 
 function markPrice(d: Obj, ctx: ParserContext, row: Row): void {
@@ -251,7 +358,19 @@ function indexTicker(d: Obj, ctx: ParserContext, row: Row): void {
   const symbol = symbolForBase(base ?? '');
   if (symbol === null) return;
   if (quote === 'USD' || !ctx.indexPrices.has(symbol)) ctx.indexPrices.set(symbol, value);
-  row.out.push({ type: 'index', event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', instId, ts), kind: 'index', name: instId, value } });
+  row.out.push({
+    type: 'index',
+    event: {
+      venue: VENUE,
+      symbol,
+      ts,
+      receivedAt: ctx.receivedAt,
+      id: rowId(VENUE, 'index', instId, ts),
+      kind: 'index',
+      name: instId,
+      value,
+    },
+  });
 }
 
 /** liquidation-orders: posSide long/short is the liquidated position; in net mode a buy closes a short. */
@@ -281,7 +400,17 @@ function liquidationOrders(d: Obj, ctx: ParserContext, row: Row): void {
     const size = mul(sz, inst.contractSize);
     row.out.push({
       type: 'liquidation',
-      event: { venue: VENUE, symbol: inst.symbol, ts, receivedAt: ctx.receivedAt, id: `${VENUE}:liq:${instId}:${ts}:${side}:${px}:${sz}`, instrument: instId, side, price: px, size },
+      event: {
+        venue: VENUE,
+        symbol: inst.symbol,
+        ts,
+        receivedAt: ctx.receivedAt,
+        id: `${VENUE}:liq:${instId}:${ts}:${side}:${px}:${sz}`,
+        instrument: instId,
+        side,
+        price: px,
+        size,
+      },
     });
   }
 }

@@ -27,7 +27,13 @@ export function createParadexConnector(overrides: VenueUrls = {}): BinaryConnect
     venue: 'paradex',
     urls,
     instrumentRequests() {
-      return [{ id: 'paradex:markets', url: `${urls['rest'] ?? ''}/markets`, parse: restGuard((b, ctx) => parseParadexMarkets(b, ctx.receivedAt)) }];
+      return [
+        {
+          id: 'paradex:markets',
+          url: `${urls['rest'] ?? ''}/markets`,
+          parse: restGuard((b, ctx) => parseParadexMarkets(b, ctx.receivedAt)),
+        },
+      ];
     },
     connections(symbols, instruments) {
       const wanted = new Set<string>(symbols);
@@ -40,7 +46,9 @@ export function createParadexConnector(overrides: VenueUrls = {}): BinaryConnect
       }
       if (channels.length === 0) return [];
       const all = [...channels, ...perps, 'markets_summary'];
-      const subscribeFrames = all.map((channel, n) => JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel }, id: 100 + n }));
+      const subscribeFrames = all.map((channel, n) =>
+        JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params: { channel }, id: 100 + n }),
+      );
       return [{ id: 'public', url: urls['ws'] ?? '', subscribeFrames, heartbeat: HEARTBEAT }];
     },
     pollers() {
@@ -51,7 +59,12 @@ export function createParadexConnector(overrides: VenueUrls = {}): BinaryConnect
       try {
         return parseParadexBinary(frame, ctx);
       } catch (err) {
-        return { ok: false, outcome: 'dead_letter', reason: `parser error: ${err instanceof Error ? err.message : String(err)}`, channel: '' };
+        return {
+          ok: false,
+          outcome: 'dead_letter',
+          reason: `parser error: ${err instanceof Error ? err.message : String(err)}`,
+          channel: '',
+        };
       }
     },
     instrumentFromName: paradexInstrumentFromName,

@@ -16,8 +16,21 @@ function make(name: string, kind: InstrumentKind, receivedAt: number, f: Partial
   const symbol = symbolForBase(name.split('-')[0] ?? '');
   if (symbol === null) return null;
   return {
-    venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind, strike: null, expiry: null, optionType: null,
-    contractSize: 1, settlementCurrency: 'USDC', quoteCurrency: 'USD', active: true, ...f,
+    venue: VENUE,
+    symbol,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    kind,
+    strike: null,
+    expiry: null,
+    optionType: null,
+    contractSize: 1,
+    settlementCurrency: 'USDC',
+    quoteCurrency: 'USD',
+    active: true,
+    ...f,
   };
 }
 
@@ -37,7 +50,8 @@ export function parseParadexMarkets(body: string, receivedAt: number): RestParse
   const msg = parseJson(body);
   if (!isObj(msg)) return { ok: false, reason: 'malformed json' };
   const list = arr(msg, 'results');
-  if (list === null) return { ok: false, reason: `missing results array${typeof msg['message'] === 'string' ? `: ${msg['message']}` : ''}` };
+  if (list === null)
+    return { ok: false, reason: `missing results array${typeof msg['message'] === 'string' ? `: ${msg['message']}` : ''}` };
   const out: MarketEvent[] = [];
   for (const m of list) {
     if (!isObj(m)) return { ok: false, reason: 'market is not an object' };
@@ -51,10 +65,17 @@ export function parseParadexMarkets(body: string, receivedAt: number): RestParse
     const inst = make(name, kind, receivedAt, {
       settlementCurrency: str(m, 'settlement_currency') ?? 'USDC',
       quoteCurrency: str(m, 'quote_currency') ?? 'USD',
-      ...(kind === 'option' ? { expiry: expiryAt !== null && expiryAt > 0 ? expiryAt : null, strike: num(m, 'strike_price'), optionType: ot === 'CALL' ? 'call' : ot === 'PUT' ? 'put' : null } : {}),
+      ...(kind === 'option'
+        ? {
+            expiry: expiryAt !== null && expiryAt > 0 ? expiryAt : null,
+            strike: num(m, 'strike_price'),
+            optionType: ot === 'CALL' ? 'call' : ot === 'PUT' ? 'put' : null,
+          }
+        : {}),
     });
     if (inst === null) continue;
-    if (kind === 'option' && (inst.expiry === null || inst.strike === null || inst.optionType === null)) return { ok: false, reason: `option ${name} missing expiry_at/strike_price/option_type` };
+    if (kind === 'option' && (inst.expiry === null || inst.strike === null || inst.optionType === null))
+      return { ok: false, reason: `option ${name} missing expiry_at/strike_price/option_type` };
     out.push({ type: 'instrument', event: inst });
   }
   return { ok: true, events: out, nextUrl: null };

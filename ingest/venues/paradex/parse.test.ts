@@ -29,8 +29,16 @@ function listedCtx(): ParserContext {
 
 const perpTrade = (over: Partial<Parameters<typeof encodeTrade>[0]> = {}): Buffer =>
   encodeTrade({
-    timestampUs: 1778150400123456n, seqNo: 42n, tradeId: 987654321n, side: 1, price: 9650050000000n, size: 12500000n, createdAtUs: 1778150400123000n,
-    tradeType: 1, market: 'BTC-USD-PERP', ...over,
+    timestampUs: 1778150400123456n,
+    seqNo: 42n,
+    tradeId: 987654321n,
+    side: 1,
+    price: 9650050000000n,
+    size: 12500000n,
+    createdAtUs: 1778150400123000n,
+    tradeType: 1,
+    market: 'BTC-USD-PERP',
+    ...over,
   });
 
 /** MarketSummaryEvent v1 slots (30 × int64, ×1e-8 unless a time / seq). */
@@ -62,7 +70,18 @@ describe('paradex SBE decoder', () => {
     const r = decodeSbe(perpTrade());
     assert.deepEqual(r, {
       ok: true,
-      message: { template: 1, timestampUs: 1778150400123456, seqNo: 42, tradeId: '987654321', side: 1, price: 96500.5, size: 0.125, createdAtUs: 1778150400123000, tradeType: 1, market: 'BTC-USD-PERP' },
+      message: {
+        template: 1,
+        timestampUs: 1778150400123456,
+        seqNo: 42,
+        tradeId: '987654321',
+        side: 1,
+        price: 96500.5,
+        size: 0.125,
+        createdAtUs: 1778150400123000,
+        tradeType: 1,
+        market: 'BTC-USD-PERP',
+      },
     });
   });
 
@@ -70,7 +89,10 @@ describe('paradex SBE decoder', () => {
     const v1 = decodeSbe(encodeMarketSummary(summarySlots(), 'BTC-USD-8MAY26-78000-C'));
     assert.ok(v1.ok && v1.message.template === 4);
     if (v1.ok && v1.message.template === 4) {
-      assert.deepEqual([v1.message.markPrice, v1.message.bid, v1.message.theta, v1.message.forwardRate, v1.message.futureFundingRate], [18550.25, null, -45.12345678, 4.12, null]);
+      assert.deepEqual(
+        [v1.message.markPrice, v1.message.bid, v1.message.theta, v1.message.forwardRate, v1.message.futureFundingRate],
+        [18550.25, null, -45.12345678, 4.12, null],
+      );
     }
     const v0 = decodeSbe(encodeMarketSummary(summarySlots().slice(0, 27), 'BTC-USD-8MAY26-78000-C', 0));
     assert.ok(v0.ok && v0.message.template === 4 && v0.message.forwardRate === null && v0.message.markIv === 0.5123);
@@ -103,8 +125,17 @@ describe('paradex binary frames -> events', () => {
   test('perp trade: taker BUY, ms from created_at µs', () => {
     const t = first(parseBinary(perpTrade(), listedCtx()), 'perp_trade');
     assert.deepEqual(t, {
-      venue: 'paradex', symbol: 'BTCUSDT', ts: 1778150400123, receivedAt: RECEIVED_AT, id: 'paradex:BTC-USD-PERP:987654321', instrument: 'BTC-USD-PERP', tradeId: '987654321',
-      side: 'buy', price: 96500.5, size: 0.125, market: 'perp',
+      venue: 'paradex',
+      symbol: 'BTCUSDT',
+      ts: 1778150400123,
+      receivedAt: RECEIVED_AT,
+      id: 'paradex:BTC-USD-PERP:987654321',
+      instrument: 'BTC-USD-PERP',
+      tradeId: '987654321',
+      side: 'buy',
+      price: 96500.5,
+      size: 0.125,
+      market: 'perp',
     });
   });
 
@@ -112,24 +143,71 @@ describe('paradex binary frames -> events', () => {
     const r = parseBinary(perpTrade({ side: 2, tradeType: 2 }), listedCtx());
     assert.ok(r.ok && r.outcome === 'events');
     const liq = r.ok ? r.events[1] : undefined;
-    assert.deepEqual(liq, { type: 'liquidation', event: { venue: 'paradex', symbol: 'BTCUSDT', ts: 1778150400123, receivedAt: RECEIVED_AT, id: 'paradex:liq:BTC-USD-PERP:987654321', instrument: 'BTC-USD-PERP', side: 'long', price: 96500.5, size: 0.125 } });
+    assert.deepEqual(liq, {
+      type: 'liquidation',
+      event: {
+        venue: 'paradex',
+        symbol: 'BTCUSDT',
+        ts: 1778150400123,
+        receivedAt: RECEIVED_AT,
+        id: 'paradex:liq:BTC-USD-PERP:987654321',
+        instrument: 'BTC-USD-PERP',
+        side: 'long',
+        price: 96500.5,
+        size: 0.125,
+      },
+    });
     assertIgnored(parseBinary(perpTrade({ tradeType: 4 }), listedCtx()), 'untracked');
   });
 
   test('dated option block trade', () => {
-    const t = first(parseBinary(perpTrade({ market: 'BTC-USD-8MAY26-78000-C', price: 1855025000000n, size: 200000000n, tradeType: 6, side: 2 }), listedCtx()), 'option_trade');
-    assert.deepEqual([t.side, t.price, t.size, t.premiumUsd, t.expiry, t.strike, t.block, t.iv], ['sell', 18550.25, 2, 37100.5, EXPIRY, 78000, true, null]);
+    const t = first(
+      parseBinary(
+        perpTrade({ market: 'BTC-USD-8MAY26-78000-C', price: 1855025000000n, size: 200000000n, tradeType: 6, side: 2 }),
+        listedCtx(),
+      ),
+      'option_trade',
+    );
+    assert.deepEqual(
+      [t.side, t.price, t.size, t.premiumUsd, t.expiry, t.strike, t.block, t.iv],
+      ['sell', 18550.25, 2, 37100.5, EXPIRY, 78000, true, null],
+    );
   });
 
   test('market summary -> option ticker (v1) and perp stats', () => {
     const t = first(parseBinary(encodeMarketSummary(summarySlots(), 'BTC-USD-8MAY26-78000-C'), listedCtx()), 'option_ticker');
     assert.deepEqual(t, {
-      venue: 'paradex', symbol: 'BTCUSDT', ts: 1778150400500, receivedAt: RECEIVED_AT, id: 'paradex:markets_summary:BTC-USD-8MAY26-78000-C:1778150400500', instrument: 'BTC-USD-8MAY26-78000-C',
-      strike: 78000, expiry: EXPIRY, optionType: 'call', markPrice: 18550.25, markIv: 0.5123, bidIv: 0.5, askIv: 0.525, delta: 0.95, gamma: 0.000005, vega: 12.5,
-      theta: -45.12345678, openInterest: 3.25, underlyingPrice: null, indexPrice: 96500.5,
+      venue: 'paradex',
+      symbol: 'BTCUSDT',
+      ts: 1778150400500,
+      receivedAt: RECEIVED_AT,
+      id: 'paradex:markets_summary:BTC-USD-8MAY26-78000-C:1778150400500',
+      instrument: 'BTC-USD-8MAY26-78000-C',
+      strike: 78000,
+      expiry: EXPIRY,
+      optionType: 'call',
+      markPrice: 18550.25,
+      markIv: 0.5123,
+      bidIv: 0.5,
+      askIv: 0.525,
+      delta: 0.95,
+      gamma: 0.000005,
+      vega: 12.5,
+      theta: -45.12345678,
+      openInterest: 3.25,
+      underlyingPrice: null,
+      indexPrice: 96500.5,
       // slots 8/9 bid/ask are null here, slot 4 last 18500 USD; the SBE summary carries no sizes; volume is USD
-      priceCurrency: 'USD', bidPrice: null, askPrice: null, bidPriceUsd: null, askPriceUsd: null, bidSize: null, askSize: null,
-      lastPrice: 18500, lastPriceUsd: 18500, volume24h: null,
+      priceCurrency: 'USD',
+      bidPrice: null,
+      askPrice: null,
+      bidPriceUsd: null,
+      askPriceUsd: null,
+      bidSize: null,
+      askSize: null,
+      lastPrice: 18500,
+      lastPriceUsd: 18500,
+      volume24h: null,
     });
     const slots = summarySlots();
     slots[7] = 1250n; // funding 0.0000125
@@ -138,7 +216,16 @@ describe('paradex binary frames -> events', () => {
   });
 
   test('funding data, heartbeat, subscribed, untracked and perpetual options', () => {
-    const f = first(parseBinary(encodeFundingData({ ts: 1778150401000000n, seq: 1n, rate: 1000n, index: 5n, created: 1778150400999000n, premium: 0n, rate8h: 1000n, hours: 8 }, 'BTC-USD-PERP'), listedCtx()), 'perp_stats');
+    const f = first(
+      parseBinary(
+        encodeFundingData(
+          { ts: 1778150401000000n, seq: 1n, rate: 1000n, index: 5n, created: 1778150400999000n, premium: 0n, rate8h: 1000n, hours: 8 },
+          'BTC-USD-PERP',
+        ),
+        listedCtx(),
+      ),
+      'perp_stats',
+    );
     assert.deepEqual([f.fundingRate, f.ts, f.id], [0.00001, 1778150400999, 'paradex:funding_data:BTC-USD-PERP:1778150400999']);
     assertIgnored(parseBinary(encodeHeartbeat(1n), listedCtx()), 'heartbeat');
     assertIgnored(parseBinary(encodeHeartbeat(1n, 41), listedCtx()), 'ack');
@@ -162,9 +249,18 @@ describe('paradex JSON control plane and JSON pushes', () => {
     const [o] = only(parse(fixtureLine('paradex/docs.jsonl', 'markets_summary'), listedCtx()), 'option_ticker');
     assert.deepEqual([o?.markIv, o?.delta, o?.theta, o?.openInterest, o?.indexPrice], [0.5123, 0.95, null, 3.25, 96500.5]);
     // bid 18400, ask 18700, last_traded_price 18500 (USD); no bid_size / ask_size in this message
-    assert.deepEqual([o?.priceCurrency, o?.bidPrice, o?.askPrice, o?.bidPriceUsd, o?.lastPrice, o?.bidSize, o?.volume24h], ['USD', 18400, 18700, 18400, 18500, null, null]);
+    assert.deepEqual(
+      [o?.priceCurrency, o?.bidPrice, o?.askPrice, o?.bidPriceUsd, o?.lastPrice, o?.bidSize, o?.volume24h],
+      ['USD', 18400, 18700, 18400, 18500, null, null],
+    );
     assertDeadLetter(parse(fixtureLine('paradex/docs.jsonl', 'bbo.'), listedCtx()), /unknown channel: bbo/);
-    assertDeadLetter(parse('{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.BTC-USD-PERP","data":{"market":"BTC-USD-PERP"}}}', listedCtx()), /trade missing/);
+    assertDeadLetter(
+      parse(
+        '{"jsonrpc":"2.0","method":"subscription","params":{"channel":"trades.BTC-USD-PERP","data":{"market":"BTC-USD-PERP"}}}',
+        listedCtx(),
+      ),
+      /trade missing/,
+    );
   });
 
   test('markets: perps and dated options listed; perpetual options and untracked skipped; subscriptions', () => {
@@ -173,9 +269,10 @@ describe('paradex JSON control plane and JSON pushes', () => {
     assert.equal(ctx.instruments.get('BTC-USD-8MAY26-78000-C')?.expiry, EXPIRY);
     const [plan] = paradexConnector.connections(['BTCUSDT'], [...ctx.instruments.values()]);
     assert.equal(plan?.url, 'wss://ws.api.prod.paradex.trade/v1?sbeSchemaId=1&sbeSchemaVersion=1');
-    assert.deepEqual(plan?.subscribeFrames.map((f) => (JSON.parse(f) as { params: { channel: string } }).params.channel), [
-      'trades.BTC-USD-PERP', 'trades.BTC-USD-8MAY26-78000-C', 'funding_data.BTC-USD-PERP', 'markets_summary',
-    ]);
+    assert.deepEqual(
+      plan?.subscribeFrames.map((f) => (JSON.parse(f) as { params: { channel: string } }).params.channel),
+      ['trades.BTC-USD-PERP', 'trades.BTC-USD-8MAY26-78000-C', 'funding_data.BTC-USD-PERP', 'markets_summary'],
+    );
     assert.equal(parseParadexMarkets('{"message":"rate limited"}', 1).ok, false);
   });
 });

@@ -3,8 +3,16 @@
  * decoder's mirror), so tests can use exact bytes without recorded binary captures.
  */
 export interface TradeFrame {
-  readonly timestampUs: bigint; readonly seqNo: bigint; readonly tradeId: bigint; readonly side: number; readonly price: bigint; readonly size: bigint;
-  readonly createdAtUs: bigint; readonly tradeType: number; readonly market: string; readonly version?: number;
+  readonly timestampUs: bigint;
+  readonly seqNo: bigint;
+  readonly tradeId: bigint;
+  readonly side: number;
+  readonly price: bigint;
+  readonly size: bigint;
+  readonly createdAtUs: bigint;
+  readonly tradeType: number;
+  readonly market: string;
+  readonly version?: number;
 }
 
 export const NULL_I64 = -(2n ** 63n);
@@ -43,7 +51,20 @@ export function encodeMarketSummary(fields: readonly bigint[], market: string, v
   return Buffer.concat([header(b.length, 4, version), b, varString(market)]);
 }
 
-export function encodeFundingData(f: { ts: bigint; seq: bigint; rate: bigint; index: bigint; created: bigint; premium: bigint; rate8h: bigint; hours: number; impact?: bigint }, market: string): Buffer {
+export function encodeFundingData(
+  f: {
+    ts: bigint;
+    seq: bigint;
+    rate: bigint;
+    index: bigint;
+    created: bigint;
+    premium: bigint;
+    rate8h: bigint;
+    hours: number;
+    impact?: bigint;
+  },
+  market: string,
+): Buffer {
   const b = Buffer.alloc(f.impact === undefined ? 58 : 66);
   [f.ts, f.seq, f.rate, f.index, f.created, f.premium, f.rate8h].forEach((v, i) => b.writeBigInt64LE(v, i * 8));
   b.writeInt16LE(f.hours, 56);

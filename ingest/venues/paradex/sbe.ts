@@ -73,8 +73,7 @@ export interface SbeControl {
 
 export type SbeMessage = SbeTrade | SbeMarketSummary | SbeFundingData | SbeControl;
 export type SbeResult =
-  | { readonly ok: true; readonly message: SbeMessage }
-  | { readonly ok: false; readonly reason: string; readonly template: number | null };
+  { readonly ok: true; readonly message: SbeMessage } | { readonly ok: false; readonly reason: string; readonly template: number | null };
 
 const TWO32 = 4294967296;
 
@@ -116,11 +115,13 @@ export function decodeSbe(frame: Uint8Array): SbeResult {
   const template = u16(frame, 2);
   const schema = u16(frame, 4);
   if (schema !== SBE_SCHEMA_ID) return { ok: false, reason: `sbe schema id ${schema}, expected ${SBE_SCHEMA_ID}`, template };
-  if (HEADER + blockLength > frame.length) return { ok: false, reason: `sbe truncated: blockLength ${blockLength}, payload ${frame.length - HEADER} bytes`, template };
+  if (HEADER + blockLength > frame.length)
+    return { ok: false, reason: `sbe truncated: blockLength ${blockLength}, payload ${frame.length - HEADER} bytes`, template };
   const b = frame;
   const p = HEADER;
   const tail = (): string | null => varString(b, p + blockLength);
-  const need = (n: number): SbeResult | null => (blockLength < n ? { ok: false, reason: `sbe template ${template}: blockLength ${blockLength} < ${n}`, template } : null);
+  const need = (n: number): SbeResult | null =>
+    blockLength < n ? { ok: false, reason: `sbe template ${template}: blockLength ${blockLength} < ${n}`, template } : null;
   switch (template) {
     case TEMPLATE.trade: {
       const short = need(TRADE_BLOCK);
@@ -132,8 +133,23 @@ export function decodeSbe(frame: Uint8Array): SbeResult {
       const size = f8(b, p + 33);
       const id = i64(b, p + 16);
       if (market === null) return { ok: false, reason: 'sbe truncated: market string', template };
-      if (ts === null || created === null || price === null || size === null || id === null) return { ok: false, reason: 'sbe trade with null required field', template };
-      return { ok: true, message: { template: 1, timestampUs: ts, seqNo: i64(b, p + 8) ?? 0, tradeId: String(id), side: b[p + 24]!, price, size, createdAtUs: created, tradeType: b[p + 49]!, market } };
+      if (ts === null || created === null || price === null || size === null || id === null)
+        return { ok: false, reason: 'sbe trade with null required field', template };
+      return {
+        ok: true,
+        message: {
+          template: 1,
+          timestampUs: ts,
+          seqNo: i64(b, p + 8) ?? 0,
+          tradeId: String(id),
+          side: b[p + 24]!,
+          price,
+          size,
+          createdAtUs: created,
+          tradeType: b[p + 49]!,
+          market,
+        },
+      };
     }
     case TEMPLATE.marketSummary: {
       const short = need(SUMMARY_BLOCK_V0);
@@ -146,9 +162,26 @@ export function decodeSbe(frame: Uint8Array): SbeResult {
       return {
         ok: true,
         message: {
-          template: 4, timestampUs: ts, seqNo: i64(b, p + 8) ?? 0, markPrice: q(2), indexPrice: q(3), lastPrice: q(4), openInterest: q(6), fundingRate: q(7),
-          bid: q(8), ask: q(9), markIv: q(12), bidIv: q(13), askIv: q(14), delta: q(16), gamma: q(17), vega: q(18), theta: q(19), futureFundingRate: q(23),
-          forwardRate: blockLength >= SUMMARY_BLOCK_V1 ? q(27) : null, market,
+          template: 4,
+          timestampUs: ts,
+          seqNo: i64(b, p + 8) ?? 0,
+          markPrice: q(2),
+          indexPrice: q(3),
+          lastPrice: q(4),
+          openInterest: q(6),
+          fundingRate: q(7),
+          bid: q(8),
+          ask: q(9),
+          markIv: q(12),
+          bidIv: q(13),
+          askIv: q(14),
+          delta: q(16),
+          gamma: q(17),
+          vega: q(18),
+          theta: q(19),
+          futureFundingRate: q(23),
+          forwardRate: blockLength >= SUMMARY_BLOCK_V1 ? q(27) : null,
+          market,
         },
       };
     }
@@ -162,8 +195,15 @@ export function decodeSbe(frame: Uint8Array): SbeResult {
       return {
         ok: true,
         message: {
-          template: 5, timestampUs: ts, seqNo: i64(b, p + 8) ?? 0, fundingRate: f8(b, p + 16), fundingIndex: f8(b, p + 24), createdAtUs: i64(b, p + 32) ?? ts,
-          fundingRate8h: f8(b, p + 48), fundingPeriodHours: (b[p + 56]! | (b[p + 57]! << 8)) << 16 >> 16, market,
+          template: 5,
+          timestampUs: ts,
+          seqNo: i64(b, p + 8) ?? 0,
+          fundingRate: f8(b, p + 16),
+          fundingIndex: f8(b, p + 24),
+          createdAtUs: i64(b, p + 32) ?? ts,
+          fundingRate8h: f8(b, p + 48),
+          fundingPeriodHours: ((b[p + 56]! | (b[p + 57]! << 8)) << 16) >> 16,
+          market,
         },
       };
     }
@@ -177,4 +217,3 @@ export function decodeSbe(frame: Uint8Array): SbeResult {
       return { ok: false, reason: `sbe unknown templateId ${template}`, template };
   }
 }
-

@@ -19,7 +19,13 @@ export function createThalexConnector(overrides: VenueUrls = {}): VenueConnector
     venue: 'thalex',
     urls,
     instrumentRequests() {
-      return [{ id: 'thalex:instruments', url: `${urls['rest'] ?? ''}/public/instruments`, parse: restGuard((b, ctx) => parseThalexInstruments(b, ctx.receivedAt)) }];
+      return [
+        {
+          id: 'thalex:instruments',
+          url: `${urls['rest'] ?? ''}/public/instruments`,
+          parse: restGuard((b, ctx) => parseThalexInstruments(b, ctx.receivedAt)),
+        },
+      ];
     },
     connections(symbols, instruments) {
       const wanted = new Set<string>(symbols);
@@ -32,7 +38,9 @@ export function createThalexConnector(overrides: VenueUrls = {}): VenueConnector
       }
       const channels = [...[...underlyings].flatMap((u) => [`recent_trades.${u}.all`, `price_index.${u}`]), ...tickers];
       if (channels.length === 0) return [];
-      const subscribeFrames = chunk(channels, CHANNELS_PER_FRAME).map((c, n) => JSON.stringify({ method: 'public/subscribe', params: { channels: c }, id: 100 + n }));
+      const subscribeFrames = chunk(channels, CHANNELS_PER_FRAME).map((c, n) =>
+        JSON.stringify({ method: 'public/subscribe', params: { channels: c }, id: 100 + n }),
+      );
       return [{ id: 'public', url: urls['ws'] ?? '', subscribeFrames, heartbeat: HEARTBEAT }];
     },
     pollers() {

@@ -14,8 +14,21 @@ function make(name: string, kind: InstrumentKind, receivedAt: number, f: Partial
   const symbol = symbolForBase(name.split('-')[0] ?? '');
   if (symbol === null) return null;
   return {
-    venue: VENUE, symbol, ts: receivedAt, receivedAt, id: `${VENUE}:instrument:${name}`, instrument: name, kind, strike: null, expiry: null, optionType: null,
-    contractSize: 1, settlementCurrency: 'USD', quoteCurrency: 'USD', active: true, ...f,
+    venue: VENUE,
+    symbol,
+    ts: receivedAt,
+    receivedAt,
+    id: `${VENUE}:instrument:${name}`,
+    instrument: name,
+    kind,
+    strike: null,
+    expiry: null,
+    optionType: null,
+    contractSize: 1,
+    settlementCurrency: 'USD',
+    quoteCurrency: 'USD',
+    active: true,
+    ...f,
   };
 }
 
@@ -53,7 +66,8 @@ export function parseThalexInstruments(body: string, receivedAt: number): RestPa
       optionType: kind !== 'option' ? null : ot === 'call' ? 'call' : ot === 'put' ? 'put' : null,
     });
     if (inst === null) continue;
-    if (kind === 'option' && (inst.strike === null || inst.expiry === null || inst.optionType === null)) return { ok: false, reason: `option ${name} missing strike/expiry/type` };
+    if (kind === 'option' && (inst.strike === null || inst.expiry === null || inst.optionType === null))
+      return { ok: false, reason: `option ${name} missing strike/expiry/type` };
     out.push({ type: 'instrument', event: inst });
   }
   return { ok: true, events: out, nextUrl: null };

@@ -5,7 +5,22 @@
  * open_interest; perps funding_rate) and `price_index.<UNDERLYING>`. Times are SECONDS (float) -> ms.
  */
 import { lookupInstrument } from '../../connector/context.ts';
-import { deadLetter, eventsOrUntracked, hash32, idOf, ignored, isObj, mul, num, obj, parseJson, positive, rowId, str, symbolForBase } from '../../connector/parse-helpers.ts';
+import {
+  deadLetter,
+  eventsOrUntracked,
+  hash32,
+  idOf,
+  ignored,
+  isObj,
+  mul,
+  num,
+  obj,
+  parseJson,
+  positive,
+  rowId,
+  str,
+  symbolForBase,
+} from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { MarketEvent, TakerSide } from '#schemas/events.ts';
 import { tickerBook, usdPerUnit } from '../../connector/ticker-book.ts';
@@ -49,13 +64,27 @@ export function parseThalexFrame(frame: string, ctx: ParserContext): ParseResult
   return error !== null ? deadLetter(error, channel) : eventsOrUntracked(out, channel);
 }
 
-interface RawTrade { readonly price: number; readonly size: number; readonly side: TakerSide; readonly time: number; readonly name: string; readonly id: string | null }
+interface RawTrade {
+  readonly price: number;
+  readonly size: number;
+  readonly side: TakerSide;
+  readonly time: number;
+  readonly name: string;
+  readonly id: string | null;
+}
 
 /** Spec shape: positional array; go-thalex models objects (trade_id, direction, amount, price, time, instrument_name). */
 function rawTrade(t: unknown): RawTrade | null {
   if (Array.isArray(t)) {
     const [price, size, side, time, name] = t as unknown[];
-    if (typeof price !== 'number' || typeof size !== 'number' || typeof time !== 'number' || typeof name !== 'string' || (side !== 'buy' && side !== 'sell')) return null;
+    if (
+      typeof price !== 'number' ||
+      typeof size !== 'number' ||
+      typeof time !== 'number' ||
+      typeof name !== 'string' ||
+      (side !== 'buy' && side !== 'sell')
+    )
+      return null;
     return { price, size, side, time, name, id: null };
   }
   if (!isObj(t)) return null;
@@ -82,11 +111,33 @@ function trade(t: unknown, ctx: ParserContext, out: MarketEvent[]): string | nul
     out.push({
       type: 'option_trade',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument, tradeId, side, price, size, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType,
-        priceCurrency: inst.quoteCurrency, priceUsd: price, premiumUsd: mul(price, size), iv: null, indexPrice: null, underlyingPrice: null, block: false,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument,
+        tradeId,
+        side,
+        price,
+        size,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        priceCurrency: inst.quoteCurrency,
+        priceUsd: price,
+        premiumUsd: mul(price, size),
+        iv: null,
+        indexPrice: null,
+        underlyingPrice: null,
+        block: false,
       },
     });
-  } else if (inst.kind === 'perp') out.push({ type: 'perp_trade', event: { venue: VENUE, symbol, ts, receivedAt, id, instrument, tradeId, side, price, size, market: 'perp' } });
+  } else if (inst.kind === 'perp')
+    out.push({
+      type: 'perp_trade',
+      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument, tradeId, side, price, size, market: 'perp' },
+    });
   return null;
 }
 
@@ -105,22 +156,60 @@ function ticker(name: string, n: Obj, ctx: ParserContext, out: MarketEvent[]): s
     // Prices in USD per coin, amounts and volume_24h in coins.
     const q = inst.quoteCurrency;
     const book = tickerBook(
-      { priceCurrency: q, bid: num(n, 'best_bid_price'), ask: num(n, 'best_ask_price'), bidSize: num(n, 'best_bid_amount'), askSize: num(n, 'best_ask_amount'), last: num(n, 'last_price'), volume24h: num(n, 'volume_24h') },
+      {
+        priceCurrency: q,
+        bid: num(n, 'best_bid_price'),
+        ask: num(n, 'best_ask_price'),
+        bidSize: num(n, 'best_bid_amount'),
+        askSize: num(n, 'best_ask_amount'),
+        last: num(n, 'last_price'),
+        volume24h: num(n, 'volume_24h'),
+      },
       usdPerUnit(q, indexPrice),
     );
     out.push({
       type: 'option_ticker',
       event: {
-        venue: VENUE, symbol, ts, receivedAt, id, instrument: name, strike: inst.strike, expiry: inst.expiry, optionType: inst.optionType, markPrice: num(n, 'mark_price'), markIv: positive(n, 'iv'),
-        bidIv: null, askIv: null, delta: num(n, 'delta'), gamma: null, vega: null, theta: null, openInterest: num(n, 'open_interest'),
-        underlyingPrice: positive(n, 'forward'), indexPrice,
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        strike: inst.strike,
+        expiry: inst.expiry,
+        optionType: inst.optionType,
+        markPrice: num(n, 'mark_price'),
+        markIv: positive(n, 'iv'),
+        bidIv: null,
+        askIv: null,
+        delta: num(n, 'delta'),
+        gamma: null,
+        vega: null,
+        theta: null,
+        openInterest: num(n, 'open_interest'),
+        underlyingPrice: positive(n, 'forward'),
+        indexPrice,
         ...book,
       },
     });
   } else if (inst.kind === 'perp') {
     out.push({
       type: 'perp_stats',
-      event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, openInterest: num(n, 'open_interest'), openInterestUsd: null, fundingRate: num(n, 'funding_rate'), nextFundingTime: null, markPrice: num(n, 'mark_price'), indexPrice },
+      event: {
+        venue: VENUE,
+        symbol,
+        ts,
+        receivedAt,
+        id,
+        instrument: name,
+        openInterest: num(n, 'open_interest'),
+        openInterestUsd: null,
+        fundingRate: num(n, 'funding_rate'),
+        nextFundingTime: null,
+        markPrice: num(n, 'mark_price'),
+        indexPrice,
+      },
     });
   }
   return null;
@@ -135,6 +224,9 @@ function priceIndex(underlying: string, n: Obj, ctx: ParserContext, out: MarketE
   if (symbol === null) return null;
   ctx.indexPrices.set(symbol, price);
   const ts = toMs(time);
-  out.push({ type: 'index', event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', name, ts), kind: 'index', name, value: price } });
+  out.push({
+    type: 'index',
+    event: { venue: VENUE, symbol, ts, receivedAt: ctx.receivedAt, id: rowId(VENUE, 'index', name, ts), kind: 'index', name, value: price },
+  });
   return null;
 }

@@ -4,12 +4,7 @@ import type { ChainInstrument, ChainSnapshot } from '../types.ts';
 
 export const DAY_MS = 86_400_000;
 
-export function inst(
-  strike: number,
-  type: OptionType,
-  openInterest: number,
-  extra: Partial<ChainInstrument> = {},
-): ChainInstrument {
+export function inst(strike: number, type: OptionType, openInterest: number, extra: Partial<ChainInstrument> = {}): ChainInstrument {
   return {
     venue: 'deribit' as Venue,
     strike,

@@ -38,13 +38,33 @@ export const TICKERS: readonly Row[] = [
   { venue: 'okx', name: 'BTC-USD-E2-95000-P', strike: 95_000, expiry: E2, type: 'put', oi: 70, iv: 0.57, fwd: 100_180 },
   { venue: 'okx', name: 'BTC-USD-E2-110000-C', strike: 110_000, expiry: E2, type: 'call', oi: 30, iv: null, fwd: 100_180 },
   // stale: 10 min before the tick (freshness 5 min)
-  { venue: 'okx', name: 'BTC-USD-E2-90000-P', strike: 90_000, expiry: E2, type: 'put', oi: 1000, iv: 0.6, fwd: 100_180, ts: TICK - 600_000 },
+  {
+    venue: 'okx',
+    name: 'BTC-USD-E2-90000-P',
+    strike: 90_000,
+    expiry: E2,
+    type: 'put',
+    oi: 1000,
+    iv: 0.6,
+    fwd: 100_180,
+    ts: TICK - 600_000,
+  },
 ];
 
 export function marketEvents(): MarketEvent[] {
   const out: MarketEvent[] = TICKERS.map((r) => ({
     type: 'option_ticker',
-    event: ticker({ venue: r.venue, instrument: r.name, strike: r.strike, expiry: r.expiry, type: r.type, oi: r.oi, iv: r.iv, forward: r.fwd, ts: r.ts ?? FRESH }),
+    event: ticker({
+      venue: r.venue,
+      instrument: r.name,
+      strike: r.strike,
+      expiry: r.expiry,
+      type: r.type,
+      oi: r.oi,
+      iv: r.iv,
+      forward: r.fwd,
+      ts: r.ts ?? FRESH,
+    }),
   }));
   out.push(
     { type: 'index', event: indexPrice('deribit', 100_000, TICK - 5_000) },
@@ -56,7 +76,17 @@ export function marketEvents(): MarketEvent[] {
   return out;
 }
 
-const t = (venue: Venue, name: string, expiry: number, type: OptionType, side: 'buy' | 'sell', size: number, ts: number, id: string, strike = 100_000): MarketEvent => ({
+const t = (
+  venue: Venue,
+  name: string,
+  expiry: number,
+  type: OptionType,
+  side: 'buy' | 'sell',
+  size: number,
+  ts: number,
+  id: string,
+  strike = 100_000,
+): MarketEvent => ({
   type: 'option_trade',
   event: trade({ venue, instrument: name, strike, expiry, type, side, size, ts, id }),
 });
@@ -73,7 +103,16 @@ export function tradeEvents(): MarketEvent[] {
   ];
 }
 
-const inst = (venue: Venue, strike: number, expiry: number, type: OptionType, oi: number, iv: number | null, fwd: number, inv?: number): ChainInstrument => ({
+const inst = (
+  venue: Venue,
+  strike: number,
+  expiry: number,
+  type: OptionType,
+  oi: number,
+  iv: number | null,
+  fwd: number,
+  inv?: number,
+): ChainInstrument => ({
   venue,
   strike,
   expiry,

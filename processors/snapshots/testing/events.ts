@@ -1,5 +1,15 @@
 /** Small event builders for the snapshot tests (times near today so raw-table TTLs keep the rows). */
-import type { IndexPrice, Instrument, MarketSymbol, OptionTicker, OptionTrade, OptionType, PerpStats, TakerSide, Venue } from '#schemas/events.ts';
+import type {
+  IndexPrice,
+  Instrument,
+  MarketSymbol,
+  OptionTicker,
+  OptionTrade,
+  OptionType,
+  PerpStats,
+  TakerSide,
+  Venue,
+} from '#schemas/events.ts';
 
 export const DAY = 86_400_000;
 /** Today 00:00 UTC. */
@@ -101,7 +111,13 @@ export function perpStats(venue: Venue, mark: number, ts: number, symbol: Market
   };
 }
 
-export function optionInstrument(venue: Venue, instrument: string, ts: number, active: boolean, symbol: MarketSymbol = 'BTCUSDT'): Instrument {
+export function optionInstrument(
+  venue: Venue,
+  instrument: string,
+  ts: number,
+  active: boolean,
+  symbol: MarketSymbol = 'BTCUSDT',
+): Instrument {
   return {
     venue,
     symbol,

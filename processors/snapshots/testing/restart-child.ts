@@ -79,7 +79,6 @@ const processor = await startSnapshotProcessor(bus, store, {
   },
 });
 
-
 async function shutdown(): Promise<void> {
   clearInterval(timer);
   await processor.stop();

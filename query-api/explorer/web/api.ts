@@ -36,7 +36,12 @@ export async function getV2<T>(path: string, signal?: AbortSignal): Promise<Enve
     if (signal?.aborted) throw e;
     throw new ApiError({ status: 0, code: null, message: e instanceof Error ? e.message : String(e), retryAfterSeconds: null });
   }
-  const body = (await res.json().catch(() => null)) as { success?: boolean; data?: T; meta?: Envelope<T>['meta']; error?: { code?: string; message?: string } } | null;
+  const body = (await res.json().catch(() => null)) as {
+    success?: boolean;
+    data?: T;
+    meta?: Envelope<T>['meta'];
+    error?: { code?: string; message?: string };
+  } | null;
   if (res.ok && body?.success === true && body.data !== undefined) return { data: body.data, meta: body.meta ?? {} };
   const retry = Number(res.headers.get('retry-after'));
   throw new ApiError({

@@ -117,7 +117,13 @@ export function clearCharts(box: HTMLElement): void {
  * One ResizeObserver per box, created on its first chart: a panel redrawn every 30 s (or every replay step) does
  * not pile up observers holding destroyed charts.
  */
-export function mountChart(box: HTMLElement, opts: Omit<uPlot.Options, 'width' | 'height'>, data: uPlot.AlignedData, heightScale = 1, append = false): uPlot {
+export function mountChart(
+  box: HTMLElement,
+  opts: Omit<uPlot.Options, 'width' | 'height'>,
+  data: uPlot.AlignedData,
+  heightScale = 1,
+  append = false,
+): uPlot {
   let entry = mounted.get(box);
   if (entry === undefined) {
     const created: { charts: { u: uPlot; heightScale: number }[] } = { charts: [] };
@@ -125,12 +131,23 @@ export function mountChart(box: HTMLElement, opts: Omit<uPlot.Options, 'width' |
     mounted.set(box, created);
     new ResizeObserver(() => {
       const w = Math.max(280, box.clientWidth);
-      for (const c of created.charts) if (Math.abs(w - c.u.width) > 2) c.u.setSize({ width: w, height: Math.round(chartHeight() * c.heightScale) });
+      for (const c of created.charts)
+        if (Math.abs(w - c.u.width) > 2) c.u.setSize({ width: w, height: Math.round(chartHeight() * c.heightScale) });
     }).observe(box);
   }
   if (!append) clearCharts(box);
   // Legends name the series without live values (the status line and the axes carry the numbers).
-  const u = new uPlot({ legend: { live: false }, tzDate: utc, ...opts, width: Math.max(280, box.clientWidth), height: Math.round(chartHeight() * heightScale) }, data, box);
+  const u = new uPlot(
+    {
+      legend: { live: false },
+      tzDate: utc,
+      ...opts,
+      width: Math.max(280, box.clientWidth),
+      height: Math.round(chartHeight() * heightScale),
+    },
+    data,
+    box,
+  );
   entry.charts.push({ u, heightScale });
   return u;
 }

@@ -38,8 +38,18 @@ const liveBtn = $<HTMLButtonElement>('live');
 const main = $<HTMLElement>('panels');
 
 const panels = {
-  profile: new PanelView(main, 'profile', 'GEX profile', 'Net dealer gamma exposure re-priced at hypothetical spot (USD per 1% move); lines: spot, hvl (zero gamma), call resistance, put support; 0DTE dashed.'),
-  byStrike: new PanelView(main, 'by-strike', 'GEX by strike', 'Call and put gamma exposure per strike over every open expiry (USD per 1% move).'),
+  profile: new PanelView(
+    main,
+    'profile',
+    'GEX profile',
+    'Net dealer gamma exposure re-priced at hypothetical spot (USD per 1% move); lines: spot, hvl (zero gamma), call resistance, put support; 0DTE dashed.',
+  ),
+  byStrike: new PanelView(
+    main,
+    'by-strike',
+    'GEX by strike',
+    'Call and put gamma exposure per strike over every open expiry (USD per 1% move).',
+  ),
   heatmap: new PanelView(main, 'heatmap', 'Strike × expiry heatmap', 'Net GEX per expiry and strike; green positive, red negative.'),
   market: new PanelView(main, 'market', 'Market', 'Perp + spot candles (5 min, 24 h) with open interest, funding and perp CVD.'),
   tape: new PanelView(main, 'tape', 'Recent tape', 'The latest option trades across venues.'),
@@ -147,7 +157,11 @@ async function refresh(scope: 'all' | 'levels'): Promise<void> {
     if (s.venues.length > 0 && s.at !== null) tape.set('venues', s.venues.join(','));
     jobs.push(
       load(panels.market, async () => {
-        if (bundle?.symbol !== s.symbol || s.at === null) bundle = { symbol: s.symbol, data: (await getV2<BundleData>(`/v2/market/bundle?symbol=${s.symbol}&${BUNDLE_QUERY}`, signal)).data };
+        if (bundle?.symbol !== s.symbol || s.at === null)
+          bundle = {
+            symbol: s.symbol,
+            data: (await getV2<BundleData>(`/v2/market/bundle?symbol=${s.symbol}&${BUNDLE_QUERY}`, signal)).data,
+          };
         renderMarket(panels.market, bundle.data, s.at);
       }),
       load(panels.tape, async () => {
@@ -196,7 +210,9 @@ keyForm.addEventListener('submit', (ev) => {
 });
 symbolSel.addEventListener('change', () => setState({ symbol: symbolSel.value as ViewState['symbol'] }));
 modelSel.addEventListener('change', () => setState({ model: MODELS.find((m) => m === modelSel.value) ?? 'flow' }));
-venuesBox.addEventListener('change', () => setState({ venues: [...venuesBox.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value) }));
+venuesBox.addEventListener('change', () =>
+  setState({ venues: [...venuesBox.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value) }),
+);
 slider.addEventListener('input', () => {
   const i = Number(slider.value);
   state = { ...state, at: i >= line.count - 1 ? null : instantAt(line, i) };

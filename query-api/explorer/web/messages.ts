@@ -26,6 +26,8 @@ export function explainFailure(f: ApiFailure): string {
     case 0:
       return `The API cannot be reached${detail}. Check the connection and reload.`;
     default:
-      return f.status >= 500 ? `The API is temporarily unavailable (${f.status})${detail}; it retries by itself, try again shortly.` : `Request failed (${f.status})${detail}.`;
+      return f.status >= 500
+        ? `The API is temporarily unavailable (${f.status})${detail}; it retries by itself, try again shortly.`
+        : `Request failed (${f.status})${detail}.`;
   }
 }

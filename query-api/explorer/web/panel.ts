@@ -11,7 +11,12 @@ export class PanelView {
   readonly box: HTMLElement;
   private readonly status: HTMLElement;
 
-  constructor(parent: HTMLElement, readonly id: string, title: string, help: string) {
+  constructor(
+    parent: HTMLElement,
+    readonly id: string,
+    title: string,
+    help: string,
+  ) {
     this.el = document.createElement('section');
     this.el.className = 'panel';
     this.el.id = `panel-${id}`;

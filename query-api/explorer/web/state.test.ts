@@ -45,7 +45,8 @@ describe('replay timeline', () => {
 });
 
 describe('refusal messages', () => {
-  const f = (status: number, retry: number | null = null, message: string | null = null) => explainFailure({ status, code: null, message, retryAfterSeconds: retry });
+  const f = (status: number, retry: number | null = null, message: string | null = null) =>
+    explainFailure({ status, code: null, message, retryAfterSeconds: retry });
   test('401, 403 and 429 say what happened and what to do', () => {
     assert.match(f(401, null, 'invalid API key'), /^401 Unauthorized: the API key was refused\. .*save it again \(invalid API key\)\.$/);
     assert.match(f(403), /^403 Forbidden: .*Renew or upgrade the plan/);

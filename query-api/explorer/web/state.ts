@@ -26,7 +26,8 @@ export interface ViewState {
 
 export const DEFAULT_STATE: ViewState = { symbol: 'BTCUSDT', venues: [], model: 'flow', at: null };
 
-const isOneOf = <T extends string>(values: readonly T[], v: string | null): v is T => v !== null && (values as readonly string[]).includes(v);
+const isOneOf = <T extends string>(values: readonly T[], v: string | null): v is T =>
+  v !== null && (values as readonly string[]).includes(v);
 
 export function parseState(search: string): ViewState {
   const q = new URLSearchParams(search);

@@ -10,7 +10,15 @@ export const MIN = 60_000;
 
 const base = (venue: string, ts: number, id: string) => ({ venue, symbol: 'BTCUSDT', ts, received_at: ts, id });
 
-export const trade = (market: 'perp' | 'spot', venue: string, ts: number, id: string, price: number, size: number, side: 'buy' | 'sell'): LinearTradeRow => ({
+export const trade = (
+  market: 'perp' | 'spot',
+  venue: string,
+  ts: number,
+  id: string,
+  price: number,
+  size: number,
+  side: 'buy' | 'sell',
+): LinearTradeRow => ({
   ...base(venue, ts, id),
   market,
   instrument: 'BTCUSDT',

@@ -34,13 +34,21 @@ export function connectClient(url: string, key?: string): Promise<TestClient> {
       }
     }
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString('utf8') })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString('utf8') })),
+  );
   ws.on('error', () => undefined);
   const next = (match: (m: FeedMessage) => boolean, timeoutMs = 5_000): Promise<FeedMessage> => {
     const seen = messages.find(match);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const w = { match, resolve: (m: FeedMessage) => { clearTimeout(t); resolve(m); } };
+      const w = {
+        match,
+        resolve: (m: FeedMessage) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      };
       const t = setTimeout(() => {
         waiters.delete(w);
         reject(new Error(`no matching message in ${timeoutMs} ms; got ${JSON.stringify(messages.slice(-3))}`));

@@ -73,10 +73,16 @@ export function renderHeatmap(view: PanelView, h: HeatmapData, spot: number): vo
     const r = Math.floor(ev.offsetY / ch);
     const col = cols[c];
     const row = rows[r];
-    canvas.title = col && row ? `${row[0].slice(0, 10)} · strike ${col[0]}: $${Math.round(h.values[row[1]]?.[col[1]] ?? 0).toLocaleString('en-US')} per 1%` : '';
+    canvas.title =
+      col && row
+        ? `${row[0].slice(0, 10)} · strike ${col[0]}: $${Math.round(h.values[row[1]]?.[col[1]] ?? 0).toLocaleString('en-US')} per 1%`
+        : '';
   });
   clearCharts(view.box);
   view.box.append(canvas);
   view.data({ cells: rows.length * cols.length });
-  view.set('ready', `${rows.length} expiries × ${cols.length} strikes; largest: ${top.e.slice(0, 10)} strike ${top.k} at ${usd(top.v)} per 1%.`);
+  view.set(
+    'ready',
+    `${rows.length} expiries × ${cols.length} strikes; largest: ${top.e.slice(0, 10)} strike ${top.k} at ${usd(top.v)} per 1%.`,
+  );
 }

@@ -6,7 +6,12 @@ import { COLORS, mountChart, plainAxis } from '../charts.ts';
 import type { PanelView } from '../panel.ts';
 
 export interface SmileData {
-  readonly expiries: readonly { readonly expiry: string; readonly dte: number; readonly atm_iv: number | null; readonly points: readonly { readonly log_moneyness: number; readonly mark_iv: number | null }[] }[];
+  readonly expiries: readonly {
+    readonly expiry: string;
+    readonly dte: number;
+    readonly atm_iv: number | null;
+    readonly points: readonly { readonly log_moneyness: number; readonly mark_iv: number | null }[];
+  }[];
 }
 export interface TermData {
   readonly expiries: readonly { readonly expiry: string; readonly dte: number; readonly atm_iv: number | null }[];
@@ -31,7 +36,16 @@ export function renderSmile(view: PanelView, s: SmileData): void {
   mountChart(
     view.box,
     {
-      series: [{ label: 'ln(K/F)' }, ...curves.map((e, i) => ({ label: `${e.expiry.slice(0, 10)} (${e.dte.toFixed(1)} d)`, stroke: PALETTE[i] ?? COLORS.spot, width: 1.5, spanGaps: true, value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)) }))],
+      series: [
+        { label: 'ln(K/F)' },
+        ...curves.map((e, i) => ({
+          label: `${e.expiry.slice(0, 10)} (${e.dte.toFixed(1)} d)`,
+          stroke: PALETTE[i] ?? COLORS.spot,
+          width: 1.5,
+          spanGaps: true,
+          value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)),
+        })),
+      ],
       axes: [plainAxis('log-moneyness ln(K/F)'), plainAxis('mark IV', { size: 50, values: (_u, vals) => vals.map(pct) })],
       scales: { x: { time: false } },
     },
@@ -55,8 +69,20 @@ export function renderTerm(view: PanelView, t: TermData): void {
     {
       series: [
         { label: 'days' },
-        { label: 'ATM IV (listed expiries)', stroke: COLORS.net, width: 2, spanGaps: true, value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)) },
-        { label: 'constant maturity', stroke: COLORS.odte, width: 0, points: { show: true, size: 8, fill: COLORS.odte }, value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)) },
+        {
+          label: 'ATM IV (listed expiries)',
+          stroke: COLORS.net,
+          width: 2,
+          spanGaps: true,
+          value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)),
+        },
+        {
+          label: 'constant maturity',
+          stroke: COLORS.odte,
+          width: 0,
+          points: { show: true, size: 8, fill: COLORS.odte },
+          value: (_u: unknown, v: number | null) => (v === null ? '—' : pct(v)),
+        },
       ],
       axes: [plainAxis('days to expiry'), plainAxis('ATM IV', { size: 50, values: (_u, vals) => vals.map(pct) })],
       scales: { x: { time: false } },

@@ -35,11 +35,21 @@ export function renderProfile(view: PanelView, l: LevelsData, spot: number, snap
   const opts = {
     series: [
       { label: 'spot' },
-      { label: 'net GEX (all expiries)', stroke: COLORS.net, width: 2, value: (_u: unknown, v: number | null) => (v === null ? '' : `$${Math.round(v).toLocaleString('en-US')}`) },
+      {
+        label: 'net GEX (all expiries)',
+        stroke: COLORS.net,
+        width: 2,
+        value: (_u: unknown, v: number | null) => (v === null ? '' : `$${Math.round(v).toLocaleString('en-US')}`),
+      },
     ] as object[],
     axes: [plainAxis('hypothetical spot, USD', { values: (_u, vals) => vals.map(compact) }), dollarAxis('USD per 1% move')],
     // The drawn position of the hvl line (CSS px from the plot's left edge), for readers and the browser test.
-    plugins: [markerPlugin(() => markers, (xs) => view.data({ hvlX: xs['hvl'] }))],
+    plugins: [
+      markerPlugin(
+        () => markers,
+        (xs) => view.data({ hvlX: xs['hvl'] }),
+      ),
+    ],
     scales: { x: { time: false } },
   };
   if (p.odte_net_gex !== null) {
@@ -57,7 +67,10 @@ export function renderProfile(view: PanelView, l: LevelsData, spot: number, snap
     odteHvl: l.odte.hvl,
     positioning: l.positioning,
   });
-  const hvl = l.all_expiry.hvl === null ? `none (${l.all_expiry.hvl_reason ?? 'no flip'})` : `$${l.all_expiry.hvl.toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
+  const hvl =
+    l.all_expiry.hvl === null
+      ? `none (${l.all_expiry.hvl_reason ?? 'no flip'})`
+      : `$${l.all_expiry.hvl.toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
   view.set('ready', `Snapshot ${snapshotAt}, ${l.positioning} model; hvl ${hvl}; net GEX at spot ${usd(l.all_expiry.net_gex)} per 1%.`);
 }
 

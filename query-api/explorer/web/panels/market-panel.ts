@@ -51,7 +51,9 @@ function candlePlugin(c: NonNullable<BundleData['candles']>): uPlot.Plugin {
 
 /** Index of the first bucket any series has (a store younger than the window is shown from its first data). */
 function firstFilled(b: BundleData): number {
-  const cols = [b.candles?.close, b.open_interest?.oi_usd, b.funding?.rate_mean, b.cvd_perp?.cvd].filter((c): c is Column => c !== undefined);
+  const cols = [b.candles?.close, b.open_interest?.oi_usd, b.funding?.rate_mean, b.cvd_perp?.cvd].filter(
+    (c): c is Column => c !== undefined,
+  );
   const i = b.timestamps.findIndex((_, k) => cols.some((c) => c[k] !== null));
   return i < 0 ? b.timestamps.length : i;
 }
@@ -62,7 +64,10 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
   const cut = (c: Column): Column => c.slice(from);
   const b: BundleData = {
     timestamps: full.timestamps.slice(from),
-    candles: full.candles === null ? null : { open: cut(full.candles.open), high: cut(full.candles.high), low: cut(full.candles.low), close: cut(full.candles.close) },
+    candles:
+      full.candles === null
+        ? null
+        : { open: cut(full.candles.open), high: cut(full.candles.high), low: cut(full.candles.low), close: cut(full.candles.close) },
     open_interest: full.open_interest === null ? null : { oi_usd: cut(full.open_interest.oi_usd) },
     funding: full.funding === null ? null : { rate_mean: cut(full.funding.rate_mean) },
     cvd_perp: full.cvd_perp === null ? null : { cvd: cut(full.cvd_perp.cvd) },
@@ -84,7 +89,13 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
       // The candles are drawn by the plugin; the series are invisible, there for the y range and the cursor.
       series: [{}, ...['close', 'high', 'low'].map((label) => ({ label, stroke: 'transparent', points: { show: false } }))],
       legend: { show: false },
-      axes: [plainAxis(''), plainAxis('price, USD', { size: 64, values: (_u: uPlot, vals: number[]) => vals.map((v) => v.toLocaleString('en-US', { maximumFractionDigits: v < 100 ? 3 : 0 })) })],
+      axes: [
+        plainAxis(''),
+        plainAxis('price, USD', {
+          size: 64,
+          values: (_u: uPlot, vals: number[]) => vals.map((v) => v.toLocaleString('en-US', { maximumFractionDigits: v < 100 ? 3 : 0 })),
+        }),
+      ],
     },
     [xs, [...c.close], [...c.high], [...c.low]],
     1,
@@ -98,7 +109,10 @@ export function renderMarket(view: PanelView, full: BundleData, instantMs: numbe
         ...common,
         series: [{}, { label, stroke: color, width: 1.5, spanGaps: false }],
         legend: { show: false },
-        axes: [plainAxis(''), fmt ? plainAxis(axisLabel, { size: 60, values: (_u: uPlot, vals: number[]) => vals.map(fmt) }) : dollarAxis(axisLabel)],
+        axes: [
+          plainAxis(''),
+          fmt ? plainAxis(axisLabel, { size: 60, values: (_u: uPlot, vals: number[]) => vals.map(fmt) }) : dollarAxis(axisLabel),
+        ],
       },
       [xs, [...col]],
       0.45,
