@@ -17,6 +17,13 @@ test('the repository keeps the folder graph: no back-import, no cycle, pure anal
 
 const PATHS = ['schemas', 'platform', 'bus', 'clickhouse', 'ingest', 'processors', 'query-api', 'sandbox', 'app', 'tools'];
 
+/** package.json of the throwaway tree: a `#folder/` subpath alias per folder, as in the repository. */
+function packageJsonWithAliases(): string {
+  const imports: Record<string, string> = {};
+  for (const p of PATHS) imports[`#${p}/` + '*'] = `./${p}/` + '*';
+  return JSON.stringify({ type: 'module', imports });
+}
+
 /** A throwaway tree with one module per folder and the given extra files. */
 function tree(files: Record<string, string>): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'arch-'));
@@ -32,7 +39,7 @@ function tree(files: Record<string, string>): { dir: string; dispose: () => void
     'sandbox/market.ts': "import { C } from '../ingest/connector.ts';\nexport const M = C;\n",
     'app/cli.ts': "import { R } from '../query-api/route.ts';\nimport { M } from '../sandbox/market.ts';\nexport const X = R + M;\n",
     'tools/chaos.ts': "import { X } from '../app/cli.ts';\nexport const H = X;\n",
-    'package.json': JSON.stringify({ type: 'module', imports: Object.fromEntries(PATHS.map((p) => [`#${p}/*`, `./${p}/*`])) }),
+    'package.json': packageJsonWithAliases(),
   };
   for (const [path, text] of Object.entries({ ...base, ...files })) {
     mkdirSync(join(dir, dirname(path)), { recursive: true });
@@ -98,9 +105,18 @@ test('the rule set fails on an import cycle inside one folder, and on I/O or sto
   const v = await violationsOf({
     'query-api/a.ts': "import { B } from './b.ts';\nexport const A = B;\n",
     'query-api/b.ts': "import type { A } from './a.ts';\nexport const B = 1 as unknown as typeof A;\n",
-    'processors/analytics/io.ts': "import { readFileSync } from 'node:fs';\nimport { S } from '../../clickhouse/store.ts';\nexport const I = [readFileSync, S];\n",
+    'processors/analytics/io.ts':
+      "import { readFileSync } from 'node:fs';\nimport { S } from '../../clickhouse/store.ts';\nexport const I = [readFileSync, S];\n",
   });
-  assert.ok(v.some((x) => x.startsWith('no-cycles: query-api/a.ts -> query-api/b.ts') || x.startsWith('no-cycles: query-api/b.ts -> query-api/a.ts')), v.join('\n'));
+  assert.ok(
+    v.some(
+      (x) => x.startsWith('no-cycles: query-api/a.ts -> query-api/b.ts') || x.startsWith('no-cycles: query-api/b.ts -> query-api/a.ts'),
+    ),
+    v.join('\n'),
+  );
   assert.ok(v.includes('analytics-pure-store: processors/analytics/io.ts -> clickhouse/store.ts'), v.join('\n'));
-  assert.ok(v.some((x) => x.startsWith('analytics-pure-io: processors/analytics/io.ts -> ') && x.includes('fs')), v.join('\n'));
+  assert.ok(
+    v.some((x) => x.startsWith('analytics-pure-io: processors/analytics/io.ts -> ') && x.includes('fs')),
+    v.join('\n'),
+  );
 });
