@@ -180,7 +180,8 @@ export async function runFlowRoutesBench(): Promise<void> {
           `tape routes over ${Number(stored).toLocaleString('en-US')} BTC option trades (a year; filled in ${fillS.toFixed(0)} s; ${cpus().length} cores, load avg ${loadavg()
             .map((x) => x.toFixed(1))
             .join(' ')})`,
-          `  /v2/tape?limit=1000 (newest, tail)  : p50 ${f(tape)} (${(tapeBytes / 1e3).toFixed(0)} kB)  ${verdict(tape, TARGETS.tape)}; ${(tape / bareP).toFixed(1)}x bare Fastify, ${(tape / select1).toFixed(1)}x SELECT 1, ${(tape / tapeStore).toFixed(2)}x the store read; ${seq} trades published meanwhile`,
+          `  /v2/tape?limit=1000 (newest, tail)  : p50 ${f(tape)} (${(tapeBytes / 1e3).toFixed(0)} kB)  ` +
+            `${verdict(tape, TARGETS.tape)}; ${(tape / bareP).toFixed(1)}x bare Fastify, ${(tape / select1).toFixed(1)}x SELECT 1, ${(tape / tapeStore).toFixed(2)}x the store read; ${seq} trades published meanwhile`,
           `    next page (cursor, tail)          : p50 ${f(page)}`,
           `    the same newest page from the store (no tail): p50 ${f(tapeStore)}; a page 30 days back (beyond the tail, store): p50 ${f(deep)}`,
           `    tail first load (${config.tapeTailRows.toLocaleString('en-US')} trades per symbol, 4 symbols): ${f(loadMs)}`,

@@ -244,7 +244,10 @@ function line(label: string, r: Result, base?: Result): string {
   const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
   const cpu =
     r.pipelineCpu === undefined ? '' : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}, sandbox ${r.sandboxCpu?.toFixed(1) ?? '?'}`;
-  return `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}`;
+  return (
+    `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ` +
+    `${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}`
+  );
 }
 
 export async function runIngestE2eBench(): Promise<void> {

@@ -84,6 +84,7 @@ async function phasesP50(store: Store, c: Case, now: number, tier: TierChoice, r
 }
 
 const phaseLine = (x: Phases): string => `engine ${f(x.engine)} + layout ${f(x.layout)} + JSON ${f(x.json)} (read CPU ${f(x.readCpu)})`;
+const readAndJson = (x: Phases): number => x.engine + x.layout + x.json;
 
 export async function runMarketBench(): Promise<void> {
   const dataPath = tempDataPath('gex-bench-market-');
@@ -164,7 +165,8 @@ export async function runMarketBench(): Promise<void> {
           `      first request (builds the serving structure): ${f(first)}; after a late trade written into a closed bucket before each request: p50 ${f(p(afterWrite, 0.5))} (10 rounds)`,
           `      in-process      : ${phaseLine(phases)}; HTTP, routing, meta, envelope: ${f(cold - phases.engine - phases.layout - phases.json)}`,
           `      engine ${(phases.engine / baseline).toFixed(2)}x baseline, JSON ${(phases.json / baseline).toFixed(2)}x baseline`,
-          `      roll-up path (no serving structure), in-process p50 of ${ROLLUP_ROUNDS}: ${phaseLine(rollUp)}; read + JSON ${f(rollUp.engine + rollUp.layout + rollUp.json)} = ${((rollUp.engine + rollUp.layout + rollUp.json) / (phases.engine + phases.layout + phases.json)).toFixed(1)}x the serving path's`,
+          `      roll-up path (no serving structure), in-process p50 of ${ROLLUP_ROUNDS}: ${phaseLine(rollUp)}; read + JSON ` +
+            `${f(readAndJson(rollUp))} = ${(readAndJson(rollUp) / readAndJson(phases)).toFixed(1)}x the serving path's`,
           `    server cache 30 s : p50 ${f(cached)}  ${(cached / baseline).toFixed(1)}x baseline`,
           `    baseline SELECT count() market_trades_1m, ${c.hours} h: p50 ${f(baseline)}`,
         );
@@ -177,7 +179,8 @@ export async function runMarketBench(): Promise<void> {
         const read = (x: Phases): number => x.engine + x.layout;
         lines.push(
           `  ${year.label} read from the 1-minute tables (the pre-022 path), same data, in-process, p50 of 7:`,
-          `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
+          `    ${phaseLine(fromMinutes)}; read (engine + layout) ${f(read(fromMinutes))} vs ${f(read(cascaded))} from the hourly ` +
+            `tables = ${(read(fromMinutes) / read(cascaded)).toFixed(1)}x; read CPU ${(fromMinutes.readCpu / cascaded.readCpu).toFixed(1)}x`,
         );
       }
       lines.push(

@@ -4,7 +4,8 @@ import { rederiveRollups } from './market-rollups.ts';
 
 /**
  * Recomputes the 1-minute market states and the option tape minutes (option_tape_1m) of [fromMs, toMs) from the
- * raw tables read with FINAL (each event once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized views' own
+ * raw tables read with FINAL (each event once): deletes the range from the *_1m tables, then INSERT … SELECT with the materialized
+ * views' own
  * aggregation. Repairs sums after a redelivery in a different batch, and fills the states for raw rows
  * stored before migration 020. Whole minutes only; run it on closed minutes (not while the raw writer
  * is still writing into the range). Then the hourly and daily states (migration 022) of every hour and day

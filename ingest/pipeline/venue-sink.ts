@@ -10,7 +10,8 @@ export const DEAD_LETTER_RAW_MAX = 65_536;
 /**
  * What one venue hands to the publisher: its normalized events (with the venue-lag metric) and its dead letters.
  * A trade-like event whose id this venue already published is dropped (counted): the live stream and a gap fill
- * after a reconnect can both carry it, and it must reach the store once. Both return the publisher's backpressure promise (undefined when below the high-water mark): the caller stops
+ * after a reconnect can both carry it, and it must reach the store once. Both return the publisher's backpressure promise
+ * (undefined when below the high-water mark): the caller stops
  * reading its source until it settles.
  */
 export class VenueSink {

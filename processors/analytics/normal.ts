@@ -3,7 +3,8 @@
  *
  * normCdf uses Hart's 1968 rational approximation (algorithm 5666, as published by G. West, "Better
  * approximations to cumulative normal functions", 2005): absolute error below 1e-14 over the whole real
- * line (relative < 1e-10 in the lower tail), no table lookups, one exp per call. Abramowitz-Stegun 7.1.26 (error ~1e-7) is too coarse for the
+ * line (relative < 1e-10 in the lower tail), no table lookups, one exp per call. Abramowitz-Stegun 7.1.26 (error ~1e-7) is too
+ * coarse for the
  * 1e-4 delta tolerance after cancellation, so it is not used.
  */
 

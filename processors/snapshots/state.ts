@@ -1,6 +1,7 @@
 /**
  * In-memory market state of the snapshot processor, per symbol: the latest option ticker per (venue,
- * instrument) merged per field group (ticker-merge.ts: venues that send IV, OI and book on separate channels), the latest index price per (venue, index name), the latest perp mark per (venue, instrument)
+ * instrument) merged per field group (ticker-merge.ts: venues that send IV, OI and book on separate channels), the latest index
+ * price per (venue, index name), the latest perp mark per (venue, instrument)
  * and the instruments a venue delisted. Updates are last-writer-wins on the venue timestamp, so redelivered
  * or reordered events never move the state backwards. The same structure is filled from the bus (live) and
  * from the raw tables (rebuild on start, catch-up of missed ticks as of an instant).

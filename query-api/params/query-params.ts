@@ -1,4 +1,7 @@
-/** Parsing of query parameters shared by the route families (pure): CSV lists, ISO instants, expiry dates, the venue filter, symbol lists. */
+/**
+ * Parsing of query parameters shared by the route families (pure): CSV lists, ISO instants, expiry dates, the venue filter, symbol
+ * lists.
+ */
 import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import type { MarketSymbol, Venue } from '#schemas/events.ts';
 

@@ -1,6 +1,7 @@
 /**
  * The tape row: one stored option trade as the API serves it, the same on the WebSocket `tape.{symbol}` channel
- * (from the bus event: tapeRow) and on /v2/tape and /v2/tape/recent (from the stored row: tape/read.ts). Fields per the tape contract: time, venue, instrument, expiry,
+ * (from the bus event: tapeRow) and on /v2/tape and /v2/tape/recent (from the stored row: tape/read.ts). Fields per the tape
+ * contract: time, venue, instrument, expiry,
  * strike, type, taker side, size in coins, price in the venue's currency and in USD, premium in USD, IV,
  * index price, block flag, trade id. Pure: no I/O.
  */

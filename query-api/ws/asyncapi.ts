@@ -60,11 +60,13 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
     info: {
       title: 'GEX Analytics WebSocket feed',
       version: OPENAPI_VERSION,
-      description: `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(
-        CLOSE,
-      )
-        .map((c) => `${c.code} ${c.reason}`)
-        .join('; ')}.`,
+      description:
+        `${meta.protocol}.\n\nAuth: ${meta.auth.join(' ')}.\n\nConnection caps per level: ` +
+        `${meta.connection_caps.map((c) => `${c.level} ${c.max_connections}`).join(', ')}. ${meta.cap_rules.join('; ')}.\n\nClose codes: ${Object.values(
+          CLOSE,
+        )
+          .map((c) => `${c.code} ${c.reason}`)
+          .join('; ')}.`,
     },
     servers: {
       api: { host: 'localhost:8080', pathname: '/v2/ws', protocol: 'ws', security: [{ $ref: '#/components/securitySchemes/apiKey' }] },

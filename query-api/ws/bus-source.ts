@@ -1,7 +1,8 @@
 /**
  * Feeds the hub from the bus: this API process's own consumer groups (a unique id per process, starting at
  * the end of the log) on the option-trade topic (→ `tape.{symbol}`) and the analytics snapshot topic
- * (→ `levels.{symbol}[.venues]`, and `chain.{symbol}[.venues]` through chain-feed.ts). A trade is mapped and serialized once per event; a snapshot is loaded into
+ * (→ `levels.{symbol}[.venues]`, and `chain.{symbol}[.venues]` through chain-feed.ts). A trade is mapped and serialized once per
+ * event; a snapshot is loaded into
  * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
  * rendered once per active venue filter. Nothing is read per client.
  */

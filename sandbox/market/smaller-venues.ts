@@ -3,7 +3,8 @@ import { ddmmyy, dmmmyy, yyyymmdd, type CalendarPolicy } from './calendar.ts';
 import type { LinearSpec, OptionSeriesSpec, VenueSpec } from './venue-spec.ts';
 
 /**
- * Sandbox listings of the five smaller venues (Derive, Thalex, Delta India / Delta, Bullish, Paradex). Sandbox choices shaped like the venues' products (not their actual
+ * Sandbox listings of the five smaller venues (Derive, Thalex, Delta India / Delta, Bullish, Paradex). Sandbox choices shaped like
+ * the venues' products (not their actual
  * lists): BTC and ETH options everywhere; Derive / Bullish / Paradex options USDC-priced per coin, Thalex USD, Delta
  * USD-quoted contracts of 0.001 BTC / 0.01 ETH expiring at 12:00 UTC; perps per venue with the venues' names and
  * contract sizes. Only Paradex publishes liquidations (as LIQUIDATION trades); the others have no public feed.

@@ -3,7 +3,8 @@ import { str, type RestReply } from './host.ts';
 import { RecentTrades } from './recent-trades.ts';
 
 /**
- * The Binance sandbox's option, perp and spot trade history (one memory per market, keyed by instrument) behind the public REST trade endpoints the connector's gap fill
+ * The Binance sandbox's option, perp and spot trade history (one memory per market, keyed by instrument) behind the public REST
+ * trade endpoints the connector's gap fill
  * reads (USDⓈ-M futures and spot market-data docs):
  * - GET /fapi/v1/aggTrades?symbol=&fromId=&startTime=&endTime=&limit= (limit ≤ 1000, default 500): aggregate trades
  *   ascending; `fromId` (inclusive) or a time range (at most 1 h), else the most recent. Each: a, p, q, f, l, T, m.

@@ -1,7 +1,8 @@
 /**
  * The sandbox venues' recent-trades memory behind their REST recent-trades endpoints (the gap fill after a
  * reconnect reads them): every trade the model generated, delivered on a socket or not, as its wire object, newest
- * `capacity` kept (default 5,000 per venue server: minutes of sandbox flow; a venue's real look-back is bounded too). Queries filter by a key (currency / category / family)
+ * `capacity` kept (default 5,000 per venue server: minutes of sandbox flow; a venue's real look-back is bounded too). Queries
+ * filter by a key (currency / category / family)
  * and time range, ascending or descending, with a row limit.
  */
 export interface RecentTrade {

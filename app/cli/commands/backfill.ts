@@ -73,7 +73,8 @@ export const backfillCommand: CliCommand = {
         return 0;
       }
       process.stderr.write(
-        `backfill: ${days} day(s) of ${config.symbols.join(',')} on ${config.venues.join(',')} (${model} model${model === 'fast' ? `, ${tpm} trades/min per venue book` : ''}, seed ${config.sandboxSeed}) into ${store.kind === 'embedded' ? resolve(config.dataDir, 'clickhouse') : config.clickhouseUrl}\n`,
+        `backfill: ${days} day(s) of ${config.symbols.join(',')} on ` +
+          `${config.venues.join(',')} (${model} model${model === 'fast' ? `, ${tpm} trades/min per venue book` : ''}, seed ${config.sandboxSeed}) into ${store.kind === 'embedded' ? resolve(config.dataDir, 'clickhouse') : config.clickhouseUrl}\n`,
       );
       // The venues the product connects to (VENUES / --venues) that the sandbox simulates.
       const venues = config.venues.filter((v): v is SandboxVenue => (SANDBOX_VENUES as readonly string[]).includes(v));

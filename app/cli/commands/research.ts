@@ -42,7 +42,10 @@ const print = (data: unknown): number => {
   return 0;
 };
 
-/** `gex cot --file F… [--market CODE] [--span 1y|3y|5y|all]`: /v2/cot/summary data (asset_class all), or /v2/cot/instrument data for one market. */
+/**
+ * `gex cot --file F… [--market CODE] [--span 1y|3y|5y|all]`: /v2/cot/summary data (asset_class all), or /v2/cot/instrument data for
+ * one market.
+ */
 export const cotCommand: CliCommand = {
   name: 'cot',
   usage: 'cot --file F… [--market CODE] [--span 1y|3y|5y|all]',

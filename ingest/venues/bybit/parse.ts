@@ -51,7 +51,8 @@ export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult 
 
 function control(msg: Obj): ParseResult {
   const op = str(msg, 'op');
-  // Option connections answer subscribe without `op`: {success, ret_msg, conn_id, req_id, data:{successTopics, failTopics}, type:"COMMAND_RESP"}
+  // Option connections answer subscribe without `op`: {success, ret_msg, conn_id, req_id, data:{successTopics, failTopics},
+  // type:"COMMAND_RESP"}
   if (op === null && str(msg, 'type') === 'COMMAND_RESP') {
     const data = isObj(msg['data']) ? msg['data'] : null;
     const failed = data !== null && Array.isArray(data['failTopics']) ? data['failTopics'].length : 0;
