@@ -46,9 +46,9 @@ test('promtool test rules fails on a wrong expectation (the unit tests can fail)
       `rule_files: [${PROMETHEUS_DIR}rules/alerts.yml]`,
       'tests:',
       '  - interval: 1m',
-      '    input_series: [{ series: \'up{job="gex-api",instance="a"}\', values: \'1x5\' }]',
+      '    input_series: [{ series: \'up{job="gex-query-api",instance="a"}\', values: \'1x5\' }]',
       '    alert_rule_test:',
-      '      - { eval_time: 4m, alertname: GexTargetDown, exp_alerts: [{ exp_labels: { severity: critical, job: gex-api, instance: a } }] }',
+      '      - { eval_time: 4m, alertname: GexTargetDown, exp_alerts: [{ exp_labels: { severity: critical, job: gex-query-api, instance: a } }] }',
       '',
     ].join('\n'),
   );
