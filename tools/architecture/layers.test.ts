@@ -101,6 +101,16 @@ test('the folder graph has no upward arrow: each folder uses only folders listed
   }
 });
 
+test('a product module that imports a test library fails; a testing/ folder and a test file may', async () => {
+  const v = await violationsOf({
+    'ingest/helper.ts': "import assert from 'node:assert/strict';\nexport const H = assert;\n",
+    'ingest/testing/helper.ts': "import assert from 'node:assert/strict';\nexport const T = assert;\n",
+    'ingest/connector.test.ts': "import { test } from 'node:test';\ntest('x', () => undefined);\n",
+  });
+  assert.equal(v.length, 1, v.join('\n'));
+  assert.ok(v[0]?.startsWith('test-support-in-testing: ingest/helper.ts -> '), v.join('\n'));
+});
+
 test('the rule set fails on an import cycle inside one folder, and on I/O or store imports in pure analytics', async () => {
   const v = await violationsOf({
     'query-api/a.ts': "import { B } from './b.ts';\nexport const A = B;\n",

@@ -82,6 +82,9 @@ export const FOLDERS: readonly Folder[] = [
 
 /** Analytics are pure: no store, no bus, no I/O module. */
 const PURE = '^processors/analytics/';
+/** Where test code lives: test files, testing/ folders next to what they support, and the development folders. */
+const TEST_SUPPORT = '\\.test\\.ts$|(^|/)testing/|^(tools|bench|test)/';
+const TEST_LIBRARIES = '^(node:)?(test|assert|assert/strict)$';
 const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|worker_threads|dgram|dns|tls|cluster)$';
 
 export function folderRules(folders: readonly Folder[] = FOLDERS): IForbiddenRuleType[] {
@@ -110,6 +113,13 @@ export function folderRules(folders: readonly Folder[] = FOLDERS): IForbiddenRul
       severity: 'error',
       from: { path: PURE, pathNot: '\\.test\\.ts$' },
       to: { dependencyTypes: ['core'], path: IO_MODULES },
+    },
+    {
+      name: 'test-support-in-testing',
+      comment: 'only tests, testing/ folders and the development folders import a test library',
+      severity: 'error',
+      from: { pathNot: TEST_SUPPORT },
+      to: { dependencyTypes: ['core'], path: TEST_LIBRARIES },
     },
     {
       name: 'not-to-unresolvable',
