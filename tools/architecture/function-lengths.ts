@@ -4,12 +4,11 @@
  * functions included. `node --import tsx tools/architecture/function-lengths.ts [limit] [folder...]` prints them,
  * longest first.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-
-const SKIP_DIRS = new Set(['node_modules', 'data', 'lib', 'target', '.tmp', '.git']);
+import { typeScriptSources } from './source-files.ts';
 
 export interface LongFunction {
   /** File relative to the root, 1-based first line, name (or how the anonymous function is used), lines. */
@@ -17,16 +16,6 @@ export interface LongFunction {
   readonly line: number;
   readonly name: string;
   readonly lines: number;
-}
-
-function sources(dir: string, out: string[]): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      if (!SKIP_DIRS.has(name) && !name.startsWith('.')) sources(path, out);
-    } else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
 }
 
 function nameOf(node: ts.SignatureDeclaration, sf: ts.SourceFile): string {
@@ -41,7 +30,7 @@ function nameOf(node: ts.SignatureDeclaration, sf: ts.SourceFile): string {
 /** Every function-like body in `folders` (under `root`) longer than `limit` lines, longest first. */
 export function longFunctions(root: string, limit = 120, folders: readonly string[] = ['.']): LongFunction[] {
   const out: LongFunction[] = [];
-  for (const file of folders.flatMap((f) => sources(join(root, f), []))) {
+  for (const file of folders.flatMap((f) => typeScriptSources(join(root, f)))) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {

@@ -3,11 +3,10 @@
  * that are not wide only because of a literal the formatter cannot split: the characters of string, template and
  * regular-expression literals (found by the TypeScript parser) do not count. Comments count in full (wrap them).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
-
-const SKIP_DIRS = new Set(['node_modules', 'data', 'lib', 'target']);
+import { typeScriptSources } from './source-files.ts';
 
 export interface WideLine {
   readonly file: string;
@@ -44,19 +43,9 @@ export function widthsWithoutLiterals(text: string): number[] {
   return widths;
 }
 
-function sources(dir: string, out: string[]): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      if (!SKIP_DIRS.has(name) && !name.startsWith('.')) sources(path, out);
-    } else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
-
 export function wideLines(root: string, width: number): WideLine[] {
   const found: WideLine[] = [];
-  for (const path of sources(root, [])) {
+  for (const path of typeScriptSources(root)) {
     const text = readFileSync(path, 'utf8');
     const full = text.split('\n');
     widthsWithoutLiterals(text).forEach((w, i) => {
