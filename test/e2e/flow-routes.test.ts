@@ -92,8 +92,10 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
   // first 5-minute boundary after the product started, so this waits for that boundary (up to ~5 min; own timeout).
   test('the put/call ratio answers with a point once the first 5-minute bucket with data has completed', { timeout: 480_000 }, async () => {
     const step = 300_000;
+    // The first option ticker may be stored after the 5-minute boundary that follows the start (connectors take
+    // seconds to open), so the first bucket with data can be the one after it: wait for that one's end too.
     const boundary = Math.ceil(startedAt / step) * step;
-    const wait = Math.max(30_000, boundary + 60_000 - Date.now());
+    const wait = Math.max(30_000, boundary + step + 60_000 - Date.now());
     const d = await eventually(
       '/v2/options/pcr?symbol=BTCUSDT',
       (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0,
