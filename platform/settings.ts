@@ -272,6 +272,14 @@ export const SETTINGS = {
     description:
       'Server cache of the market routes (spec: about 30 s for computed routes): a repeated request for the same window is served from memory within this time. 0 = off.',
   },
+  routeCacheMs: {
+    env: 'ROUTE_CACHE_MS',
+    flag: 'route-cache-ms',
+    schema: z.coerce.number().int().min(0),
+    default: '30000',
+    description:
+      'Server cache of the other computed routes (put/call ratio, range, premium tide, strike heat, ETF flows, 13F holders): an answer is reused for the same parameters, window and plan history policy within this time. 0 = off.',
+  },
   tapeTailRows: {
     env: 'TAPE_TAIL_ROWS',
     flag: 'tape-tail-rows',
@@ -346,6 +354,21 @@ export const SETTINGS = {
     schema: positiveInt,
     default: '5000',
     description: 'An idle keep-alive connection is closed after this time.',
+  },
+  tlsCertFile: {
+    env: 'TLS_CERT_FILE',
+    flag: 'tls-cert-file',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description:
+      'PEM certificate (chain, leaf first) of the API: with TLS_KEY_FILE, PORT serves HTTPS and wss:// (the admin endpoint stays plain HTTP on loopback). Both files are re-read on SIGHUP and when either changes. Unset (both): plain HTTP, e.g. behind a TLS-terminating proxy.',
+  },
+  tlsKeyFile: {
+    env: 'TLS_KEY_FILE',
+    flag: 'tls-key-file',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    description: 'PEM private key (unencrypted) of TLS_CERT_FILE. Set both or neither.',
   },
   trustProxy: {
     env: 'TRUST_PROXY',

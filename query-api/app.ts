@@ -27,7 +27,9 @@ import { tapeRoutes } from './tape/index.ts';
 import { TapeTail } from './tape/tail-feed.ts';
 import { LiveFlow } from './tape/live-flow-feed.ts';
 import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
+import { RouteCache } from './cache/route-cache.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
+import { readTlsConfig, startTlsReloader, type TlsPair, type TlsReloader } from './tls.ts';
 import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
 
@@ -57,6 +59,8 @@ export interface AppDeps {
    * memory, tape/live-flow-feed.ts). None: both routes read the store.
    */
   readonly tapeBus?: Bus;
+  /** With TLS_CERT_FILE + TLS_KEY_FILE: how the files are watched for a reload (tls.ts; defaults 1000 ms poll, 2000 ms quiet time). */
+  readonly tlsWatch?: { readonly intervalMs?: number; readonly debounceMs?: number };
 }
 
 declare module 'fastify' {
@@ -79,19 +83,24 @@ const snapshotsHealth = (cache: SnapshotCache, clock: () => number) => (): Cache
 /**
  * Limits of the HTTP surface against oversize and slow clients (README "Security"): body and header sizes, the time
  * to send the headers and the whole request, idle keep-alive. Node checks the header/request deadlines every
- * `connectionsCheckingInterval`, so that interval follows the headers timeout (at most 1 s).
+ * `connectionsCheckingInterval`, so that interval follows the headers timeout (at most 1 s). With TLS (README
+ * "HTTPS") the same server options go to the HTTPS server, whose TLS handshake must also end within the headers
+ * timeout.
  */
-function httpLimits(config: AppDeps['config']) {
+function httpLimits(config: AppDeps['config'], tls: TlsPair | null) {
   const headersTimeout = Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+  const server = {
+    maxHeaderSize: config.httpMaxHeaderBytes,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
+  };
   return {
     bodyLimit: config.httpBodyLimitBytes,
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
-    http: {
-      maxHeaderSize: config.httpMaxHeaderBytes,
-      headersTimeout,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
-    },
+    http: server,
+    // null: plain HTTP (Fastify then creates an http.Server with `http`).
+    https: tls === null ? null : { ...server, handshakeTimeout: headersTimeout, cert: tls.cert, key: tls.key },
   };
 }
 
@@ -103,6 +112,8 @@ function httpLimits(config: AppDeps['config']) {
 export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const clock = deps.clock ?? Date.now;
   const { config, store } = deps;
+  // TLS_CERT_FILE + TLS_KEY_FILE: HTTPS and wss:// on the same server; a bad pair stops here with a ConfigError.
+  const tls = readTlsConfig(config);
   const respond = createResponder(clock);
   const fastify = Fastify({
     // A path parameter that is not valid percent-encoding (e.g. /v2/options/greeks/%ff) fails in the router,
@@ -122,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     genReqId: genRequestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
-    ...httpLimits(config),
+    ...httpLimits(config, tls?.pair ?? null),
   });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -182,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     snapshots: deps.snapshots ?? null,
     tapeTail,
     liveFlow,
+    routeCache: new RouteCache(config.routeCacheMs, clock),
     historyPolicy: (request) => ({
       historyDays: request.entitlement?.historyDays ?? 0,
       enforced: request.account?.evaluation ?? true,
@@ -195,6 +207,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     await usage.close();
     await limiter.close();
   });
+  // SIGHUP and the certificate files' watch (started once the app is ready) end with the app.
+  let tlsReloader: TlsReloader | null = null;
+  app.addHook('onClose', async () => tlsReloader?.close());
 
   await app.register(metricsPlugin);
   await app.register(errorsPlugin, { respond });
@@ -228,5 +243,12 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     mirror?.start().catch((err: unknown) => app.log.warn({ err }, `${name}: bus subscription failed; the route reads the store`));
   }
   await app.ready();
+  if (tls !== null) {
+    app.log.info(
+      { certFile: tls.files.certFile, fingerprint256: tls.pair.fingerprint256, validTo: tls.pair.validTo },
+      'TLS on: HTTPS and wss:// with this certificate (reloaded on SIGHUP and when the files change)',
+    );
+    tlsReloader = startTlsReloader({ server: app.server, files: tls.files, current: tls.pair, log: app.log, ...deps.tlsWatch });
+  }
   return app;
 }

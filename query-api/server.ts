@@ -20,15 +20,24 @@ export interface StartApiOptions extends Omit<AppDeps, 'store' | 'config'> {
 export interface RunningApi {
   readonly app: ApiInstance;
   readonly admin: AdminServer;
-  /** Bound address of the /v2 API. */
+  /** Bound address of the /v2 API (`https://…` with TLS). */
   readonly url: string;
   close(): Promise<void>;
 }
 
-/** The `api` role: /v2 on HOST:PORT and the loopback admin endpoint on 127.0.0.1:ADMIN_PORT. */
+/**
+ * The `api` role: /v2 on HOST:PORT (HTTPS and wss:// when TLS_CERT_FILE + TLS_KEY_FILE are set: tls.ts) and the
+ * loopback admin endpoint on 127.0.0.1:ADMIN_PORT (plain HTTP).
+ */
 export async function startApi(opts: StartApiOptions): Promise<RunningApi> {
   const app = await buildApp(opts);
-  const url = await app.listen({ host: opts.host, port: opts.port });
+  let url: string;
+  try {
+    url = await app.listen({ host: opts.host, port: opts.port });
+  } catch (err) {
+    await app.close(); // ends what buildApp started (feeds, the TLS reload listeners)
+    throw err;
+  }
   let admin: AdminServer;
   try {
     admin = await startAdminServer({
@@ -43,7 +52,8 @@ export async function startApi(opts: StartApiOptions): Promise<RunningApi> {
     await app.close();
     throw err;
   }
-  app.log.info({ url, adminPort: admin.port }, 'api listening');
+  // url: https://… with TLS_CERT_FILE + TLS_KEY_FILE (Fastify names the scheme of its server); the admin endpoint is plain HTTP.
+  app.log.info({ url, tls: opts.config.tlsCertFile !== undefined, adminPort: admin.port }, 'api listening');
   return {
     app,
     admin,

@@ -9,6 +9,7 @@ import type { Account, AccountCache } from './accounts/cache.ts';
 import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
 import type { ApiConfig } from './config.ts';
+import type { RouteCache } from './cache/route-cache.ts';
 import type { Responder } from './envelope/envelope.ts';
 import type { HistoryPolicy } from './limits/history-clamp.ts';
 import type { LimitDecision, RateLimiter } from './limits/limiter.ts';
@@ -41,6 +42,8 @@ export interface AppContext {
   readonly tapeTail: TapeTail | null;
   /** The live contracts' trades in memory (tape/live-flow-feed.ts); null: flow by strike reads the store only. */
   readonly liveFlow: LiveFlow | null;
+  /** The ~30 s response cache of the computed routes (cache/route-cache.ts). */
+  readonly routeCache: RouteCache;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;
 }

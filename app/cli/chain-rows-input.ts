@@ -6,6 +6,7 @@
  * belong to one (symbol, computed_at). Errors name the line and the field.
  */
 import { readFileSync } from 'node:fs';
+import type { ContractTrades } from '#processors/analytics/chain-trades.ts';
 import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 import { SYMBOLS } from '#schemas/events.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
@@ -118,4 +119,41 @@ export function parseChainRows(text: string): ChainRowsFile {
 
 export function readChainRowsFile(path: string): ChainRowsFile {
   return parseChainRows(readFileSync(path, 'utf8'));
+}
+
+/**
+ * The `--trades FILE` input of `gex chain`: per venue contract the trades and premium paid in the chain's trade
+ * window (processors/analytics/chain-trades.ts), as `gex sql` prints the statement in query-api/README.md
+ * ("Chain trade figures") in FORMAT JSONEachRow (fields venue, expiry_ms or expiry, strike, option_type, trade_count, notional_volume).
+ */
+export function parseChainTrades(text: string): ContractTrades[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l, i) => {
+      let o: Record<string, unknown>;
+      try {
+        o = JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        throw new Error(`trades line ${i + 1}: not JSON`);
+      }
+      const fail = (field: string): never => {
+        throw new Error(`trades line ${i + 1}: field ${field} is missing or invalid (${JSON.stringify(o[field])})`);
+      };
+      const type = o.option_type;
+      if (type !== 'call' && type !== 'put') fail('option_type');
+      if (typeof o.venue !== 'string' || o.venue === '') fail('venue');
+      return {
+        venue: o.venue as string,
+        expiry: timeOf(o.expiry_ms ?? o.expiry) ?? fail('expiry_ms'),
+        strike: numberOf(o.strike) ?? fail('strike'),
+        option_type: type as 'call' | 'put',
+        trade_count: numberOf(o.trade_count) ?? fail('trade_count'),
+        notional_volume: numberOf(o.notional_volume) ?? fail('notional_volume'),
+      };
+    });
+}
+
+export function readChainTradesFile(path: string): ContractTrades[] {
+  return parseChainTrades(readFileSync(path, 'utf8'));
 }

@@ -49,6 +49,7 @@ export const METRIC = {
   // query API
   apiRequestDuration: 'gex_api_request_duration_seconds',
   apiMarketCacheLookups: 'gex_api_market_cache_lookups_total',
+  apiRouteCacheLookups: 'gex_api_route_cache_lookups_total',
   apiTapeReads: 'gex_api_tape_reads_total',
   apiTapeTailRows: 'gex_api_tape_tail_rows',
   apiTapeTailRepaired: 'gex_api_tape_tail_repaired_total',
@@ -56,6 +57,7 @@ export const METRIC = {
   apiLiveFlowTrades: 'gex_api_live_flow_rows',
   apiLiveFlowRepaired: 'gex_api_live_flow_repaired_total',
   apiTradeMirrorSkipped: 'gex_api_trade_mirror_skipped_total',
+  apiTlsReloads: 'gex_api_tls_reloads_total',
   // WebSocket feed (query-api/ws)
   wsConnections: 'gex_ws_connections',
   wsSubscriptions: 'gex_ws_subscriptions',

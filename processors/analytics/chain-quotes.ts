@@ -6,7 +6,9 @@
  * - mark price, mark IV, forward and the four greeks = weighted means over the venues that have the value, weights =
  *   each venue's open interest (coins), equal weights when the contract's total OI is 0.
  * - open interest = the sum over venues (coins); 24 h volume = the sum over the venues that publish it (null when
- *   none does); `greeks_source` per greek: venue / computed when every contributing venue agrees, mixed, or none.
+ *   none does); trade count and notional volume (USD premium paid) = the sums over venues of the per-venue trade
+ *   figures attached by chain-trades.ts (null when none is attached); `greeks_source` per greek: venue / computed
+ *   when every contributing venue agrees, mixed, or none.
  * Pure: no I/O. Units as option_chain_snapshots (clickhouse/migrations/059).
  */
 import type { OptionType } from '#schemas/events.ts';
@@ -43,6 +45,10 @@ export interface ChainQuoteRow {
   readonly theta_source: string;
   readonly open_interest: number;
   readonly volume_24h: number | null;
+  /** Trades of the venue's contract in the chain's trade window (chain-trades.ts); absent when not read. */
+  readonly trade_count?: number;
+  /** Premium paid in those trades, USD (Σ size × price); absent when not read. */
+  readonly notional_volume?: number;
 }
 
 export const QUOTE_GREEKS = ['delta', 'gamma', 'vega', 'theta'] as const;
@@ -67,6 +73,10 @@ export interface ConsolidatedQuote {
   readonly mark_iv: number | null;
   readonly open_interest: number;
   readonly volume_24h: number | null;
+  /** Σ over venues of trade_count; null when no venue row carries it. */
+  readonly trade_count: number | null;
+  /** Σ over venues of notional_volume (USD premium paid); null when no venue row carries it. */
+  readonly notional_volume: number | null;
   readonly delta: number | null;
   readonly gamma: number | null;
   readonly vega: number | null;
@@ -188,9 +198,13 @@ export function consolidateContract(venues: readonly ChainQuoteRow[]): Consolida
   const m = weightedMeans(venues);
   let volume: number | null = null;
   let oi = 0;
+  let trades: number | null = null;
+  let premium: number | null = null;
   for (const r of venues) {
     oi += r.open_interest;
     if (r.volume_24h !== null && Number.isFinite(r.volume_24h)) volume = (volume ?? 0) + r.volume_24h;
+    if (r.trade_count !== undefined) trades = (trades ?? 0) + r.trade_count;
+    if (r.notional_volume !== undefined) premium = (premium ?? 0) + r.notional_volume;
   }
   return {
     expiry: first.expiry,
@@ -204,6 +218,8 @@ export function consolidateContract(venues: readonly ChainQuoteRow[]): Consolida
     mark_iv: m.mark_iv,
     open_interest: oi,
     volume_24h: volume,
+    trade_count: trades,
+    notional_volume: premium,
     delta: m.delta,
     gamma: m.gamma,
     vega: m.vega,

@@ -17,7 +17,7 @@ test('pcr: Σ put OI / Σ call OI per point, venue breakdown, daily = last point
     ratio: 1,
     call_oi: 400,
     put_oi: 400,
-    exchanges: [
+    exchange_breakdown: [
       { venue: 'deribit', call_oi: 300, put_oi: 350 },
       { venue: 'okx', call_oi: 100, put_oi: 50 },
     ],

@@ -18,7 +18,7 @@ export interface PcrPoint {
   readonly call_oi: number;
   readonly put_oi: number;
   /** Per venue, only when requested. */
-  readonly exchanges?: { readonly venue: string; readonly call_oi: number; readonly put_oi: number }[];
+  readonly exchange_breakdown?: { readonly venue: string; readonly call_oi: number; readonly put_oi: number }[];
 }
 
 export function pcrSeries(cells: readonly OiCell[], opts: { readonly daily: boolean; readonly breakdown: boolean }): PcrPoint[] {
@@ -39,6 +39,8 @@ export function pcrSeries(cells: readonly OiCell[], opts: { readonly daily: bool
     const call = list.reduce((s, c) => s + c.callOi, 0);
     const put = list.reduce((s, c) => s + c.putOi, 0);
     const point = { t, ratio: call > 0 ? put / call : null, call_oi: call, put_oi: put };
-    return opts.breakdown ? { ...point, exchanges: list.map((c) => ({ venue: c.venue, call_oi: c.callOi, put_oi: c.putOi })) } : point;
+    return opts.breakdown
+      ? { ...point, exchange_breakdown: list.map((c) => ({ venue: c.venue, call_oi: c.callOi, put_oi: c.putOi })) }
+      : point;
   });
 }

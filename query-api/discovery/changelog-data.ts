@@ -21,6 +21,12 @@ const R = (version: string, released_at: string, breaking: boolean, summary: str
 
 export const RELEASES: readonly Release[] = [
   R(
+    '2.14.0',
+    '2026-11-26',
+    true,
+    'put/call ratio per-venue block renamed `exchanges` -> `exchange_breakdown` (the contract name); put/call ratio `granularity=daily` is a real daily series (the last 5-minute point of each UTC day) reported as `meta.extra.granularity` = `daily`, never `intraday-fallback`; market `hours` 1-8760 on every series, the 30,000-point cap on candles only; chain rows carry `trade_count` and `notional_volume` (premium paid in USD, trades of the 24 h before the chain instant); `meta.extra.aggregation` on aggregating routes (vocabulary in /v2/meta); about 30 s server cache with X-Cache and Age on put/call ratio, range, premium tide, strike heat, ETF flows and 13F holders; plan history window applied to ETF flows and COT summary and instrument; HTTPS with TLS_CERT_FILE and TLS_KEY_FILE; OpenAPI documents the docs pages as text/html and range bands as fixed-size number arrays',
+  ),
+  R(
     '2.13.0',
     '2026-10-11',
     false,
@@ -46,7 +52,7 @@ export const RELEASES: readonly Release[] = [
   R('2.2.0', '2026-07-30', true, 'default positioning becomes `flow`'),
 ];
 
-export const CURRENT_RELEASE = '2.13.0';
+export const CURRENT_RELEASE = '2.14.0';
 
 /**
  * v1 still serves data v2 excludes (macro) and v1 keys keep working, so it is not sunset; v2 is the current

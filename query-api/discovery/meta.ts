@@ -11,6 +11,8 @@ import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance } from '../types.ts';
 import { TAG, type DiscoveryContext } from './context.ts';
 import { websocketMeta } from '../ws/catalog.ts';
+import { AGGREGATION_METHODS, AGGREGATION_ROUTES, AGGREGATION_VENUES } from '../envelope/aggregation.ts';
+import { ROUTE_CACHE_PATHS } from '../cache/route-cache.ts';
 
 type CoverageView = Record<string, Record<string, { first_ts: string | null; last_ts: string | null }>>;
 
@@ -107,6 +109,28 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
     history_depth: {
       levels: LEVELS.map((level) => ({ level, history_days: levelLimits(config, level).historyDays })),
       enforced_for: 'evaluation keys only; for paid plans the clamp is reported in meta.extra.history_clamp but not enforced',
+      applies_to: [
+        'windows (hours, days, from/to, market lookbacks, tape pages): the window is clamped to the plan window',
+        'as_of: the instant is clamped to the plan window',
+        'dated series (/v2/etf/flows, /v2/cot/summary, /v2/cot/instrument): days or weeks before the plan window are not served and no figure (cumulatives, percentiles, z-scores) is computed from them; the requested window starts at the first stored date (or the span before the newest week)',
+      ],
+    },
+    aggregation: {
+      shape:
+        '{venues, interval, method, series?}: interval is the bucket width of a point (null when the answer is not bucketed in time); series maps each bundle series to its method',
+      routes: [...AGGREGATION_ROUTES],
+      venues: { ...AGGREGATION_VENUES },
+      methods: { ...AGGREGATION_METHODS },
+    },
+    server_cache: {
+      computed_routes: [...ROUTE_CACHE_PATHS],
+      computed_routes_seconds: config.routeCacheMs / 1000,
+      market_routes_seconds: config.marketCacheMs / 1000,
+      headers: ['X-Cache (HIT or MISS) and Age (seconds since the answer was computed) on the computed routes'],
+      notes: [
+        'keyed by every parameter that changes the answer, the window read and the plan history policy; the per-request meta (timestamp, request_id, rate_limit) is never cached',
+        'GEX, chain and greek routes answer from the stored 30 s snapshot and are rendered once per snapshot instead',
+      ],
     },
     websocket: websocketMeta(config.rateLimitFallbackFactor),
   };

@@ -66,7 +66,25 @@ export const metaData = z.object({
   history_depth: z.object({
     levels: z.array(z.object({ level: z.enum(LEVELS), history_days: limitValue })),
     enforced_for: z.string(),
+    applies_to: z.array(z.string()).describe('how the window bounds each kind of route'),
   }),
+  aggregation: z
+    .object({
+      shape: z.string(),
+      routes: z.array(z.string()),
+      venues: z.record(z.string(), z.string()),
+      methods: z.record(z.string(), z.string()),
+    })
+    .describe('vocabulary of meta.extra.aggregation'),
+  server_cache: z
+    .object({
+      computed_routes: z.array(z.string()),
+      computed_routes_seconds: z.number(),
+      market_routes_seconds: z.number(),
+      headers: z.array(z.string()),
+      notes: z.array(z.string()),
+    })
+    .describe('the response cache of the computed routes (worst-case age of an answer)'),
   websocket: z
     .object({
       path: z.string(),

@@ -48,10 +48,9 @@ export const errorEnvelopeSchema = z
   .describe('Error envelope');
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
 
-/** Response map of a route: 200 with the data schema plus the error statuses the route can answer. */
-export function responses<T extends z.ZodType>(data: T, opts: { readonly auth: boolean }) {
+/** The error statuses a route can answer (401 and 403 when it needs a key), each with the error envelope. */
+export function errorResponses(opts: { readonly auth: boolean }) {
   const base = {
-    200: successSchema(data),
     404: errorEnvelopeSchema,
     422: errorEnvelopeSchema,
     429: errorEnvelopeSchema,
@@ -59,4 +58,9 @@ export function responses<T extends z.ZodType>(data: T, opts: { readonly auth: b
     503: errorEnvelopeSchema,
   };
   return opts.auth ? { ...base, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema } : base;
+}
+
+/** Response map of a route: 200 with the data schema plus the error statuses the route can answer. */
+export function responses<T extends z.ZodType>(data: T, opts: { readonly auth: boolean }) {
+  return { 200: successSchema(data), ...errorResponses(opts) };
 }

@@ -1,8 +1,9 @@
+import { aggregation, type AggregationMethod } from '../envelope/aggregation.ts';
 import type { z } from 'zod';
 import { bundleUnits, parseSeries } from './bundle-series.ts';
 import type { MarketReadCache } from './read-cache.ts';
 import { marketMeta } from './meta.ts';
-import { SERIES } from './series.ts';
+import { SERIES, type SeriesName } from './series.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { TAG } from './candles.ts';
@@ -11,6 +12,16 @@ import { sendMarket, servedTimestamps } from './send.ts';
 import { servedWindow } from './window.ts';
 
 /** GET /v2/market/bundle: several market series on one time axis; one quota unit per series. */
+/** How each bundle series rolls its bucket up (envelope/aggregation.ts). */
+const SERIES_METHOD: Readonly<Record<SeriesName, AggregationMethod>> = {
+  candles: 'ohlcv',
+  open_interest: 'last',
+  funding: 'funding_open_close_mean',
+  cvd_perp: 'sum_with_running_total',
+  cvd_spot: 'sum_with_running_total',
+  liquidations: 'sum',
+};
+
 export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: MarketReadCache): Promise<void> {
   app.get('/v2/market/bundle', {
     schema: {
@@ -23,8 +34,8 @@ export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: Mark
     config: { quotaUnits: bundleUnits },
     handler: async (request, reply) => {
       const q = request.query;
-      const w = servedWindow(ctx, request, q);
       const names = parseSeries(q.series) ?? [...SERIES];
+      const w = servedWindow(ctx, request, q, names.includes('candles'));
       const { series, errors } = await cache.bundle(ctx.store, w.grid, q.symbol, names);
       // JSON.stringify of {symbol, interval, timestamps, <series>: columns | null, …} with the columns' text as served.
       let data = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${servedTimestamps(w.grid, series.values())}`;
@@ -44,6 +55,7 @@ export async function bundleRoute(app: ApiInstance, ctx: AppContext, cache: Mark
             series: names,
             aligned: true,
             quota_units_charged: names.length,
+            aggregation: aggregation('per_series', w.interval, 'per_series', Object.fromEntries(names.map((n) => [n, SERIES_METHOD[n]]))),
             ...(Object.keys(errors).length > 0 ? { errors } : {}),
             ...w.history.extra,
           },

@@ -1,3 +1,4 @@
+import { aggregation } from '../envelope/aggregation.ts';
 import { marketMeta } from './meta.ts';
 import type { MarketReadCache } from './read-cache.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
@@ -22,7 +23,7 @@ export async function candlesRoute(app: ApiInstance, ctx: AppContext, cache: Mar
     },
     handler: async (request, reply) => {
       const q = request.query;
-      const w = servedWindow(ctx, request, q);
+      const w = servedWindow(ctx, request, q, true);
       const market = q.market ?? 'perp';
       const candles = await cache.candles(ctx.store, w.grid, q.symbol, market);
       // JSON.stringify of {symbol, interval, market, timestamps, ...columns}.
@@ -38,7 +39,7 @@ export async function candlesRoute(app: ApiInstance, ctx: AppContext, cache: Mar
           grid: w.grid,
           hours: w.hours,
           series: new Map([['candles', candles]]),
-          extra: { market, ...w.history.extra },
+          extra: { market, aggregation: aggregation('sum', w.interval, 'ohlcv'), ...w.history.extra },
           historyDepthEnforced: w.history.history_depth_enforced,
         }),
       );

@@ -198,11 +198,30 @@ describe('/v2/market', () => {
     const errors = body.error.details?.['errors'] as { name: string }[];
     assert.equal(errors[0]?.name, 'hours');
     assertError(await get('/v2/market/bundle?symbol=BTCUSDT&interval=5m&hours=2501'), 422, 'VALIDATION_ERROR');
+    assertError(await get('/v2/market/bundle?symbol=BTCUSDT&interval=1m&hours=501&series=funding,candles'), 422, 'VALIDATION_ERROR');
     const ok = assertOk<{ timestamps: number[] }>(await get('/v2/market/candles?symbol=BTCUSDT&interval=1m&hours=500'));
     assert.equal(ok.data.timestamps.length, 30_000);
     assertOk(await get('/v2/market/candles?symbol=BTCUSDT&interval=30m&hours=8760'));
     assertError(await get('/v2/market/candles?symbol=BTCUSDT&interval=1h&hours=8761'), 422, 'VALIDATION_ERROR');
     assertError(await get('/v2/market/bundle?symbol=BTCUSDT&series=candles,prices'), 422, 'VALIDATION_ERROR');
+  });
+
+  test('the cap is for candles only: open interest and a bundle without candles answer every hours value of the contract (1-8760)', async () => {
+    const started = performance.now();
+    const oi = assertOk<{ timestamps: number[]; oi: (number | null)[] }>(
+      await get('/v2/market/open-interest?symbol=BTCUSDT&interval=1m&hours=8760'),
+    );
+    assert.equal(oi.data.timestamps.length, 525_600);
+    assert.equal(oi.data.oi.length, 525_600);
+    assert.equal((oi.meta['extra'] as { points: number }).points, 525_600);
+    const bundle = assertOk<{ timestamps: number[]; funding: unknown; candles?: unknown }>(
+      await get('/v2/market/bundle?symbol=BTCUSDT&interval=5m&hours=2501&series=open_interest,funding'),
+    );
+    assert.equal(bundle.data.timestamps.length, Math.ceil((2501 * 60) / 5));
+    assert.equal(bundle.data.candles, undefined);
+    assertError(await get('/v2/market/open-interest?symbol=BTCUSDT&interval=1m&hours=8761'), 422, 'VALIDATION_ERROR');
+    assertError(await get('/v2/market/open-interest?symbol=BTCUSDT&interval=1m&hours=0'), 422, 'VALIDATION_ERROR');
+    console.log(`# a year of 1m open interest + a 2501 h 5m bundle: ${Math.round(performance.now() - started)} ms`);
   });
 
   test('history clamp: enforced for evaluation keys (buckets before the floor dropped), reported for paid plans', async () => {

@@ -1,3 +1,4 @@
+import { aggregation } from '../envelope/aggregation.ts';
 import { marketMeta } from './meta.ts';
 import type { MarketReadCache } from './read-cache.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
@@ -21,7 +22,7 @@ export async function openInterestRoute(app: ApiInstance, ctx: AppContext, cache
     },
     handler: async (request, reply) => {
       const q = request.query;
-      const w = servedWindow(ctx, request, q);
+      const w = servedWindow(ctx, request, q, false);
       const oi = await cache.openInterest(ctx.store, w.grid, q.symbol);
       // JSON.stringify of {symbol, interval, timestamps, ...columns}.
       const head = `{"symbol":${JSON.stringify(q.symbol)},"interval":${JSON.stringify(w.interval)},"timestamps":${oi.timestamps}`;
@@ -36,7 +37,7 @@ export async function openInterestRoute(app: ApiInstance, ctx: AppContext, cache
           grid: w.grid,
           hours: w.hours,
           series: new Map([['open_interest', oi]]),
-          extra: { ...w.history.extra },
+          extra: { aggregation: aggregation('sum', w.interval, 'last'), ...w.history.extra },
           historyDepthEnforced: w.history.history_depth_enforced,
         }),
       );

@@ -14,7 +14,7 @@ const common = {
   hours: intParam(1, MAX_HOURS)
     .optional()
     .describe(
-      `lookback window in hours, default 24; at most ${MAX_POINTS.toLocaleString('en-US')} points (1m: 500 h, 5m: 2500 h, 15m: 7500 h)`,
+      `lookback window in hours (1-${MAX_HOURS}), default 24; candles (and a bundle with candles) at most ${MAX_POINTS.toLocaleString('en-US')} points (1m: 500 h, 5m: 2500 h, 15m: 7500 h); other series any window`,
     ),
 };
 

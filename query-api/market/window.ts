@@ -27,15 +27,20 @@ export interface ServedWindow {
   readonly history: ReturnType<typeof historyMeta>;
 }
 
-/** Point cap, then the plan's history clamp (enforced: buckets before the allowed floor are dropped). */
+/**
+ * The candles' point cap (only when the answer has candles: the contract bounds candles at 30,000 points and
+ * every market series at 8760 hours, so the other series answer any contract-valid window, up to 525,600 points at
+ * 1m), then the plan's history clamp (enforced: buckets before the allowed floor are dropped).
+ */
 export function servedWindow(
   ctx: AppContext,
   request: FastifyRequest,
   q: { readonly interval?: MarketInterval | undefined; readonly hours?: number | undefined },
+  hasCandles: boolean,
 ): ServedWindow {
   const interval = q.interval ?? DEFAULT_INTERVAL;
   const hours = q.hours ?? DEFAULT_HOURS;
-  checkPoints(interval, hours);
+  if (hasCandles) checkPoints(interval, hours);
   const now = ctx.clock();
   const clamp = clampWindow(requestedWindow(interval, hours, now), ctx.historyPolicy(request));
   const floor = clamp.clamp !== null && clamp.enforced ? clamp.served.from : null;

@@ -11,7 +11,8 @@ import type { ColumnsResult, ResultColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { CHAIN_TIERS } from '#processors/snapshots/option-chain-record.ts';
 import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
-import type { MarketSymbol } from '#schemas/events.ts';
+import { chainTradeWindow, type ContractTrades } from '#processors/analytics/chain-trades.ts';
+import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 
 export interface ChainInstant {
   /** computed_at of the chain, ms UTC. */
@@ -189,4 +190,34 @@ function rowsOf(symbol: MarketSymbol, r: ColumnsResult): OptionChainRow[] {
   return rows.sort((a, b) =>
     a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0,
   );
+}
+
+const TRADES_SQL = `SELECT venue, toUnixTimestamp64Milli(expiry) AS expiry_ms, strike, option_type,
+  sum(trades) AS trade_count, sum(premium_usd) AS notional_volume
+FROM option_tape_1m
+WHERE symbol = {symbol:String} AND bucket >= toDateTime({from:Int64}, 'UTC') AND bucket < toDateTime({to:Int64}, 'UTC')
+GROUP BY venue, expiry, strike, option_type`;
+
+/**
+ * Per venue contract, the trades and premium paid (USD) in the trade window of a chain instant
+ * (processors/analytics/chain-trades.ts: the 24 h before its UTC minute), from the option tape's minute table.
+ */
+export async function chainTradesAt(store: Store, symbol: MarketSymbol, t: number): Promise<ContractTrades[]> {
+  const w = chainTradeWindow(t);
+  const rows = await store.query<{
+    venue: string;
+    expiry_ms: string | number;
+    strike: number;
+    option_type: string;
+    trade_count: string | number;
+    notional_volume: number;
+  }>(TRADES_SQL, { symbol, from: w.fromMs / 1000, to: w.toMs / 1000 });
+  return rows.map((r) => ({
+    venue: r.venue,
+    expiry: Number(r.expiry_ms),
+    strike: r.strike,
+    option_type: r.option_type as OptionType,
+    trade_count: Number(r.trade_count),
+    notional_volume: r.notional_volume,
+  }));
 }

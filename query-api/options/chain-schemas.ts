@@ -40,6 +40,11 @@ const includeParam = z
   .optional()
   .describe('exchange_breakdown: the per-venue rows of every contract (omitted by default)');
 
+const TRADE_COUNT =
+  "trades of the contract in the 24 hours before the chain instant's UTC minute ([minute − 24 h, minute), as strike heat and flow by strike count prints; null when not read)";
+const NOTIONAL_VOLUME =
+  'premium paid in those trades, USD (Σ size × price in USD, on every symbol); not the underlying notional that premium tide reports as *_notional_usd';
+
 export const CHAIN_LAYOUTS = ['rows', 'ladder'] as const;
 
 export const chainQuery = z.object({
@@ -105,6 +110,8 @@ const venueRow = z.strictObject({
   ask_iv: nnum,
   open_interest: num,
   volume_24h: nnum,
+  trade_count: nnum.describe(TRADE_COUNT),
+  notional_volume: nnum.describe(NOTIONAL_VOLUME),
   delta: nnum,
   gamma: nnum,
   vega: nnum,
@@ -131,6 +138,8 @@ export const chainContract = z.strictObject({
   open_interest: num.describe('coins, summed over venues'),
   open_interest_usd: num.describe('open_interest × spot'),
   volume_24h: nnum.describe('coins, summed over the venues that publish it'),
+  trade_count: nnum.describe(`${TRADE_COUNT}; summed over venues`),
+  notional_volume: nnum.describe(`${NOTIONAL_VOLUME}; summed over venues`),
   delta: nnum,
   gamma: nnum,
   vega: nnum,

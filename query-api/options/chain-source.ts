@@ -13,7 +13,8 @@ import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import type { MetaFields } from '../envelope/envelope.ts';
 import { notFound } from '../envelope/errors.ts';
-import { chainAtOrBefore, chainInstantAtOrBefore, chainRowsAt } from './chain-reads.ts';
+import { chainAtOrBefore, chainInstantAtOrBefore, chainRowsAt, chainTradesAt } from './chain-reads.ts';
+import { withTrades } from '#processors/analytics/chain-trades.ts';
 import type { ChainInstant } from './chain-reads.ts';
 import type { AppContext } from '../types.ts';
 import { parseExpiry, venueFilter } from '../params/query-params.ts';
@@ -51,7 +52,7 @@ export async function resolveChainInstant(
   const r = resolveInstant(ctx, request, asOf);
   const found = await chainAtOrBefore(ctx.store, symbol, r.servedMs, ctx.clock());
   if (found === null) throw notFound(`no option chain for ${symbol} at or before ${new Date(r.servedMs).toISOString()}`);
-  memo?.put(symbol, found.at, found.rows);
+  await memo?.put(ctx, symbol, found.at, found.rows);
   return { ...found.at, asOf: { requested: r.requested, servedMs: r.servedMs, history: r.history } };
 }
 
@@ -103,14 +104,17 @@ export class ChainMemo {
   private readonly entries = new TtlCache<StoredChain | null>({ ttlMs: MEMO_AGE_MS, clock: Date.now, maxWeight: MEMO_SIZE });
 
   get(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant): Promise<StoredChain | null> {
-    return this.entries.get(`${symbol}|${at.table}|${at.t}`, () =>
-      chainRowsAt(ctx.store, symbol, at).then((rows) => storedChain(symbol, at.t, rows)),
-    );
+    return this.entries.get(`${symbol}|${at.table}|${at.t}`, async () => {
+      const [rows, trades] = await Promise.all([chainRowsAt(ctx.store, symbol, at), chainTradesAt(ctx.store, symbol, at.t)]);
+      return storedChain(symbol, at.t, withTrades(rows, trades));
+    });
   }
 
-  /** Rows already read (an as_of lookup reads the instant and its rows in one statement). */
-  put(symbol: MarketSymbol, at: ChainInstant, rows: readonly OptionChainRow[]): void {
-    void this.entries.get(`${symbol}|${at.table}|${at.t}`, () => Promise.resolve(storedChain(symbol, at.t, rows)));
+  /** Rows already read (an as_of lookup reads the instant and its rows in one statement); their trades are read here. */
+  put(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant, rows: readonly OptionChainRow[]): Promise<StoredChain | null> {
+    return this.entries.get(`${symbol}|${at.table}|${at.t}`, async () =>
+      storedChain(symbol, at.t, withTrades(rows, await chainTradesAt(ctx.store, symbol, at.t))),
+    );
   }
 }
 

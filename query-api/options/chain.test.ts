@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '#clickhouse/store.ts';
 import { consolidateChain, selectContracts } from '#processors/analytics/chain-quotes.ts';
+import { withTrades, type ContractTrades } from '#processors/analytics/chain-trades.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import type { OptionTrade } from '#schemas/events.ts';
 import { oiByExpiry } from '#processors/analytics/oi-by-expiry.ts';
 import { venueBook } from '#processors/analytics/venue-book.ts';
 import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
@@ -67,6 +71,43 @@ function row(t: number, p: Partial<OptionChainRow> & Pick<OptionChainRow, 'venue
     ...p,
   };
 }
+
+/**
+ * Option trades around the chain instants. A and B (= A + 30 s) share the trade window [A − 24 h, A) (the 24 hours
+ * before the instant's UTC minute): deribit's E1 100k call printed twice in it (premium 5,000 + 2,500 USD), okx's once
+ * (10,200 USD); a print at A + 10 s (after the minute) and one at A − 24 h − 1 min are outside; a print on a contract
+ * not in the chain is ignored.
+ */
+let tradeId = 0;
+const print = (venue: 'deribit' | 'okx', ts: number, strike: number, premiumUsd: number, size: number): OptionTrade => ({
+  ...optionTrade(),
+  venue,
+  ts,
+  receivedAt: ts + 5,
+  expiry: E1,
+  strike,
+  optionType: 'call',
+  premiumUsd,
+  size,
+  priceUsd: premiumUsd / size,
+  id: `${venue}:chain-test:${++tradeId}`,
+  tradeId: String(tradeId),
+});
+const PRINTS = [
+  print('deribit', A - HOUR, 100_000, 5_000, 1),
+  print('deribit', A - 23 * HOUR, 100_000, 2_500, 0.5),
+  print('okx', A - 10 * 60_000, 100_000, 10_200, 2),
+  print('deribit', A + 10_000, 100_000, 99_999, 9), // after the instant's minute
+  print('deribit', A - DAY - 60_000, 100_000, 88_888, 8), // before the window
+  print('deribit', A - HOUR, 110_000, 7_777, 1), // not a chain contract
+];
+/** The trade figures of the window, by hand. */
+const TRADES: ContractTrades[] = [
+  { venue: 'deribit', expiry: E1, strike: 100_000, option_type: 'call', trade_count: 2, notional_volume: 7_500 },
+  { venue: 'okx', expiry: E1, strike: 100_000, option_type: 'call', trade_count: 1, notional_volume: 10_200 },
+];
+/** The stored rows of an instant with their trade figures, as the routes serve them. */
+const servedRowsAt = (t: number): OptionChainRow[] => withTrades(chainRowsAt(t), TRADES);
 
 /** Two venues, two expiries; at B deribit's 100k call bid moves up to 5,060 (best bid changes venue). */
 function chainRowsAt(t: number): OptionChainRow[] {
@@ -149,6 +190,7 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     await storeChainRows(t.store, 'BTCUSDT', A, chainRowsAt(A));
     await storeChainRows(t.store, 'BTCUSDT', B, chainRowsAt(B));
     await t.store.insert('option_chain_snapshots_1h', chainRowsAt(OLD));
+    await t.store.insert('option_trades', PRINTS.map(optionTradeRow), { dedupToken: 'chain-test' });
     key = await userWithKey(t.store, { userId: 'chain', plan: 'enterprise' });
     app = await testApp(t.store, {}, { clock });
   });
@@ -166,7 +208,7 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
 
   test('chain (latest): one row per contract equal to the pure consolidation of the stored rows; best bid venue; meta', async () => {
     const { data, meta } = await chain('');
-    const expected = consolidateChain(chainRowsAt(B)).map((c) => contractJson(c, B, 100_000, false));
+    const expected = consolidateChain(servedRowsAt(B)).map((c) => contractJson(c, B, 100_000, false));
     assert.deepEqual(data.rows, json(expected));
     assert.deepEqual(
       data.rows?.map((r) => `${r.strike}${r.type}`),
@@ -180,6 +222,16 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     assert.deepEqual(
       [call?.open_interest, call?.open_interest_usd, call?.mark_usd, call?.volume_24h],
       [40, 4_000_000, (30 * 5_100 + 10 * 5_120) / 40, 12],
+    );
+    // Trades of the 24 h before the instant's minute, summed over venues; premium paid, not underlying notional.
+    assert.deepEqual([call?.trade_count, call?.notional_volume], [3, 17_700]);
+    assert.deepEqual(
+      data.rows?.filter((r) => r !== call).map((r) => [r.trade_count, r.notional_volume]),
+      [
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ],
     );
     assert.deepEqual(data.expiries, [iso(E1), iso(E2)]);
     assert.deepEqual([meta.computed_at, meta.spot_price, meta.source], [iso(B), 100_000, ['deribit', 'okx']]);
@@ -227,7 +279,7 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     const ladder = await chain(`&layout=ladder&expiry=${token(E1)}`);
     assert.deepEqual(
       ladder.data.ladder,
-      json(ladderJson(consolidateChain(chainRowsAt(B), { expiryDays: [Math.floor(E1 / DAY) * DAY] }), B, 100_000, false)),
+      json(ladderJson(consolidateChain(servedRowsAt(B), { expiryDays: [Math.floor(E1 / DAY) * DAY] }), B, 100_000, false)),
     );
     assert.deepEqual(
       (ladder.data.ladder as { strike: number; call: unknown; put: unknown }[]).map((l) => [l.strike, l.call === null, l.put === null]),
@@ -347,6 +399,22 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
         encoding: 'utf8',
         env: { ...process.env, LOG_LEVEL: 'warn' },
       });
+    const trades = await t.store.query<Record<string, unknown>>(
+      `SELECT venue, toUnixTimestamp64Milli(expiry) AS expiry_ms, strike, option_type, sum(trades) AS trade_count, sum(premium_usd) AS notional_volume
+       FROM option_tape_1m WHERE symbol = 'BTCUSDT' AND bucket >= toDateTime({from:Int64}, 'UTC') AND bucket < toDateTime({to:Int64}, 'UTC')
+       GROUP BY venue, expiry, strike, option_type`,
+      { from: (A - DAY) / 1000, to: A / 1000 },
+    );
+    const tradesFile = join(mkdtempSync(join(tmpdir(), 'gex-chain-')), 'trades.jsonl');
+    writeFileSync(tradesFile, trades.map((r) => JSON.stringify(r)).join('\n'));
+    const withFile = cli('--trades', tradesFile);
+    assert.equal(withFile.status, 0, withFile.stderr);
+    assert.deepEqual(JSON.parse(withFile.stdout), assertOk(await get('/v2/options/chain?symbol=BTCUSDT')).data, 'chain with --trades');
+    const without = JSON.parse(cli().stdout) as { rows: { trade_count: unknown; notional_volume: unknown }[] };
+    assert.ok(
+      without.rows.every((r) => r.trade_count === null && r.notional_volume === null),
+      'no --trades: the figures are null',
+    );
     const cases: [string, string, string][] = [
       ['chain', 'layout=ladder&include=exchange_breakdown&moneyness=0.5', '/v2/options/chain'],
       ['venue-book', 'sort=spread_usd&exchanges=deribit', '/v2/options/venue-book'],
@@ -355,7 +423,10 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     for (const [view, query, path] of cases) {
       const r = cli('--view', view, '--query', query);
       assert.equal(r.status, 0, r.stderr);
-      assert.deepEqual(JSON.parse(r.stdout), assertOk(await get(`${path}?symbol=BTCUSDT&${query}`)).data, view);
+      const served = assertOk<Record<string, unknown>>(await get(`${path}?symbol=BTCUSDT&${query}`)).data;
+      // Without --trades the CLI's trade figures are null where the route serves the stored trades.
+      const nulled = JSON.parse(JSON.stringify(served, (k, v: unknown) => (k === 'trade_count' || k === 'notional_volume' ? null : v)));
+      assert.deepEqual(JSON.parse(r.stdout), nulled, view);
     }
     assert.equal(cli('--query', `expiry=${token(E1 + DAY)}`).status, 2);
     assert.equal(cli('--query', 'moneyness=-1').status, 2);

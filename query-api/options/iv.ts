@@ -3,6 +3,7 @@
  * (chain-source.ts) through processors/analytics/smile.ts (rules in processors/README.md "IV smile and term
  * structure"); `gex smile --chain FILE` prints the same data for a chain file.
  */
+import { aggregation } from '../envelope/aggregation.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { includeSet } from '../params/query-params.ts';
@@ -11,6 +12,9 @@ import { smileData, smileQuery, termStructureData, termStructureQuery } from './
 import { smileView, termStructureView } from './iv-views.ts';
 
 const TAG = 'options';
+
+/** The constant-maturity points of the term structure (envelope/aggregation.ts). */
+const TERM_AGGREGATION = aggregation('consolidated', null, 'total_variance_interpolation');
 
 export async function ivRoutes(app: ApiInstance, ctx: AppContext): Promise<void> {
   const memo = new ChainMemo();
@@ -50,7 +54,7 @@ export async function ivRoutes(app: ApiInstance, ctx: AppContext): Promise<void>
       const at = await resolveChainInstant(ctx, request, q.symbol, q.as_of, memo);
       const sel = await selectChain(ctx, memo, q, at);
       const data = termStructureView({ symbol: q.symbol, t: at.t, spot: sel.stored.chain.spot, rows: sel.rows });
-      return ctx.respond.ok(request, data, chainMeta(ctx, q.symbol, at, sel, null));
+      return ctx.respond.ok(request, data, chainMeta(ctx, q.symbol, at, sel, null, { aggregation: TERM_AGGREGATION }));
     },
   });
 }

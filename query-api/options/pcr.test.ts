@@ -35,7 +35,7 @@ type Point = {
   ratio: number | null;
   call_oi: number;
   put_oi: number;
-  exchanges?: { venue: string; call_oi: number; put_oi: number }[];
+  exchange_breakdown?: { venue: string; call_oi: number; put_oi: number }[];
 };
 
 describe('/v2/options/pcr', () => {
@@ -78,12 +78,19 @@ describe('/v2/options/pcr', () => {
         [iso(12, 0), 3],
       ],
     );
-    assert.deepEqual(data.points[1]?.exchanges, [
+    assert.deepEqual(data.points[1]?.exchange_breakdown, [
       { venue: 'deribit', call_oi: 120, put_oi: 60 },
       { venue: 'okx', call_oi: 80, put_oi: 100 },
     ]);
-    assert.deepEqual(meta.extra, { granularity: 'intraday', points_available: 3, points_returned: 3 });
-    assert.equal(assertOk<{ points: Point[] }>(await get('/v2/options/pcr?symbol=BTCUSDT&days=1')).data.points[0]?.exchanges, undefined);
+    assert.deepEqual(meta.extra, {
+      granularity: 'intraday',
+      aggregation: { venues: 'sum', interval: '5m', method: 'last' },
+      points_available: 3,
+      points_returned: 3,
+    });
+    const plain = assertOk<{ points: Point[] }>(await get('/v2/options/pcr?symbol=BTCUSDT&days=1')).data.points[0];
+    assert.equal(plain?.exchange_breakdown, undefined);
+    assert.equal(Object.hasOwn(plain ?? {}, 'exchanges'), false, 'the contract name only');
   });
 
   test('daily: the last point of each UTC day, reported as daily', async () => {
@@ -95,7 +102,12 @@ describe('/v2/options/pcr', () => {
         [iso(12, 0), 3, 100, 300],
       ],
     );
-    assert.equal((meta.extra as { granularity: string }).granularity, 'daily');
+    assert.equal((meta.extra as { granularity: string }).granularity, 'daily', 'a real daily series, never intraday-fallback');
+    assert.deepEqual((meta.extra as { aggregation: unknown }).aggregation, {
+      venues: 'sum',
+      interval: '1d',
+      method: 'last_point_per_utc_day',
+    });
   });
 
   test('an empty symbol has no points; 422 on bad parameters', async () => {

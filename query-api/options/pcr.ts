@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pcrSeries } from '#processors/analytics/pcr.ts';
 import { clampWindow, historyMeta } from '../limits/history-clamp.ts';
+import { aggregation } from '../envelope/aggregation.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
 import { intParam, symbolParam } from '../params/param-schemas.ts';
 import { PCR_STEP_MS, readOiCells } from './oi-read.ts';
@@ -8,6 +9,12 @@ import type { ApiInstance, AppContext } from '../types.ts';
 import { includeSet, parseCsv } from '../params/query-params.ts';
 
 const INCLUDES = ['exchange_breakdown'] as const;
+
+/** `meta.extra.aggregation` of the put/call ratio (vocabulary: envelope/aggregation.ts, /v2/meta). */
+export const PCR_AGGREGATION = {
+  intraday: aggregation('sum', '5m', 'last'),
+  daily: aggregation('sum', '1d', 'last_point_per_utc_day'),
+} as const;
 
 const query = z.object({
   symbol: symbolParam,
@@ -34,7 +41,10 @@ const data = z.object({
       ratio: z.number().nullable().describe('Σ put OI / Σ call OI; null without call OI'),
       call_oi: z.number().describe('coins'),
       put_oi: z.number().describe('coins'),
-      exchanges: z.array(z.object({ venue: z.string(), call_oi: z.number(), put_oi: z.number() })).optional(),
+      exchange_breakdown: z
+        .array(z.object({ venue: z.string(), call_oi: z.number(), put_oi: z.number() }))
+        .optional()
+        .describe('per-venue call and put OI (coins) of the point; only with include=exchange_breakdown'),
     }),
   ),
 });
@@ -46,34 +56,42 @@ export async function pcrRoute(app: ApiInstance, ctx: AppContext): Promise<void>
       tags: ['options'],
       summary: 'Put/call ratio',
       description:
-        'Open-interest-weighted put/call ratio (Σ put OI / Σ call OI over open contracts, each contract at its last reported OI in the 5-minute bucket); above 1 means more put than call open interest. `daily` is a real daily series (the last point of each UTC day). `include=exchange_breakdown` adds per-venue call and put OI per point.',
+        'Open-interest-weighted put/call ratio (Σ put OI / Σ call OI over open contracts, each contract at its last reported OI in the 5-minute bucket); above 1 means more put than call open interest. `daily` is a real daily series (the last 5-minute point of each UTC day), reported as `meta.extra.granularity` = `daily`; the intraday fallback of the contract (`intraday-fallback`) is never served (see /v2/changelog 2.14.0). `include=exchange_breakdown` adds per-venue call and put OI per point.',
       querystring: query,
       response: responses(data, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const now = ctx.clock();
       const days = q.days ?? 30;
       const granularity = q.granularity ?? 'intraday';
+      const breakdown = includeSet(q.include, INCLUDES).includes('exchange_breakdown');
       const to = now - (now % PCR_STEP_MS);
-      const clamp = clampWindow({ from: to - days * 86_400_000, to }, ctx.historyPolicy(request));
+      const policy = ctx.historyPolicy(request);
+      const clamp = clampWindow({ from: to - days * 86_400_000, to }, policy);
       const from = clamp.served.from - (clamp.served.from % PCR_STEP_MS);
-      const cells = await readOiCells(ctx.store, q.symbol, from, to);
-      const points = pcrSeries(cells, {
-        daily: granularity === 'daily',
-        breakdown: includeSet(q.include, INCLUDES).includes('exchange_breakdown'),
+      const key = [q.symbol, granularity, days, breakdown, from, to, policy.historyDays, policy.enforced];
+      const { data, meta } = await ctx.routeCache.answer(reply, 'options_pcr', key, async () => {
+        const cells = await readOiCells(ctx.store, q.symbol, from, to);
+        const points = pcrSeries(cells, { daily: granularity === 'daily', breakdown });
+        const history = historyMeta(clamp);
+        return {
+          data: { symbol: q.symbol, granularity, days, points: points.map((p) => ({ ...p, t: new Date(p.t).toISOString() })) },
+          meta: {
+            symbol: q.symbol,
+            source: [...new Set(cells.map((c) => c.venue))].sort(),
+            history_depth_enforced: history.history_depth_enforced,
+            extra: {
+              ...(history.extra ?? {}),
+              granularity,
+              aggregation: granularity === 'daily' ? PCR_AGGREGATION.daily : PCR_AGGREGATION.intraday,
+              points_available: points.length,
+              points_returned: points.length,
+            },
+          },
+        };
       });
-      const history = historyMeta(clamp);
-      return ctx.respond.ok(
-        request,
-        { symbol: q.symbol, granularity, days, points: points.map((p) => ({ ...p, t: new Date(p.t).toISOString() })) },
-        {
-          symbol: q.symbol,
-          source: [...new Set(cells.map((c) => c.venue))].sort(),
-          history_depth_enforced: history.history_depth_enforced,
-          extra: { ...(history.extra ?? {}), granularity, points_available: points.length, points_returned: points.length },
-        },
-      );
+      return ctx.respond.ok(request, data, meta);
     },
   });
 }

@@ -1,3 +1,4 @@
+import { aggregation } from '../envelope/aggregation.ts';
 import { z } from 'zod';
 import { premiumTide, tideWindow } from '#processors/analytics/premium-tide.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
@@ -55,29 +56,39 @@ export async function premiumTideRoute(app: ApiInstance, ctx: AppContext): Promi
       querystring: query,
       response: responses(data, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const horizon = q.horizon ?? '0dte';
-      const now = ctx.clock();
-      const w = tideWindow(horizon, now);
-      const cells = await readTideCells(ctx.store, {
-        symbol: q.symbol,
-        fromMs: w.fromMs,
-        toMs: now,
-        expiryToMs: w.expiryToMs,
-        stepMs: w.stepMs,
+      const { data, meta } = await ctx.routeCache.answer(reply, 'options_premium_tide', [q.symbol, horizon], async () => {
+        const now = ctx.clock();
+        const w = tideWindow(horizon, now);
+        const cells = await readTideCells(ctx.store, {
+          symbol: q.symbol,
+          fromMs: w.fromMs,
+          toMs: now,
+          expiryToMs: w.expiryToMs,
+          stepMs: w.stepMs,
+        });
+        const points = premiumTide(cells, w.fromMs, now, w.stepMs).map((p) => ({ ...p, t: new Date(p.t).toISOString() }));
+        const interval = `${w.stepMs / MIN}m`;
+        return {
+          data: {
+            symbol: q.symbol,
+            horizon,
+            venue: 'deribit',
+            from: new Date(w.fromMs).toISOString(),
+            to: new Date(now).toISOString(),
+            interval_minutes: w.stepMs / MIN,
+            points,
+          },
+          meta: {
+            symbol: q.symbol,
+            source: ['deribit'],
+            extra: { aggregation: aggregation('single', interval, 'sum_with_running_total') },
+          },
+        };
       });
-      const points = premiumTide(cells, w.fromMs, now, w.stepMs).map((p) => ({ ...p, t: new Date(p.t).toISOString() }));
-      const body = {
-        symbol: q.symbol,
-        horizon,
-        venue: 'deribit',
-        from: new Date(w.fromMs).toISOString(),
-        to: new Date(now).toISOString(),
-        interval_minutes: w.stepMs / MIN,
-        points,
-      };
-      return ctx.respond.ok(request, body, { symbol: q.symbol, source: ['deribit'] });
+      return ctx.respond.ok(request, data, meta);
     },
   });
 }

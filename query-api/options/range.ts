@@ -23,7 +23,10 @@ const query = z.object({
     .optional(),
 });
 
-const band = z.tuple([z.number(), z.number()]).describe('[lower, upper] USD');
+// Fixed-size rows are arrays with minItems = maxItems (not JSON Schema tuples: `prefixItems` + `items: false`, which
+// common OpenAPI validators and client generators reject); the wire format is the same.
+const band = z.array(z.number()).length(2).describe('[lower, upper] USD');
+const pastCell = z.union([z.string(), z.number(), z.boolean(), band, z.null()]);
 const horizon = z.object({
   hours: z.number().int(),
   sigma: z.number().nullable().describe('DVOL/100 · sqrt(h / 8760): the unscaled 1-sd log move over the horizon'),
@@ -40,15 +43,12 @@ const horizon = z.object({
   past_columns: z.array(z.string()).optional(),
   past: z
     .array(
-      z.tuple([
-        z.string(),
-        z.number().nullable(),
-        band.nullable(),
-        band.nullable(),
-        z.number().nullable(),
-        z.boolean().nullable(),
-        z.boolean().nullable(),
-      ]),
+      z
+        .array(pastCell)
+        .length(PAST_COLUMNS.length)
+        .describe(
+          'one row in past_columns order: start (ISO-8601), price_start (number|null), band_68 and band_90 ([lower, upper] USD|null), price_end (number|null), held_68 and held_90 (boolean|null)',
+        ),
     )
     .optional(),
 });
@@ -70,27 +70,32 @@ export async function rangeRoute(app: ApiInstance, ctx: AppContext): Promise<voi
       querystring: query,
       response: responses(data, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       if (!FLOW_SYMBOLS.includes(q.symbol))
         throw notFound(`the calibrated range is served for ${FLOW_SYMBOLS.join(' and ')} only (Deribit DVOL)`);
-      const now = ctx.clock();
-      const clamp = clampWindow({ from: now - PAST_DAYS * DAY_MS, to: now }, ctx.historyPolicy(request));
-      const historyFloor = clamp.served.from > now - PAST_DAYS * DAY_MS ? clamp.served.from : null;
-      const series = await readRangeSeries(ctx.store, q.symbol, now - (PAST_DAYS + CALIBRATION_DAYS + 1) * DAY_MS, now + HOUR_MS);
-      const r = computeRange({ now, ...series, historyFloor, includePast: includeSet(q.include, INCLUDES).includes('past') });
-      const history = historyMeta(clamp);
-      return ctx.respond.ok(
-        request,
-        { symbol: q.symbol, ...r },
-        {
-          symbol: q.symbol,
-          ...(series.spot !== null ? { spot_price: series.spot } : {}),
-          source: series.dvol === null ? [] : ['deribit'],
-          history_depth_enforced: history.history_depth_enforced,
-          ...(history.extra ? { extra: history.extra } : {}),
-        },
-      );
+      const includePast = includeSet(q.include, INCLUDES).includes('past');
+      const policy = ctx.historyPolicy(request);
+      const key = [q.symbol, includePast, policy.historyDays, policy.enforced];
+      const { data, meta } = await ctx.routeCache.answer(reply, 'options_range', key, async () => {
+        const now = ctx.clock();
+        const clamp = clampWindow({ from: now - PAST_DAYS * DAY_MS, to: now }, { ...policy, now });
+        const historyFloor = clamp.served.from > now - PAST_DAYS * DAY_MS ? clamp.served.from : null;
+        const series = await readRangeSeries(ctx.store, q.symbol, now - (PAST_DAYS + CALIBRATION_DAYS + 1) * DAY_MS, now + HOUR_MS);
+        const r = computeRange({ now, ...series, historyFloor, includePast });
+        const history = historyMeta(clamp);
+        return {
+          data: { symbol: q.symbol, ...r },
+          meta: {
+            symbol: q.symbol,
+            ...(series.spot !== null ? { spot_price: series.spot } : {}),
+            source: series.dvol === null ? [] : ['deribit'],
+            history_depth_enforced: history.history_depth_enforced,
+            ...(history.extra ? { extra: history.extra } : {}),
+          },
+        };
+      });
+      return ctx.respond.ok(request, data, meta);
     },
   });
 }

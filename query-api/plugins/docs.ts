@@ -37,7 +37,9 @@ const REDOC_HTML = `<!DOCTYPE html>
 </html>
 `;
 
-const htmlRoute = { tags: ['discovery'], security: [] as never[], response: { 200: z.string().describe('HTML page') } };
+const publicDoc = { tags: ['discovery'], security: [] as never[] };
+/** An HTML page: documented as `text/html` (the media type it is served with), not as JSON. */
+const htmlPage = { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string().describe('HTML page') } } } };
 
 /**
  * OpenAPI 3.1 generated from the zod route schemas (@fastify/swagger + jsonSchemaTransform), served at
@@ -58,6 +60,7 @@ export const docsPlugin = fp(
           description: 'Interactive reference (Swagger UI, bundled assets).',
           tags: ['discovery'],
           security: [],
+          response: htmlPage,
         };
       }
     });
@@ -82,7 +85,7 @@ export const docsPlugin = fp(
     app.get('/v2/openapi.json', {
       config: { public: true },
       schema: {
-        ...htmlRoute,
+        ...publicDoc,
         summary: 'OpenAPI document',
         description: 'OpenAPI 3.1 description of the API, generated from the route schemas.',
         response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document') },
@@ -92,7 +95,7 @@ export const docsPlugin = fp(
 
     app.get('/v2/redoc', {
       config: { public: true },
-      schema: { ...htmlRoute, summary: 'ReDoc', description: 'Reference documentation (ReDoc, bundled locally).' },
+      schema: { ...publicDoc, summary: 'ReDoc', description: 'Reference documentation (ReDoc, bundled locally).', response: htmlPage },
       handler: async (_req, reply) => reply.type('text/html; charset=utf-8').send(REDOC_HTML),
     });
 

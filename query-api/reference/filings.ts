@@ -16,12 +16,16 @@ export async function holdersRoute(app: ApiInstance, ctx: AppContext): Promise<v
       querystring: holdersQuery,
       response: responses(holdersData, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { ticker } = request.query;
+      const limit = request.query.limit ?? 20;
       const cusip = HOLDER_CUSIPS[ticker];
-      const positions = await readHolderPositions(ctx.store, cusip);
-      if (positions.length === 0) throw notFound(`no 13F filings hold ${ticker} (${cusip})`);
-      return ctx.respond.ok(request, buildHolders(ticker, cusip, positions, request.query.limit ?? 20));
+      const { data } = await ctx.routeCache.answer(reply, 'filings_holders', [ticker, limit], async () => {
+        const positions = await readHolderPositions(ctx.store, cusip);
+        if (positions.length === 0) throw notFound(`no 13F filings hold ${ticker} (${cusip})`);
+        return { data: buildHolders(ticker, cusip, positions, limit), meta: {} };
+      });
+      return ctx.respond.ok(request, data);
     },
   });
 }

@@ -245,6 +245,65 @@ describe('reference routes', () => {
     assert.equal(await net(), 6954 - 1068);
   });
 
+  test("the plan's history window: enforced for evaluation keys (older days and weeks not served), reported for paid plans", async () => {
+    const as = (k: string) => async (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': k } });
+    const starterEval = as(await userWithKey(t.store, { userId: 'eval-30d', plan: 'terminal_yearly', evaluation: true }));
+    const standardEval = as(await userWithKey(t.store, { userId: 'eval-365d', plan: 'api_monthly', evaluation: true }));
+    const standardPaid = as(await userWithKey(t.store, { userId: 'paid-365d', plan: 'api_monthly' }));
+    await app.gex.accounts.refresh();
+    type Flows = { days: { date: string; total: number }[]; cumulative_total: number };
+    type Clamp = { served_from: string; requested_from: string; enforced: boolean; history_days: number };
+    const clampOf = (meta: Record<string, unknown>) => (meta['extra'] as { history_clamp?: Clamp }).history_clamp;
+
+    // ETF flows, 30-day evaluation key at 2026-08-24T12:00Z: the floor is 2026-07-25T12:00Z, so days from 07-26.
+    const ev = assertOk<Flows>(await starterEval('/v2/etf/flows?asset=BTC'));
+    assert.equal(ev.meta['history_depth_enforced'], true);
+    assert.deepEqual(clampOf(ev.meta), {
+      requested_from: '2024-01-11T00:00:00.000Z',
+      requested_to: '2026-08-24T12:00:00.000Z',
+      served_from: '2026-07-25T12:00:00.000Z',
+      served_to: '2026-08-24T12:00:00.000Z',
+      enforced: true,
+      history_days: 30,
+    });
+    assert.equal(ev.data.days[0]?.date, '2026-07-27', 'the first business day after the floor');
+    assert.equal(ev.data.days.at(-1)?.date, '2026-08-21');
+    const sum = Math.round(ev.data.days.reduce((a, d) => a + d.total, 0) * 100) / 100;
+    assert.equal(ev.data.cumulative_total, sum, 'cumulatives start at the first served day');
+    // A paid plan with the same window: everything served, the clamp reported.
+    const paid = assertOk<Flows>(await standardPaid('/v2/etf/flows?asset=BTC'));
+    assert.equal(paid.data.days.length, 655);
+    assert.equal(paid.meta['history_depth_enforced'], false);
+    assert.equal(clampOf(paid.meta)?.enforced, false);
+    assert.equal(clampOf(paid.meta)?.served_from, '2024-01-11T00:00:00.000Z');
+    // The pro plan (1095 days) reaches the first day: no clamp.
+    const pro = assertOk<Flows>(await get('/v2/etf/flows?asset=BTC'));
+    assert.equal(clampOf(pro.meta), undefined);
+    assert.equal(pro.meta['history_depth_enforced'], false);
+
+    // COT: the 2025 Legacy slice (Jan-Mar 2025) is outside a 365-day window, the 2026 TFF slice inside.
+    type Summary = { rows: { id: string; date: string }[] };
+    const all = assertOk<Summary>(await get('/v2/cot/summary?asset_class=all&limit=200'));
+    const clamped = assertOk<Summary>(await standardEval('/v2/cot/summary?asset_class=all&limit=200'));
+    assert.ok(
+      all.data.rows.some((r) => r.date < '2025-08-24'),
+      'legacy-only markets end in March 2025',
+    );
+    assert.ok(clamped.data.rows.length > 0 && clamped.data.rows.length < all.data.rows.length);
+    assert.ok(clamped.data.rows.every((r) => r.date >= '2025-08-24'));
+    assert.equal(clamped.meta['history_depth_enforced'], true);
+    assert.equal(clampOf(clamped.meta)?.served_from, '2025-08-24T12:00:00.000Z');
+    const paidSummary = assertOk<Summary>(await standardPaid('/v2/cot/summary?asset_class=all&limit=200'));
+    assert.equal(paidSummary.data.rows.length, all.data.rows.length);
+    assert.equal(clampOf(paidSummary.meta)?.enforced, false);
+    // Instrument: a 2026 market is served whole; the 2025-only CORN market has no week in the window.
+    const h = assertOk<{ history: unknown[] }>(await standardEval('/v2/cot/instrument?id=090741&span=1y'));
+    assert.equal(h.data.history.length, 11);
+    assertOk(await get('/v2/cot/instrument?id=002602&span=all'));
+    assertError(await standardEval('/v2/cot/instrument?id=002602&span=all'), 404, 'NOT_FOUND');
+    assertError(await starterEval('/v2/cot/instrument?id=090741&span=1y'), 404, 'NOT_FOUND');
+  });
+
   test('the routes and their parameters are published in /v2/endpoints', async () => {
     const { data } = assertOk<{ endpoints: { path: string; parameters: { name: string; location: string }[] }[] }>(
       await get('/v2/endpoints'),

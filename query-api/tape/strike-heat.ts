@@ -1,3 +1,4 @@
+import { aggregation } from '../envelope/aggregation.ts';
 import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
 import { strikeHeat } from '#processors/analytics/strike-heat.ts';
 import { notFound } from '../envelope/errors.ts';
@@ -21,27 +22,35 @@ export async function strikeHeatRoute(app: ApiInstance, ctx: AppContext): Promis
       querystring: strikeHeatQuery,
       response: responses(strikeHeatData, { auth: true }),
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       if (!FLOW_SYMBOLS.includes(q.symbol)) throw notFound(`strike heat is served for ${FLOW_SYMBOLS.join(' and ')} only`);
-      const now = ctx.clock();
       const hours = q.hours ?? 24;
+      const limit = q.limit ?? 25;
       const minPremiumUsd = q.min_premium_usd === undefined ? 0 : Number(q.min_premium_usd);
       const venues = q.venues === undefined ? [] : [...new Set(parseCsv(q.venues))].sort();
-      const r = await readSidePremium(ctx.store, { symbol: q.symbol, fromMs: now - hours * HOUR, toMs: now, minPremiumUsd, venues });
-      const data = {
-        symbol: q.symbol,
-        hours,
-        from: new Date(now - hours * HOUR).toISOString(),
-        to: new Date(now).toISOString(),
-        min_premium_usd: minPremiumUsd,
-        strikes: strikeHeat(r.rows, q.limit ?? 25),
-      };
-      return ctx.respond.ok(request, data, {
-        symbol: q.symbol,
-        source: r.venues,
-        ...(venues.length > 0 ? { exchanges_filtered: venues } : {}),
+      const key = [q.symbol, hours, limit, minPremiumUsd, venues];
+      const { data, meta } = await ctx.routeCache.answer(reply, 'tape_strike_heat', key, async () => {
+        const now = ctx.clock();
+        const r = await readSidePremium(ctx.store, { symbol: q.symbol, fromMs: now - hours * HOUR, toMs: now, minPremiumUsd, venues });
+        return {
+          data: {
+            symbol: q.symbol,
+            hours,
+            from: new Date(now - hours * HOUR).toISOString(),
+            to: new Date(now).toISOString(),
+            min_premium_usd: minPremiumUsd,
+            strikes: strikeHeat(r.rows, limit),
+          },
+          meta: {
+            symbol: q.symbol,
+            source: r.venues,
+            ...(venues.length > 0 ? { exchanges_filtered: venues } : {}),
+            extra: { aggregation: aggregation('sum', null, 'sum') },
+          },
+        };
       });
+      return ctx.respond.ok(request, data, meta);
     },
   });
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { OPENAPI_VERSION } from '../plugins/docs.ts';
 import type { RouteFamily } from '../types.ts';
 import { WS_CHANNELS, websocketMeta } from './catalog.ts';
@@ -229,7 +230,7 @@ export const asyncApiRoutes: RouteFamily = async (app, ctx) => {
       tags: ['discovery'],
       summary: 'AsyncAPI document of the WebSocket feed',
       description: 'AsyncAPI 3.0 description of /v2/ws: auth, channels, messages, close codes.',
-      response: { 200: z.record(z.string(), z.unknown()).describe('AsyncAPI 3.0 document') },
+      response: { 200: z.record(z.string(), z.unknown()).describe('AsyncAPI 3.0 document'), ...errorResponses({ auth: true }) },
     },
     handler: async () => doc,
   });

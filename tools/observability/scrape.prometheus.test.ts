@@ -26,6 +26,8 @@ async function apiTraffic(apiUrl: string, key: string): Promise<void> {
     '/v2/meta',
     '/v2/gex/levels?symbol=BTCUSDT',
     '/v2/market/candles?symbol=BTCUSDT&interval=1m&hours=1',
+    '/v2/options/pcr?symbol=BTCUSDT&days=1',
+    '/v2/options/pcr?symbol=BTCUSDT&days=1',
     '/v2/gex/levels?symbol=NOPE',
     '/v2/nope',
   ]) {

@@ -3,7 +3,8 @@ import { ApiError } from '#query-api/envelope/errors.ts';
 import { includeSet, venueFilter } from '#query-api/params/query-params.ts';
 import { chainQuery, oiByExpiryQuery, venueBookQuery } from '#query-api/options/chain-schemas.ts';
 import { chainFilter, chainView, expiryDays, oiByExpiryView, venueBookView } from '#query-api/options/chain-views.ts';
-import { readChainRowsFile } from '../chain-rows-input.ts';
+import { withTrades } from '#processors/analytics/chain-trades.ts';
+import { readChainRowsFile, readChainTradesFile } from '../chain-rows-input.ts';
 import type { ChainRowsFile } from '../chain-rows-input.ts';
 
 const VIEWS = ['chain', 'venue-book', 'oi-by-expiry'] as const;
@@ -47,11 +48,13 @@ function dataOf(view: View, file: ChainRowsFile, raw: string): unknown {
 /**
  * `gex chain --rows FILE [--view chain|venue-book|oi-by-expiry] [--query 'expiry=27DEC24&type=call']`: the `data` of
  * /v2/options/chain, /v2/options/venue-book or /v2/options/oi/by-expiry for one stored chain (rows as `gex sql …
- * FORMAT JSONEachRow` prints them), with the route's own parameters. No store.
+ * FORMAT JSONEachRow` prints them), with the route's own parameters. `--trades FILE` adds the rows' `trade_count` and
+ * `notional_volume` (the chain trade statement of query-api/README.md, as `gex sql` prints it); without it they are null.
+ * No store.
  */
 export const chainCommand: CliCommand = {
   name: 'chain',
-  usage: `chain --rows FILE [--view ${VIEWS.join('|')}] [--query 'PARAMS']`,
+  usage: `chain --rows FILE [--trades FILE] [--view ${VIEWS.join('|')}] [--query 'PARAMS']`,
   summary: 'Print the consolidated chain, venue book or OI by expiry of stored chain rows.',
   async run({ flags }) {
     const view = (flags.get('view') ?? 'chain') as View;
@@ -65,7 +68,9 @@ export const chainCommand: CliCommand = {
       return 2;
     }
     try {
-      const file = readChainRowsFile(path);
+      const rowsFile = readChainRowsFile(path);
+      const tradesPath = flags.get('trades');
+      const file = tradesPath === undefined ? rowsFile : { ...rowsFile, rows: withTrades(rowsFile.rows, readChainTradesFile(tradesPath)) };
       process.stdout.write(`${JSON.stringify(dataOf(view, file, flags.get('query') ?? ''), null, 2)}\n`);
       return 0;
     } catch (err) {

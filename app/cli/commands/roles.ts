@@ -10,6 +10,7 @@ import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
 import { startApi, type RunningApi } from '#query-api/server.ts';
 import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { pickApiConfig } from '#query-api/config.ts';
+import { curlTrustOption, readTlsConfig } from '#query-api/tls.ts';
 import { loadBundledReferenceData } from '#ingest/reference/bundled.ts';
 
 /** The roles, named after the folders they run: ingest/, processors/, query-api/. */
@@ -21,6 +22,9 @@ export async function runRoles(
   roles: ReadonlySet<Role>,
   opts: { sandbox?: boolean; demoKey?: boolean; referenceSamples?: boolean } = {},
 ): Promise<number> {
+  // A TLS setting that cannot be served (half a pair, unreadable or invalid PEM) stops the start before the store
+  // opens: ConfigError, printed by the CLI like any invalid setting.
+  if (roles.has('query-api')) readTlsConfig(pickApiConfig(args.config));
   const ctx = await createRuntimeContext(args.config);
   try {
     if (opts.referenceSamples) await loadReferenceSamples(ctx);
@@ -102,10 +106,13 @@ async function printDemoKey(api: RunningApi): Promise<void> {
   await repo.upsertUser({ userId: 'demo', plan: 'bundle_monthly', status: 'active', evaluation: false });
   const key = await repo.createKey('demo', api.app.gex.config.apiKeyPrefix);
   await api.app.gex.accounts.refresh();
+  // With TLS the URL is https://: curl trusts the served certificate through --cacert (or -k when it does not name the host).
+  const certFile = api.app.gex.config.tlsCertFile;
+  const trust = certFile !== undefined ? `${curlTrustOption(certFile, api.url)} ` : '';
   process.stdout.write(
     `\nGEX demo is running: ${api.url}/v2  (docs: ${api.url}/v2/docs)\n` +
       `API key (user demo, plan bundle_monthly = pro): ${key.key}\n` +
-      `  curl -H 'X-API-Key: ${key.key}' '${api.url}/v2/meta'\n\n`,
+      `  curl ${trust}-H 'X-API-Key: ${key.key}' '${api.url}/v2/meta'\n\n`,
   );
 }
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { WebSocket } from 'ws';
 import type { CliCommand } from '../command.ts';
 
@@ -9,6 +11,8 @@ export interface WatchOptions {
   readonly count?: number;
   readonly write: (line: string) => void;
   readonly signal?: AbortSignal;
+  /** Certificates trusted for wss:// (default: Node's root certificates). */
+  readonly ca?: readonly (string | Buffer)[];
 }
 
 /**
@@ -18,7 +22,7 @@ export interface WatchOptions {
  */
 export function watchChannels(o: WatchOptions): Promise<{ code: number; closeCode?: number; reason?: string }> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(o.url, { headers: { 'X-API-Key': o.key } });
+    const ws = new WebSocket(o.url, { headers: { 'X-API-Key': o.key }, ...(o.ca !== undefined ? { ca: [...o.ca] } : {}) });
     let seen = 0;
     let done = false;
     const finish = (r: { code: number; closeCode?: number; reason?: string }): void => {
@@ -42,10 +46,19 @@ export function watchChannels(o: WatchOptions): Promise<{ code: number; closeCod
   });
 }
 
+/** Node's root certificates plus the PEM file (when readable). */
+function trustedWith(certFile: string | undefined): (string | Buffer)[] | undefined {
+  try {
+    return certFile === undefined ? undefined : [...rootCertificates, readFileSync(certFile)];
+  } catch {
+    return undefined;
+  }
+}
+
 /** `gex watch CHANNEL... --key K [--url URL] [--count N]`: the WebSocket feed as JSON lines on stdout. */
 export const watchCommand: CliCommand = {
   name: 'watch',
-  usage: 'watch CHANNEL... --key K [--url ws://HOST:PORT/v2/ws] [--count N]',
+  usage: 'watch CHANNEL... --key K [--url ws[s]://HOST:PORT/v2/ws] [--count N]',
   summary: 'Print /v2/ws messages (e.g. tape.BTCUSDT, levels.BTCUSDT.deribit) as JSON lines.',
   async run({ config, positionals, flags }) {
     const key = flags.get('key') ?? process.env['GEX_API_KEY'];
@@ -59,11 +72,15 @@ export const watchCommand: CliCommand = {
       return 2;
     }
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    // With TLS_CERT_FILE the API serves wss://: trust its certificate (self-signed included) besides the usual roots.
+    const tls = config.tlsCertFile !== undefined;
+    const ca = tls ? trustedWith(config.tlsCertFile) : undefined;
     const ac = new AbortController();
     const onSignal = (): void => ac.abort();
     process.once('SIGINT', onSignal);
     const r = await watchChannels({
-      url: flags.get('url') ?? `ws://${host}:${config.port}/v2/ws`,
+      url: flags.get('url') ?? `${tls ? 'wss' : 'ws'}://${host}:${config.port}/v2/ws`,
+      ...(ca !== undefined ? { ca } : {}),
       key,
       channels: positionals,
       ...(count !== undefined ? { count } : {}),
