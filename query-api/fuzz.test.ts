@@ -41,6 +41,7 @@ test('fuzz: every parameter of every route with injection payloads, then >= 50,0
       '/v2/gex/max-pain',
       '/v2/gex/strike-expiry-heatmap',
       '/v2/gex/stress-history',
+      '/v2/gex/level-study',
       '/v2/etf/flows',
       '/v2/cot/summary',
       '/v2/cot/markets',

@@ -26,7 +26,8 @@ interface Held {
   readonly chars: number;
 }
 
-export type CachedRoute = 'options_pcr' | 'options_range' | 'options_premium_tide' | 'tape_strike_heat' | 'etf_flows' | 'filings_holders';
+export type CachedRoute =
+  'options_pcr' | 'options_range' | 'options_premium_tide' | 'tape_strike_heat' | 'etf_flows' | 'filings_holders' | 'gex_level_study';
 
 /** The paths whose answers go through this cache (published in /v2/meta `server_cache`). */
 export const ROUTE_CACHE_PATHS = [
@@ -36,6 +37,7 @@ export const ROUTE_CACHE_PATHS = [
   '/v2/tape/strike-heat',
   '/v2/etf/flows',
   '/v2/filings/holders',
+  '/v2/gex/level-study',
 ] as const;
 
 const LOOKUPS = METRIC.apiRouteCacheLookups;

@@ -129,6 +129,7 @@ describe('discovery routes', () => {
         history_depth: { levels: { level: string; history_days: number | null }[]; applies_to: string[] };
         aggregation: { routes: string[]; venues: Record<string, string>; methods: Record<string, string> };
         server_cache: { computed_routes: string[]; computed_routes_seconds: number; market_routes_seconds: number };
+        level_study: { route: string; cli: string; definitions: string[] };
       }
     >(await get('/v2/meta'));
     assert.deepEqual(
@@ -177,8 +178,11 @@ describe('discovery routes', () => {
       '/v2/tape/strike-heat',
       '/v2/etf/flows',
       '/v2/filings/holders',
+      '/v2/gex/level-study',
     ]);
     assert.deepEqual([data.server_cache.computed_routes_seconds, data.server_cache.market_routes_seconds], [30, 30]);
+    assert.deepEqual([data.level_study.route, data.level_study.definitions.length], ['/v2/gex/level-study', 7]);
+    assert.match(data.level_study.cli, /^gex study levels --levels FILE/);
     assert.deepEqual(data.your_plan, {
       user_id: 'disc',
       plan: 'api_yearly',
@@ -331,7 +335,7 @@ describe('discovery routes', () => {
       ['2.14.0', '2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0'],
     );
     const current = data.releases[0]?.changes ?? [];
-    assert.equal(current.length, 9);
+    assert.equal(current.length, 10);
     assert.ok(current[0]?.includes('`exchanges` -> `exchange_breakdown`'));
     assert.ok(current[1]?.includes('real daily series') && current[1].includes('never `intraday-fallback`'));
     assert.ok(current.some((c) => c.includes('`trade_count` and `notional_volume`')));

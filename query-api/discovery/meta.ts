@@ -13,6 +13,7 @@ import { TAG, type DiscoveryContext } from './context.ts';
 import { websocketMeta } from '../ws/catalog.ts';
 import { AGGREGATION_METHODS, AGGREGATION_ROUTES, AGGREGATION_VENUES } from '../envelope/aggregation.ts';
 import { ROUTE_CACHE_PATHS } from '../cache/route-cache.ts';
+import { LEVEL_STUDY_DEFINITIONS } from '#processors/analytics/level-study.ts';
 
 type CoverageView = Record<string, Record<string, { first_ts: string | null; last_ts: string | null }>>;
 
@@ -121,6 +122,11 @@ export async function metaRoute(app: ApiInstance, ctx: DiscoveryContext): Promis
       routes: [...AGGREGATION_ROUTES],
       venues: { ...AGGREGATION_VENUES },
       methods: { ...AGGREGATION_METHODS },
+    },
+    level_study: {
+      route: '/v2/gex/level-study',
+      cli: 'gex study levels --levels FILE [--horizon 4h] [--step 30m] [--from ISO] [--to ISO]',
+      definitions: [...LEVEL_STUDY_DEFINITIONS],
     },
     server_cache: {
       computed_routes: [...ROUTE_CACHE_PATHS],

@@ -124,6 +124,7 @@ const OK_CASES: Readonly<Record<string, readonly string[]>> = {
   '/v2/gex/max-pain': ['symbol=BTCUSDT', `symbol=BTCUSDT&expiry=${expiryDate}`],
   '/v2/gex/strike-expiry-heatmap': ['symbol=BTCUSDT'],
   '/v2/gex/stress-history': ['symbol=BTCUSDT', 'symbol=BTCUSDT&interval=30s&hours=2'],
+  '/v2/gex/level-study': ['symbol=BTCUSDT&days=2&horizon=5m&step=5m', 'symbol=BTCUSDT&days=2&positioning=std&exchanges=deribit'],
 };
 
 /** Error answers with the key of an active enterprise user (or the named key), beside the 401 of every secured operation. */

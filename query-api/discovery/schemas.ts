@@ -76,6 +76,9 @@ export const metaData = z.object({
       methods: z.record(z.string(), z.string()),
     })
     .describe('vocabulary of meta.extra.aggregation'),
+  level_study: z
+    .object({ route: z.string(), cli: z.string(), definitions: z.array(z.string()) })
+    .describe('the exact definitions of /v2/gex/level-study and `gex study levels`'),
   server_cache: z
     .object({
       computed_routes: z.array(z.string()),

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command.ts';
 import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
+import { studyCommand } from './study.ts';
 import { greeksCommand } from './greeks.ts';
 import { chainCommand } from './chain.ts';
 import { smileCommand } from './smile.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly CliCommand[] = [
   sqlCommand,
   parseCommand,
   levelsCommand,
+  studyCommand,
   greeksCommand,
   chainCommand,
   smileCommand,
