@@ -20,7 +20,8 @@ import type { Instrument, MarketEvent, MarketSymbol, Venue } from '#schemas/even
 
 /** What a control frame was, and what (if anything) must be sent back on the same socket. */
 export interface ControlFrame {
-  readonly kind: 'ack' | 'pong' | 'heartbeat' | 'venue_error' | 'untracked' | 'info';
+  /** `dropped`: data the product does not store by rule (e.g. a Binance futures trade that is not a taker trade). */
+  readonly kind: 'ack' | 'pong' | 'heartbeat' | 'venue_error' | 'untracked' | 'info' | 'dropped';
   /** Human-readable detail (e.g. the venue's error message, or the untracked underlying). */
   readonly detail?: string;
   /** A text frame to send back immediately (e.g. Deribit's reply to a heartbeat `test_request`). */

@@ -1,3 +1,4 @@
+import { ignoredFramesTotal } from '../transport/metrics.ts';
 import type { Instrument, MarketSymbol } from '#schemas/events.ts';
 import type { ConnectionPlan, HeartbeatRule, ParseResult, ParserContext, VenueConnectorSpec } from '../connector/types.ts';
 import { createParserContext } from '../connector/context.ts';
@@ -128,6 +129,7 @@ export class VenueSockets {
       let pressure: Promise<void> | undefined;
       if (r.outcome === 'events') pressure = sink.publish(r.events, receivedAt);
       else if (r.outcome === 'ignored') {
+        ignoredFramesTotal.inc({ venue: spec.venue, kind: r.control.kind });
         if (r.control.reply) socket().send(r.control.reply);
       } else if (binary)
         pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);

@@ -23,6 +23,11 @@ function histogram(name: string, help: string, buckets: readonly number[], label
 }
 
 export const framesTotal = counter(METRIC.ingestFrames, 'WebSocket frames received from a venue');
+export const ignoredFramesTotal = counter(
+  METRIC.ingestIgnoredFrames,
+  'Venue frames parsed without events, by kind: ack, pong, heartbeat, venue_error, untracked, info, dropped (left out by rule, e.g. non-market futures trades)',
+  ['venue', 'kind'],
+);
 export const reconnectsTotal = counter(METRIC.ingestReconnects, 'WebSocket reconnect attempts to a venue');
 export const staleReconnectsTotal = counter(
   METRIC.ingestStaleReconnects,

@@ -12,7 +12,26 @@ export class AbortedError extends Error {
   }
 }
 
-/** Resolves once `groupId` committed past `offset` on (topic, partition); throws AbortedError when aborted. */
+/** Called with every failed offset look-up (broker down, coordinator moving): the wait goes on. */
+export type LookupFailed = (err: unknown) => void;
+
+/** Pause after a failed look-up before the next try (the broker is down or electing a coordinator). */
+export const LOOKUP_RETRY_MS = 500;
+
+/** The group's committed and end offsets of a topic, or null when the broker could not answer. */
+async function lagOrNull(bus: Bus, groupId: string, topic: string, onError: LookupFailed | undefined) {
+  try {
+    return await bus.lag(groupId, topic);
+  } catch (err) {
+    onError?.(err);
+    return null;
+  }
+}
+
+/**
+ * Resolves once `groupId` committed past `offset` on (topic, partition); throws AbortedError when aborted. A failed
+ * look-up (any broker error) is reported to `onError` and retried: the batch is never confirmed without the commit.
+ */
 export async function waitCommittedPast(
   bus: Bus,
   groupId: string,
@@ -21,19 +40,23 @@ export async function waitCommittedPast(
   offset: string,
   signal: AbortSignal,
   pollMs = 25,
+  onError?: LookupFailed,
 ): Promise<void> {
   const target = BigInt(offset);
   for (;;) {
-    const p = (await bus.lag(groupId, topic)).find((x) => x.partition === partition);
+    const lag = await lagOrNull(bus, groupId, topic, onError);
+    const p = lag?.find((x) => x.partition === partition);
     if (p !== undefined && BigInt(p.committed) > target) return;
     if (signal.aborted) throw new AbortedError();
-    await waitDelay(pollMs, signal);
+    await waitDelay(lag === null ? LOOKUP_RETRY_MS : pollMs, signal);
   }
 }
 
 /**
  * Waits until `groupId` has committed everything published on `topics` up to now (the log ends read at the
- * call). Returns false when `timeoutMs` passed first (the caller proceeds and logs), true when drained.
+ * first successful look-up of each topic). Returns false when `timeoutMs` passed first (the caller proceeds and
+ * logs), true when drained. A failed look-up (any broker error) is reported to `onError` and retried until the
+ * deadline: a broker outage ends the wait unconfirmed (false), never with an exception.
  */
 export async function waitDrained(
   bus: Bus,
@@ -42,23 +65,30 @@ export async function waitDrained(
   timeoutMs: number,
   signal: AbortSignal,
   pollMs = 25,
+  onError?: LookupFailed,
 ): Promise<boolean> {
-  const targets: { topic: string; partition: number; end: bigint }[] = [];
-  for (const topic of topics)
-    for (const p of await bus.lag(groupId, topic)) targets.push({ topic, partition: p.partition, end: BigInt(p.end) });
   const deadline = Date.now() + timeoutMs;
+  const ends = new Map<string, readonly { partition: number; end: bigint }[]>();
   for (;;) {
     let done = true;
+    let failed = false;
     for (const topic of topics) {
-      const lag = await bus.lag(groupId, topic);
+      const lag = await lagOrNull(bus, groupId, topic, onError);
+      if (lag === null) {
+        failed = true;
+        done = false;
+        continue;
+      }
+      let targets = ends.get(topic);
+      if (targets === undefined) ends.set(topic, (targets = lag.map((p) => ({ partition: p.partition, end: BigInt(p.end) }))));
       for (const t of targets) {
-        if (t.topic !== topic || t.end === 0n) continue;
+        if (t.end === 0n) continue;
         const p = lag.find((x) => x.partition === t.partition);
         if (p === undefined || BigInt(p.committed) < t.end) done = false;
       }
     }
     if (done) return true;
     if (signal.aborted || Date.now() >= deadline) return false;
-    await waitDelay(pollMs, signal);
+    await waitDelay(failed ? Math.min(LOOKUP_RETRY_MS, Math.max(1, deadline - Date.now())) : pollMs, signal);
   }
 }

@@ -26,8 +26,19 @@ export const snapshotMetrics = {
   }),
   skipped: new Counter({
     name: METRIC.snapshotTicksSkipped,
-    help: 'Aligned ticks not computed: reason no_data (no fresh chain or spot) or out_of_window (missed beyond the catch-up window)',
+    help: 'Aligned ticks not computed: reason no_data (no fresh chain or spot), out_of_window (missed beyond the catch-up window) or tick_failed (an error ended the tick; the loop goes on)',
     labelNames: ['symbol', 'reason'] as const,
+    registers: [metricsRegistry],
+  }),
+  offsetLookupErrors: new Counter({
+    name: METRIC.snapshotOffsetLookupErrors,
+    help: "Failed look-ups of the raw writer's committed offsets (broker down or coordinator moving), retried: where = drain (before a tick) or commit_gate (before the state consumer commits)",
+    labelNames: ['where'] as const,
+    registers: [metricsRegistry],
+  }),
+  drainUnconfirmed: new Counter({
+    name: METRIC.snapshotDrainUnconfirmed,
+    help: 'Ticks computed from what is stored without confirming the raw writer drained (timeout or broker outage)',
     registers: [metricsRegistry],
   }),
   instruments: new Gauge({

@@ -71,9 +71,22 @@ interface Loop {
 async function drainRawWriter(l: Loop, topics: readonly string[]): Promise<void> {
   const { cfg } = l;
   if (cfg.durableGroupId === null || topics.length === 0) return;
-  const ok = await waitDrained(l.bus, cfg.durableGroupId, topics, cfg.drainTimeoutMs, l.signal);
-  if (!ok && !l.signal.aborted)
-    log.warn({ group: cfg.durableGroupId, topics }, 'raw writer not drained in time; computing from what is stored');
+  let lookupErrors = 0;
+  let lastError: unknown;
+  const ok = await waitDrained(l.bus, cfg.durableGroupId, topics, cfg.drainTimeoutMs, l.signal, 25, (err) => {
+    lookupErrors++;
+    lastError = err;
+    snapshotMetrics.offsetLookupErrors.inc({ where: 'drain' });
+  });
+  if (!ok && !l.signal.aborted) {
+    snapshotMetrics.drainUnconfirmed.inc();
+    log.warn(
+      { group: cfg.durableGroupId, topics, lookupErrors, ...(lookupErrors > 0 ? { err: lastError } : {}) },
+      lookupErrors > 0
+        ? 'raw writer drain not confirmed (broker unavailable); computing from what is stored'
+        : 'raw writer not drained in time; computing from what is stored',
+    );
+  }
 }
 
 /** The ticks missed while down (within the window), computed from the store as of each tick. */
@@ -137,9 +150,17 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
         for (const symbol of cfg.symbols) snapshotMetrics.skipped.inc({ symbol, reason: 'out_of_window' }, ticks.length);
         log.warn({ skipped: ticks.length }, 'ticks beyond the catch-up window skipped');
       },
-      onTick: (tick, lateMs) => liveTick(l, tick, lateMs),
+      // A failed tick (store or broker down past every retry) is logged and counted; the next tick runs.
+      onTick: (tick, lateMs) =>
+        liveTick(l, tick, lateMs).catch((err: unknown) => {
+          if (l.signal.aborted) return;
+          for (const symbol of cfg.symbols) snapshotMetrics.skipped.inc({ symbol, reason: 'tick_failed' });
+          log.error({ err, tick: new Date(tick).toISOString() }, 'snapshot tick failed; the next tick runs');
+        }),
     }),
   );
+  // Never an unhandled rejection between start and stop (stop awaits it again).
+  loop.catch((err: unknown) => log.error({ err }, 'snapshot loop failed'));
 
   return {
     ready,

@@ -1,3 +1,4 @@
+import { snapshotMetrics } from './metrics.ts';
 import type { Bus, BusConsumer, ConsumedBatch } from '#bus/types.ts';
 import type { Logger } from '#platform/log.ts';
 import { TOPICS } from '#schemas/events.ts';
@@ -21,6 +22,7 @@ export function consumeStateTopics(
   log: Logger,
 ): Promise<BusConsumer> {
   let undecodable = 0;
+  let lookupErrors = 0;
   return bus.subscribe({
     groupId: cfg.groupId,
     topics: STATE_TOPICS,
@@ -37,7 +39,13 @@ export function consumeStateTopics(
       }
       const last = batch.messages[batch.messages.length - 1];
       if (cfg.durableGroupId !== null && last !== undefined) {
-        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, gate);
+        // Broker errors of the look-up are retried (never confirmed without the commit): the batch waits.
+        await waitCommittedPast(bus, cfg.durableGroupId, batch.topic, batch.partition, last.offset, gate, 25, (err) => {
+          snapshotMetrics.offsetLookupErrors.inc({ where: 'commit_gate' });
+          lookupErrors++;
+          if (lookupErrors % 20 === 1)
+            log.warn({ err, topic: batch.topic, lookupErrors }, 'raw writer offsets unavailable; the batch waits');
+        });
       }
     },
   });

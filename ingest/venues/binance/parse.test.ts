@@ -167,6 +167,17 @@ describe('binance perps', () => {
 });
 
 describe('binance spot', () => {
+  test('futures @trade: MARKET prints are perp trades; insurance-fund and ADL prints are dropped by rule (ignored as dropped)', () => {
+    const insurance = fixtureLine(FUT, '"X":"INSURANCE_FUND"');
+    assertIgnored(parse(insurance, ctxFor('binance', 'market-0')), 'dropped');
+    const r = parse(insurance, ctxFor('binance', 'market-0'));
+    assert.equal(r.outcome === 'ignored' ? r.control.detail : '', 'non-market futures trade (X=INSURANCE_FUND)');
+    const adl = insurance.replace('"X":"INSURANCE_FUND"', '"X":"ADL"');
+    assertIgnored(parse(adl, ctxFor('binance', 'market-0')), 'dropped');
+    const market = first(parse(insurance.replace('"X":"INSURANCE_FUND"', '"X":"MARKET"'), ctxFor('binance', 'market-0')), 'perp_trade');
+    assert.deepEqual([market.symbol, market.price, market.size, market.side], ['ETHUSDT', 2366.55, 0.07, 'sell']);
+  });
+
   test('trade on the spot connection -> spot trade; m=true: taker sold', () => {
     const t = first(parse(fixtureLine('binance/docs.jsonl', 'btcusdt@trade'), ctxFor('binance', 'spot-0')), 'spot_trade');
     assert.deepEqual([t.side, t.size, t.price, t.id, t.market], ['sell', 0.001, 16578.5, 'binance:BTCUSDT:12345', 'spot']);

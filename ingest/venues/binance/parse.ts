@@ -25,7 +25,8 @@ import type { ParseResult, ParserContext } from '../../connector/types.ts';
 import { binanceInstrumentFromName } from './instruments.ts';
 
 const VENUE = 'binance';
-type Row = { out: MarketEvent[]; error: string | null };
+/** `dropped`: why the last item was left out by rule (a frame of only dropped items is ignored as `dropped`). */
+type Row = { out: MarketEvent[]; error: string | null; dropped?: string };
 
 export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResult {
   const msg = parseJson(frame);
@@ -69,6 +70,7 @@ function items(list: readonly unknown[], channel: string, ctx: ParserContext): P
     handler(d, ctx, row);
     if (row.error !== null) return deadLetter(row.error, channel);
   }
+  if (row.out.length === 0 && row.dropped !== undefined) return ignored('dropped', row.dropped);
   return eventsOrUntracked(row.out, channel);
 }
 
@@ -145,6 +147,12 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
     return;
   }
   const spot = ctx.connection.startsWith('spot');
+  // USD-M futures `@trade` prints insurance-fund and ADL fills too (`X`); only MARKET prints are taker trades.
+  const type = str(d, 'X');
+  if (!spot && type !== null && type !== 'MARKET') {
+    row.dropped = `non-market futures trade (X=${type})`;
+    return;
+  }
   row.out.push({
     type: spot ? 'spot_trade' : 'perp_trade',
     event: { venue: VENUE, symbol, ts, receivedAt, id, instrument: name, tradeId, side, market: spot ? 'spot' : 'perp', price, size },

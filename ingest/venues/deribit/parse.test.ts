@@ -130,6 +130,9 @@ describe('deribit tickers', () => {
       [t.bidPrice, t.askPrice, t.bidSize, t.askSize, t.bidPriceUsd, t.lastPrice, t.lastPriceUsd, t.volume24h],
       [null, null, null, null, null, 0.0005, 4.864625, 2.5], // 0.0005 × 9729.25
     );
+    // The recorded frame says ask_iv 500 (Deribit's cap) with no ask at all: no quote, no IV.
+    assert.match(fixtureLine(T, 'ticker.BTC-8JUN20-8750-P'), /"best_ask_price":0,"best_ask_amount":0,"ask_iv":500/);
+    assert.deepEqual([t.bidIv, t.askIv, t.markIv], [null, null, 0.7]);
   });
 
   test('cryptofeed option tickers: zero bid/ask IV (no quote) -> null, not 0', () => {

@@ -282,8 +282,9 @@ function parseTicker(d: Obj, channel: string, ctx: ParserContext): ParseResult {
           optionType: inst.optionType,
           markPrice: markUsd,
           markIv: ivFromPercent(num(d, 'mark_iv')),
-          bidIv: ivFromPercent(positive(d, 'bid_iv')),
-          askIv: ivFromPercent(positive(d, 'ask_iv')),
+          // A side without a quote has no IV: Deribit sends 0 for an empty bid and its 500 % cap for an empty ask.
+          bidIv: book.bidPrice === null ? null : ivFromPercent(positive(d, 'bid_iv')),
+          askIv: book.askPrice === null ? null : ivFromPercent(positive(d, 'ask_iv')),
           delta: g('delta'),
           gamma: g('gamma'),
           vega: g('vega'),

@@ -1,0 +1,85 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import kafkajs from 'kafkajs';
+import { MemoryBus } from '#bus/memory-bus.ts';
+import type { Bus } from '#bus/types.ts';
+import { AbortedError, waitCommittedPast, waitDrained } from './durability.ts';
+
+/**
+ * The durability waits over the in-process bus with offset look-ups failing as KafkaJS fails them during a broker
+ * outage (the errors process-a and process-b died of in the chaos run). The real-broker outage is the Kafka suite's.
+ */
+function outageBus(inner: MemoryBus, failing: { now: boolean }, errors: Error[]): Bus {
+  return {
+    kind: inner.kind,
+    ensureTopics: (t) => inner.ensureTopics(t),
+    publish: (t, m) => inner.publish(t, m),
+    subscribe: (o) => inner.subscribe(o),
+    close: () => inner.close(),
+    lag: async (g, t) => {
+      if (failing.now) {
+        const e =
+          errors.length % 2 === 0
+            ? // The typings omit the runtime's (message) argument.
+              new (kafkajs.KafkaJSGroupCoordinatorNotFound as unknown as new (m: string) => Error)('Failed to find group coordinator')
+            : new kafkajs.KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
+        errors.push(e);
+        throw e;
+      }
+      return inner.lag(g, t);
+    },
+  };
+}
+
+const msg = (i: number) => ({ key: `k${i}`, value: Buffer.from(String(i)) });
+
+test('waitDrained: an outage for the whole wait ends it unconfirmed (false), every failure reported, no exception', async () => {
+  const inner = new MemoryBus();
+  await inner.ensureTopics([{ name: 'raw', partitions: 1 }]);
+  await inner.publish('raw', [msg(1)]);
+  const errors: Error[] = [];
+  const seen: unknown[] = [];
+  const bus = outageBus(inner, { now: true }, errors);
+  const started = Date.now();
+  const ok = await waitDrained(bus, 'writer', ['raw'], 1_200, new AbortController().signal, 25, (e) => seen.push(e));
+  assert.equal(ok, false);
+  assert.ok(Date.now() - started >= 1_150, 'waited until the deadline');
+  assert.ok(seen.length >= 2 && seen.length === errors.length, `${seen.length} look-ups failed and were reported`);
+  assert.deepEqual([...new Set(errors.map((e) => e.name))].sort(), ['KafkaJSConnectionError', 'KafkaJSGroupCoordinatorNotFound']);
+  await inner.close();
+});
+
+test('waitDrained: an outage that ends before the deadline still confirms the drain once the writer committed', async () => {
+  const inner = new MemoryBus();
+  await inner.ensureTopics([{ name: 'raw', partitions: 1 }]);
+  await inner.publish('raw', [msg(1), msg(2)]);
+  const failing = { now: true };
+  const bus = outageBus(inner, failing, []);
+  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw'], eachBatch: async () => {} });
+  setTimeout(() => (failing.now = false), 600);
+  assert.equal(await waitDrained(bus, 'writer', ['raw'], 10_000, new AbortController().signal), true);
+  await writer.stop();
+  await inner.close();
+});
+
+test('waitCommittedPast: retries through the outage and resolves on the commit; aborts on stop', async () => {
+  const inner = new MemoryBus();
+  await inner.ensureTopics([{ name: 'raw', partitions: 1 }]);
+  await inner.publish('raw', [msg(1)]);
+  const failing = { now: true };
+  const errors: Error[] = [];
+  const bus = outageBus(inner, failing, errors);
+  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw'], eachBatch: async () => {} });
+  setTimeout(() => (failing.now = false), 1_200);
+  await waitCommittedPast(bus, 'writer', 'raw', 0, '0', new AbortController().signal, 25, () => {});
+  assert.ok(errors.length >= 2, 'look-ups failed during the outage and were retried');
+  failing.now = true;
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(), 300);
+  await assert.rejects(
+    waitCommittedPast(bus, 'writer', 'raw', 0, '5', stop.signal, 25, () => {}),
+    AbortedError,
+  );
+  await writer.stop();
+  await inner.close();
+});
