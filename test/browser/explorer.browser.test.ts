@@ -3,8 +3,9 @@
  * demo's roles (sandbox market -> connectors -> bus -> processors -> API, short snapshot interval): the page loads
  * without console errors, every panel draws a non-empty chart, the hvl line sits at the value /v2/gex/levels
  * returns for the same instant, the slider (keyboard) changes the instant and the levels, the URL holds the view,
- * a bad key shows the 401 message, the layout fits a phone. Screenshots of each panel go to
- * .tmp/explorer-screenshots/ (EXPLORER_SCREENSHOTS overrides) for people to look at.
+ * a bad key shows the 401 message, the layout fits a phone. The level study reads a day of past snapshots seeded
+ * before the tests (the demo itself has run for a minute): its panel shows the API's numbers for the last 7 days.
+ * Screenshots of each panel go to .tmp/explorer-screenshots/ (EXPLORER_SCREENSHOTS overrides) for people to look at.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,10 +17,15 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { loadConfig } from '#platform/settings.ts';
 import { createRuntimeContext, type RuntimeContext } from '#app/runtime/context.ts';
 import { startRoles } from '#app/cli/commands/roles.ts';
+import { seedLevelHistory } from './level-history.ts';
 
 const INTERVAL_MS = 3_000;
 const STEP_MS = 30_000;
-const PANELS = ['profile', 'by-strike', 'heatmap', 'market', 'tape', 'smile', 'term'] as const;
+const PANELS = ['profile', 'by-strike', 'heatmap', 'market', 'tape', 'smile', 'term', 'level-study'] as const;
+/** Panels drawn as tables (no canvas). */
+const TABLES: readonly string[] = ['tape', 'level-study'];
+const HALF_HOUR_MS = 1_800_000;
+const HOUR_MS = 3_600_000;
 const SHOTS = process.env['EXPLORER_SCREENSHOTS'] ?? join(process.cwd(), '.tmp', 'explorer-screenshots');
 
 /** A data attribute as the API's number (absent = null). */
@@ -28,6 +34,24 @@ const num = (v: string | undefined): number | null => (v === undefined ? null : 
 interface Levels {
   all_expiry: { hvl: number | null; call_resistance: number | null; put_support: number | null };
 }
+
+interface HoldCounts {
+  touched: number;
+  held: number;
+  hold_rate: number | null;
+}
+
+interface Study {
+  from: string;
+  to: string;
+  instants: number;
+  missing: number;
+  levels: Record<string, HoldCounts & { instants: number; broke: number; edge: number | null; placebo: HoldCounts }>;
+  regimes: Record<string, { count: number; mean_rv: number | null }>;
+}
+
+/** The page's percentages: one decimal, "n/a" for null. */
+const pct = (r: number | null): string => (r === null ? 'n/a' : `${(r * 100).toFixed(1)}%`);
 
 /** WCAG contrast ratios of the body text and a panel's help and status lines against their backgrounds. */
 const CONTRAST_SCRIPT = `(() => {
@@ -125,6 +149,12 @@ describe('web explorer in headless Chromium', () => {
         (e) => e.atm_iv !== null,
       ),
     );
+    // The level study's history: snapshots every 10 min over 24 h ending 5 h before the current half hour, so no
+    // 4 h path after a seeded instant reaches the demo's live snapshots (another market, another spot).
+    const end = Math.floor(Date.now() / HALF_HOUR_MS) * HALF_HOUR_MS - 5 * HOUR_MS;
+    const seeded = performance.now();
+    const n = await seedLevelHistory(ctx.store, end - 24 * HOUR_MS, end, 10 * 60_000);
+    console.error(`[explorer] seeded ${n} past snapshots in ${Math.round(performance.now() - seeded)} ms`);
   });
   after(async () => {
     await browser?.close();
@@ -142,13 +172,10 @@ describe('web explorer in headless Chromium', () => {
         // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
         const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at).toISOString()}`);
         // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
-        return (
-          now.status === 200 &&
-          now.meta.computed_at === new Date(at).toISOString() &&
-          now.data.all_expiry.hvl !== null &&
-          (await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`)).status ===
-            200
-        );
+        if (now.status !== 200 || now.meta.computed_at !== new Date(at).toISOString() || now.data.all_expiry.hvl === null) return false;
+        // … a live snapshot (not the seeded history hours earlier) answers 60 s before it.
+        const prev = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(at - 2 * STEP_MS).toISOString()}`);
+        return prev.status === 200 && Date.parse(prev.meta.computed_at ?? '') > at - 3 * STEP_MS;
       },
       150_000,
     );
@@ -180,7 +207,7 @@ describe('web explorer in headless Chromium', () => {
     assert.equal(await page.$eval('#instant', (el) => (el as HTMLElement).dataset['at']), iso);
 
     // Every chart has drawn: its canvases hold painted pixels (the tape: table rows).
-    for (const id of PANELS.filter((p) => p !== 'tape')) {
+    for (const id of PANELS.filter((p) => !TABLES.includes(p))) {
       const painted = await page.$eval(`#panel-${id}`, (el) =>
         [...el.querySelectorAll('canvas')].reduce((n, c) => {
           const d = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data ?? new Uint8ClampedArray();
@@ -211,7 +238,8 @@ describe('web explorer in headless Chromium', () => {
     assert.equal(num(shown['putSupport']), levels.data.all_expiry.put_support);
     const width = await page.$eval('#panel-profile .chart', (el) => el.clientWidth);
     assert.ok(Number(shown['hvlX']) > 0 && Number(shown['hvlX']) < width, `hvl line drawn at x ${shown['hvlX']} in 0..${width}`);
-    for (const id of PANELS) await (await page.$(`#panel-${id}`))?.screenshot({ path: join(SHOTS, `${id}.png`) });
+    for (const id of PANELS.filter((p) => p !== 'level-study'))
+      await (await page.$(`#panel-${id}`))?.screenshot({ path: join(SHOTS, `${id}.png`) });
 
     // Keyboard: Tab reaches the slider; two ArrowLeft presses step as_of back 60 s; levels follow the API.
     await page.focus('#key');
@@ -247,6 +275,76 @@ describe('web explorer in headless Chromium', () => {
     await page.waitForFunction(() => (document.getElementById('instant') as HTMLElement).dataset['at'] === 'live', { timeout: 10_000 });
     await settled(page);
     assert.ok(!page.url().includes('at='));
+    assert.deepEqual(consoleErrors, []);
+  });
+
+  test('level study: last 7 days, three level rows and four regime rows with the API numbers', async () => {
+    await page.select('#panel-level-study-days', '7');
+    await page.waitForFunction(
+      () => {
+        const el = document.getElementById('panel-level-study') as HTMLElement;
+        return el.dataset['state'] !== 'loading' && el.dataset['days'] === '7';
+      },
+      { timeout: 30_000 },
+    );
+    const shown = await panelState(page, 'level-study');
+    const status = await page.$eval('#panel-level-study .status', (el) => el.textContent ?? '');
+    assert.equal(shown['state'], 'ready', status);
+    assert.equal(Date.parse(shown['to'] ?? '') - Date.parse(shown['from'] ?? ''), 7 * 24 * HOUR_MS);
+    // The same window as the page (not `days=7` again: a half-hour boundary may pass in between).
+    const study = await api<Study>(`/v2/gex/level-study?symbol=BTCUSDT&positioning=flow&from=${shown['from']}&to=${shown['to']}`);
+    assert.equal(study.status, 200);
+    const d = study.data;
+    assert.deepEqual([d.from, d.to, d.instants, d.missing], [shown['from'], shown['to'], num(shown['instants']), num(shown['missing'])]);
+    // Non-trivial: the seeded day is sampled and its waves reach some levels.
+    assert.ok(d.instants - d.missing >= 40, `${d.instants - d.missing} sampled instants`);
+    assert.ok(Object.values(d.levels).every((l) => l.instants > 0));
+    assert.ok(Object.values(d.levels).some((l) => l.touched > 0 && l.hold_rate !== null));
+
+    const cells = (sel: string, key: string) =>
+      page.$$eval(
+        sel,
+        (rows, k) =>
+          rows.map((r) => ({
+            key: (r as HTMLElement).dataset[k] ?? '',
+            cells: Object.fromEntries([...r.querySelectorAll('td')].map((td) => [td.dataset['field'] ?? '', td.textContent ?? ''])),
+          })),
+        key,
+      );
+    const count = (text: string | undefined): number => Number((text ?? '').replaceAll(',', ''));
+    const levels = await cells('#panel-level-study tr[data-level]', 'level');
+    assert.deepEqual(
+      levels.map((r) => r.key),
+      ['hvl', 'call_resistance', 'put_support'],
+    );
+    for (const { key: kind, cells: c } of levels) {
+      const l = d.levels[kind];
+      assert.ok(l !== undefined, kind);
+      assert.equal(c['hold_rate'], pct(l.hold_rate), `${kind} hold rate`);
+      assert.match(c['hold_rate'] ?? '', /^(\d+\.\d%|n\/a)$/);
+      assert.equal(c['placebo_hold_rate'], pct(l.placebo.hold_rate), `${kind} placebo hold rate`);
+      assert.equal(c['edge'], l.edge === null ? 'n/a' : `${l.edge < 0 ? '−' : '+'}${Math.abs(l.edge * 100).toFixed(1)} pp`);
+      const counts = [l.instants, l.touched, l.held, l.broke, l.placebo.touched, l.placebo.held];
+      const fields = ['instants', 'touched', 'held', 'broke', 'placebo_touched', 'placebo_held'];
+      assert.deepEqual(
+        fields.map((f) => count(c[f])),
+        counts,
+        `${kind} counts`,
+      );
+    }
+    const regimes = await cells('#panel-level-study tr[data-regime]', 'regime');
+    assert.deepEqual(
+      regimes.map((r) => r.key),
+      ['net_gex_positive', 'net_gex_negative', 'spot_above_hvl', 'spot_below_hvl'],
+    );
+    for (const { key: kind, cells: c } of regimes) {
+      const r = d.regimes[kind];
+      assert.ok(r !== undefined, kind);
+      assert.deepEqual([count(c['count']), c['mean_rv']], [r.count, pct(r.mean_rv)], kind);
+    }
+    assert.ok(regimes.some((r) => count(r.cells['count']) > 0));
+    assert.match(status, /^Horizon 4 h, step 30 min, last 7 days .*; [\d,]+ of [\d,]+ instants missing\. .*edge near zero is expected/);
+    await (await page.$('#panel-level-study'))?.screenshot({ path: join(SHOTS, 'level-study.png') });
     assert.deepEqual(consoleErrors, []);
   });
 

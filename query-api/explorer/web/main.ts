@@ -12,6 +12,14 @@ import { BUNDLE_QUERY, renderMarket, type BundleData } from './panels/market-pan
 import { renderHeatmap, type HeatmapData } from './panels/heatmap-panel.ts';
 import { renderSmile, renderTerm, type SmileData, type TermData } from './panels/iv-panels.ts';
 import { LEVELS_INCLUDE, renderByStrike, renderProfile } from './panels/levels-panels.ts';
+import {
+  DEFAULT_STUDY_DAYS,
+  levelStudyPath,
+  mountDaysSelector,
+  renderLevelStudy,
+  type LevelStudyData,
+  type StudyDays,
+} from './panels/level-study-panel.ts';
 import { renderTape, TAPE_LIMIT, type TapeTrade } from './panels/tape-panel.ts';
 import { formatState, gexParams, indexOf, instantAt, MODELS, parseState, SYMBOLS, timeline, VENUES, type ViewState } from './state.ts';
 
@@ -55,6 +63,12 @@ const panels = {
   tape: new PanelView(main, 'tape', 'Recent tape', 'The latest option trades across venues.'),
   smile: new PanelView(main, 'smile', 'Volatility smile', 'Mark IV against log-moneyness, nearest four expiries.'),
   term: new PanelView(main, 'term', 'ATM term structure', 'ATM implied volatility per expiry and at constant maturities.'),
+  study: new PanelView(
+    main,
+    'level-study',
+    'Level study',
+    'Did price respect the levels? From stored snapshots every 30 min: how often spot, once it touched hvl, call resistance or put support within 4 h, ended on the side it came from, against a placebo level mirrored on the other side of spot; and realized volatility per gamma regime.',
+  ),
 };
 
 let state: ViewState = parseState(location.search);
@@ -62,6 +76,8 @@ let line = timeline(Date.now());
 let controller: AbortController | null = null;
 let bundle: { symbol: string; data: BundleData } | null = null;
 let playing: ReturnType<typeof setInterval> | null = null;
+let studyDays: StudyDays = DEFAULT_STUDY_DAYS;
+let studyController: AbortController | null = null;
 
 function showAlert(message: string | null): void {
   alertBox.hidden = message === null;
@@ -117,6 +133,17 @@ async function load(view: PanelView, work: () => Promise<void>): Promise<void> {
   }
 }
 
+/** The level study: its own request (the window selector reloads it alone); the replay instant does not move it. */
+function loadStudy(): Promise<void> {
+  studyController?.abort();
+  const ctl = new AbortController();
+  studyController = ctl;
+  const [s, days] = [state, studyDays];
+  return load(panels.study, async () =>
+    renderLevelStudy(panels.study, (await getV2<LevelStudyData>(levelStudyPath(s, days), ctl.signal)).data, days),
+  );
+}
+
 async function refresh(scope: 'all' | 'levels'): Promise<void> {
   if (storedKey() === null) {
     showAlert('Enter your API key above: the explorer reads the public /v2 API with it (kept in this tab only).');
@@ -170,6 +197,7 @@ async function refresh(scope: 'all' | 'levels'): Promise<void> {
       }),
       load(panels.smile, async () => renderSmile(panels.smile, (await getV2<SmileData>(`/v2/options/iv/smile?${iv}`, signal)).data)),
       load(panels.term, async () => renderTerm(panels.term, (await getV2<TermData>(`/v2/options/iv/term-structure?${iv}`, signal)).data)),
+      loadStudy(),
     );
   } else if (bundle !== null) {
     renderMarket(panels.market, bundle.data, s.at);
@@ -213,6 +241,10 @@ modelSel.addEventListener('change', () => setState({ model: MODELS.find((m) => m
 venuesBox.addEventListener('change', () =>
   setState({ venues: [...venuesBox.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value) }),
 );
+mountDaysSelector(panels.study, (days) => {
+  studyDays = days;
+  if (storedKey() !== null) void loadStudy();
+});
 slider.addEventListener('input', () => {
   const i = Number(slider.value);
   state = { ...state, at: i >= line.count - 1 ? null : instantAt(line, i) };
