@@ -272,6 +272,29 @@ export const SETTINGS = {
     description:
       'Server cache of the market routes (spec: about 30 s for computed routes): a repeated request for the same window is served from memory within this time. 0 = off.',
   },
+  storeReadTimeoutMs: {
+    env: 'STORE_READ_TIMEOUT_MS',
+    flag: 'store-read-timeout-ms',
+    schema: positiveInt,
+    default: '2500',
+    description:
+      'The API answers within about this time when the store is down or frozen: a store read that has not answered by then fails (503 UPSTREAM_ERROR with Retry-After).',
+  },
+  storeBreakerFailures: {
+    env: 'STORE_BREAKER_FAILURES',
+    flag: 'store-breaker-failures',
+    schema: positiveInt,
+    default: '3',
+    description:
+      "Consecutive unavailable store reads (timeout, refused, reset) that open the API's store circuit: reads then fail at once (503 with Retry-After) until a health probe answers.",
+  },
+  storeBreakerProbeMs: {
+    env: 'STORE_BREAKER_PROBE_MS',
+    flag: 'store-breaker-probe-ms',
+    schema: positiveInt,
+    default: '1000',
+    description: 'Interval of the health probe (a ping) while the store circuit is open; the first answer closes it.',
+  },
   routeCacheMs: {
     env: 'ROUTE_CACHE_MS',
     flag: 'route-cache-ms',

@@ -28,6 +28,7 @@ import { TapeTail } from './tape/tail-feed.ts';
 import { LiveFlow } from './tape/live-flow-feed.ts';
 import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
 import { RouteCache } from './cache/route-cache.ts';
+import { apiStore } from './plugins/store-breaker.ts';
 import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.ts';
 import { readTlsConfig, startTlsReloader, type TlsPair, type TlsReloader } from './tls.ts';
 import { asyncApiRoutes } from './ws/asyncapi.ts';
@@ -111,7 +112,9 @@ function httpLimits(config: AppDeps['config'], tls: TlsPair | null) {
  */
 export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   const clock = deps.clock ?? Date.now;
-  const { config, store } = deps;
+  const { config } = deps;
+  // Reads answer within STORE_READ_TIMEOUT_MS, and fail fast while the store is known to be down (circuit open).
+  const store = apiStore(deps.store, config, childLogger('api-store'));
   // TLS_CERT_FILE + TLS_KEY_FILE: HTTPS and wss:// on the same server; a bad pair stops here with a ConfigError.
   const tls = readTlsConfig(config);
   const respond = createResponder(clock);
@@ -202,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   };
   app.decorate('gex', ctx);
   app.addHook('onClose', async () => {
+    store.stopProbe();
     await tapeTail?.stop();
     await liveFlow?.stop();
     await usage.close();

@@ -53,6 +53,8 @@ export const METRIC = {
   apiRequestDuration: 'gex_api_request_duration_seconds',
   apiMarketCacheLookups: 'gex_api_market_cache_lookups_total',
   apiRouteCacheLookups: 'gex_api_route_cache_lookups_total',
+  apiStoreBreakerOpen: 'gex_api_store_breaker_open_ratio',
+  apiStoreBreakerTransitions: 'gex_api_store_breaker_transitions_total',
   apiTapeReads: 'gex_api_tape_reads_total',
   apiTapeTailRows: 'gex_api_tape_tail_rows',
   apiTapeTailRepaired: 'gex_api_tape_tail_repaired_total',

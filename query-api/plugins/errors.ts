@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import { CircuitOpenError } from '#clickhouse/breaker.ts';
 import type { Responder } from '../envelope/envelope.ts';
 import { ApiError, validationError, type ParamError } from '../envelope/errors.ts';
 
@@ -36,7 +37,13 @@ function paramErrors(request: FastifyRequest, err: FastifyError): ParamError[] {
 /** Maps anything thrown to an ApiError; never exposes internals. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
-  if (isStoreUnavailable(err)) return new ApiError('UPSTREAM_ERROR', 'a data store is temporarily unreachable; retry shortly');
+  if (isStoreUnavailable(err)) {
+    // While the store circuit is open: until its next health probe; otherwise a second.
+    const ms = err instanceof CircuitOpenError ? err.retryAfterMs : 1_000;
+    return new ApiError('UPSTREAM_ERROR', 'a data store is temporarily unreachable; retry shortly', undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))),
+    });
+  }
   const fe = err as FastifyError;
   if (Array.isArray(fe.validation) && fe.validation.length > 0) return validationError(paramErrors(request, fe));
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

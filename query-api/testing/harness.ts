@@ -46,7 +46,13 @@ export async function userWithKey(
 }
 
 export async function testApp(store: Store, overrides: Partial<ApiConfig> = {}, deps: Partial<AppDeps> = {}): Promise<ApiInstance> {
-  return buildApp({ store, config: apiConfig({ responseValidation: true, ...overrides }), logger: false, ...deps });
+  // A long read deadline: suites run over the HTTP endpoint on a busy machine too (the breaker has its own test).
+  return buildApp({
+    store,
+    config: apiConfig({ responseValidation: true, storeReadTimeoutMs: 60_000, ...overrides }),
+    logger: false,
+    ...deps,
+  });
 }
 
 export async function freePort(): Promise<number> {

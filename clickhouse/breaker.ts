@@ -1,0 +1,120 @@
+/**
+ * Fail fast on a down or frozen store: a Store wrapper for the API's reads (query, queryColumns) with a read
+ * deadline and a circuit breaker.
+ * - Every read must answer within `readTimeoutMs`, else it fails as StoreUnavailableError (the statement is
+ *   abandoned, not awaited; its late result or error is dropped).
+ * - `failures` consecutive unavailable reads (deadline, refused or reset connection, closed embedded store) open
+ *   the circuit: every read then fails at once, with the time until the next probe (`retryAfterMs`, the API's
+ *   Retry-After), instead of waiting for a deadline again.
+ * - While open, a health probe (store.ping within readTimeoutMs) runs every `probeMs`; the first success closes
+ *   the circuit. A query error (bad SQL, unknown table) is the caller's and counts neither way.
+ * Writes (insert, command) and ping pass through unchanged: their callers have their own retry policies.
+ */
+import { StoreUnavailableError, type StoreError } from './errors.ts';
+import type { Store } from './store.ts';
+
+export interface BreakerOptions {
+  /** null: no read deadline (an in-process store cannot freeze apart from its caller; it fails fast when closed). */
+  readonly readTimeoutMs: number | null;
+  /** Consecutive unavailable reads that open the circuit. */
+  readonly failures: number;
+  readonly probeMs: number;
+  /** Called on every transition (metrics, logs). */
+  readonly onChange?: (state: 'open' | 'closed', cause: string) => void;
+}
+
+/** Thrown while the circuit is open: the store is known to be unavailable. */
+export class CircuitOpenError extends StoreUnavailableError {
+  constructor(readonly retryAfterMs: number) {
+    super('store circuit open: the store did not answer recent reads', 'query');
+  }
+}
+
+export interface BreakerStore extends Store {
+  /** 'open' while reads fail fast. */
+  state(): 'open' | 'closed';
+  /** Stops the health probe; the wrapped store stays open (its owner closes it). */
+  stopProbe(): void;
+}
+
+const isUnavailable = (err: unknown): boolean =>
+  err instanceof StoreUnavailableError ||
+  (err instanceof Error && (err.name === 'StoreUnavailableError' || /connection is closed/i.test(err.message)));
+
+export function withBreaker(inner: Store, o: BreakerOptions): BreakerStore {
+  let consecutive = 0;
+  let open = false;
+  let nextProbeAt = 0;
+  let probe: ReturnType<typeof setInterval> | null = null;
+
+  const close = (): void => {
+    if (probe !== null) clearInterval(probe);
+    probe = null;
+    consecutive = 0;
+    if (!open) return;
+    open = false;
+    o.onChange?.('closed', 'probe answered');
+  };
+  const runProbe = async (): Promise<void> => {
+    nextProbeAt = Date.now() + o.probeMs;
+    const ok = await deadline(inner.ping(), o.readTimeoutMs ?? o.probeMs).catch(() => false);
+    if (ok && open) close();
+  };
+  const trip = (cause: string): void => {
+    if (open) return;
+    open = true;
+    nextProbeAt = Date.now() + o.probeMs;
+    o.onChange?.('open', cause);
+    probe = setInterval(() => void runProbe(), o.probeMs);
+    probe.unref();
+  };
+
+  async function read<T>(run: () => Promise<T>): Promise<T> {
+    if (open) throw new CircuitOpenError(Math.max(0, nextProbeAt - Date.now()));
+    try {
+      const value = await deadline(run(), o.readTimeoutMs);
+      consecutive = 0;
+      return value;
+    } catch (err) {
+      if (isUnavailable(err) && ++consecutive >= o.failures) trip((err as StoreError).message);
+      throw err;
+    }
+  }
+
+  return {
+    kind: inner.kind,
+    query: (sql, params) => read(() => inner.query(sql, params)),
+    queryColumns: (sql, params) => read(() => inner.queryColumns(sql, params)),
+    command: (sql, params) => inner.command(sql, params),
+    insert: (table, rows, opts) => inner.insert(table, rows, opts),
+    ping: () => inner.ping(),
+    async close() {
+      if (probe !== null) clearInterval(probe);
+      probe = null;
+      await inner.close();
+    },
+    state: () => (open ? 'open' : 'closed'),
+    stopProbe() {
+      if (probe !== null) clearInterval(probe);
+      probe = null;
+    },
+  };
+}
+
+/** The promise's value, or StoreUnavailableError after `ms` (the promise's own late outcome is dropped). */
+function deadline<T>(p: Promise<T>, ms: number | null): Promise<T> {
+  if (ms === null) return p;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreUnavailableError(`store read did not answer within ${ms} ms`, 'query')), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
