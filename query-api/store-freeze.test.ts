@@ -109,7 +109,10 @@ test('a frozen store: every request answered within 3 s, fast 503 + Retry-After 
     }
     assert.ok(Math.max(...fast) < 200, `open circuit: answered at once (${fast.map(Math.round).join(', ')} ms)`);
     assert.equal(await metricSample(METRIC.apiStoreBreakerTransitions, 'to="open"'), opened + 1);
-    assert.match(await metricsRegistry.getSingleMetricAsString(METRIC.apiStoreBreakerOpen), /^gex_api_store_breaker_open_ratio(\{[^}]*\})? 1$/m);
+    assert.match(
+      await metricsRegistry.getSingleMetricAsString(METRIC.apiStoreBreakerOpen),
+      /^gex_api_store_breaker_open_ratio(\{[^}]*\})? 1$/m,
+    );
     // Static routes keep answering from memory.
     assertOk((await get('/v2/changelog')).res);
 
@@ -123,7 +126,10 @@ test('a frozen store: every request answered within 3 s, fast 503 + Retry-After 
     }
     assert.ok(answered, 'served again once a probe answered');
     assert.ok(Date.now() - thawed < 3_000, `recovered ${Date.now() - thawed} ms after the thaw`);
-    assert.match(await metricsRegistry.getSingleMetricAsString(METRIC.apiStoreBreakerOpen), /^gex_api_store_breaker_open_ratio(\{[^}]*\})? 0$/m);
+    assert.match(
+      await metricsRegistry.getSingleMetricAsString(METRIC.apiStoreBreakerOpen),
+      /^gex_api_store_breaker_open_ratio(\{[^}]*\})? 0$/m,
+    );
   } finally {
     await app.close();
     await store.close();
