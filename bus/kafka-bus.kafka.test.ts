@@ -53,6 +53,44 @@ if (problem !== null) {
     { waitMs: 30_000, quietMs: 1000 },
   );
 
+  test('a handler running longer than the session timeout keeps its partitions: heartbeats while it runs, processed once', async () => {
+    const bus = new KafkaBus({ brokers, clientId: 'long-handler', sessionTimeout: 6000, heartbeatInterval: 500, rebalanceTimeout: 4000 });
+    try {
+      const topic = `long-handler-${Date.now()}`;
+      const groupId = `g-${topic}`;
+      await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+      let calls = 0;
+      let done = false;
+      const assignments: number[] = [];
+      const consumer = await bus.subscribe({
+        groupId,
+        topics: [topic],
+        eachBatch: async () => {
+          calls++;
+          // 9 s: half again the 6 s session timeout.
+          if (calls === 1) await new Promise((r) => setTimeout(r, 9_000));
+          done = true;
+        },
+        onAssignment: (a) => assignments.push(a.length),
+      });
+      await bus.publish(topic, [{ key: 'a', value: Buffer.from('1') }]);
+      const deadline = Date.now() + 40_000;
+      while (!done && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(done, 'the batch was handled');
+      await new Promise((r) => setTimeout(r, 3_000)); // a redelivery after an expired session would come now
+      assert.equal(calls, 1, 'handled once: the session never expired under the long handler');
+      assert.deepEqual(assignments, [1], 'one assignment: no rebalance');
+      const lag = await bus.lag(groupId, topic);
+      assert.deepEqual(
+        lag.map((p) => [p.committed, p.end]),
+        [['1', '1']],
+      );
+      await consumer.stop();
+    } finally {
+      await bus.close();
+    }
+  });
+
   test('kafkajs sends through the linear per-partition grouping (kafkajs-grouping-fix.ts)', async () => {
     assert.equal(kafkajsGroupingFix.active, true);
     const bus = new KafkaBus({ brokers, clientId: 'grouping-fix' });

@@ -10,9 +10,13 @@ import { childLogger } from '#platform/log.ts';
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
-  /** Consumer group session timeout. Default 30 000 ms (tests use a few seconds). */
+  /**
+   * Consumer group session timeout: how long a member may be silent before the group hands its partitions to the
+   * others. Default 10 000 ms, so a killed processor's work is taken over within ~15 s (session + rejoin); members
+   * heartbeat while a long handler runs, so only a dead or frozen process goes silent that long.
+   */
   readonly sessionTimeout?: number;
-  /** Default 3000 ms. */
+  /** Default 1000 ms (a third of the session timeout or less, as Kafka requires). */
   readonly heartbeatInterval?: number;
   /** How long the coordinator waits for members to rejoin in a rebalance. Default 60 000 ms. */
   readonly rebalanceTimeout?: number;
@@ -114,8 +118,8 @@ export class KafkaBus implements Bus {
     const o = this.options;
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: o.sessionTimeout ?? 30_000,
-      heartbeatInterval: o.heartbeatInterval ?? 3000,
+      sessionTimeout: o.sessionTimeout ?? 10_000,
+      heartbeatInterval: o.heartbeatInterval ?? 1_000,
       rebalanceTimeout: o.rebalanceTimeout ?? 60_000,
       maxWaitTimeInMs: o.maxWaitTimeInMs ?? 100,
       retry: { retries: o.retries ?? 8, initialRetryTime: o.initialRetryTime ?? 100, maxRetryTime: 5000 },
@@ -124,6 +128,7 @@ export class KafkaBus implements Bus {
     const member: KafkaBusConsumer = new KafkaBusConsumer({
       consumer,
       groupId: options.groupId,
+      heartbeatMs: o.heartbeatInterval ?? 1_000,
       ...commonConsumerOptions<KafkaBusConsumer>(
         options,
         { maxBatchSize: options.maxBatchSize ?? o.defaultMaxBatchSize ?? 1000, retryBackoffMs: o.retryBackoffMs ?? 500 },

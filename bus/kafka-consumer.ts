@@ -8,6 +8,8 @@ import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
   readonly consumer: Consumer;
   readonly groupId: string;
+  /** How often the member heartbeats while a handler runs (the consumer's heartbeatInterval). */
+  readonly heartbeatMs: number;
 }
 
 const ABORTED = Symbol('aborted');
@@ -134,6 +136,10 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       }
       const messages = chunk.map((m) => toConsumed(topic, partition, m));
       let outcome: typeof ABORTED | void;
+      // The group must hear from this member while a handler runs long (a commit gate waiting out a broker or
+      // store outage): heartbeats go on (kafkajs sends at most one per heartbeatInterval) so a short session
+      // timeout only ever detects a dead process, never a busy one.
+      const beat = setInterval(() => void heartbeat().catch(() => undefined), this.options.heartbeatMs);
       try {
         outcome = await Promise.race([runStep(this.step, { topic, partition, messages }).then(() => undefined), this.aborted]);
       } catch {
@@ -143,6 +149,8 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
         this.options.consumer.seek({ topic, partition, offset: first.offset });
         await this.backoff.wait(this.leaving.signal);
         return;
+      } finally {
+        clearInterval(beat);
       }
       this.backoff.reset();
       if (outcome === ABORTED || this.isStopped()) return;
