@@ -6,7 +6,8 @@
  * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year),
  * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out),
  * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1), options (chain snapshot
- * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day).
+ * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day), level-study
+ * (/v2/gex/level-study over a year of 30 s snapshots, cold and warm, vs the bare SELECT and the pure computation).
  */
 type Suite = () => Promise<void>;
 
@@ -24,6 +25,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   ws: [async () => (await import('./ws.ts')).runWsBench],
   'options-greeks': [async () => (await import('./options-greeks.ts')).runOptionsGreeksBench],
   options: [async () => (await import('./options.ts')).runOptionsBench],
+  'level-study': [async () => (await import('./level-study.ts')).runLevelStudyBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {

@@ -99,7 +99,7 @@ class Tally {
   readonly real = { touched: 0, held: 0 };
   readonly mirror = { touched: 0, held: 0 };
 
-  add(s: number, level: number, path: readonly number[]): void {
+  add(s: number, level: number, path: ArrayLike<number>): void {
     this.instants++;
     this.distance += Math.abs(s - level) / s;
     count(this.real, s, level, path);
@@ -120,9 +120,11 @@ class Tally {
   }
 }
 
-function count(c: { touched: number; held: number }, s: number, level: number, path: readonly number[]): void {
+function count(c: { touched: number; held: number }, s: number, level: number, path: ArrayLike<number>): void {
   const side = Math.sign(s - level);
-  if (!path.some((p) => (p - level) * side <= 0)) return;
+  let touched = false;
+  for (let j = 0; j < path.length && !touched; j++) touched = ((path[j] as number) - level) * side <= 0;
+  if (!touched) return;
   c.touched++;
   if (((path[path.length - 1] as number) - level) * side > 0) c.held++;
 }
@@ -146,14 +148,38 @@ class RegimeTally {
   }
 }
 
-/** Index of the last snapshot with t ≤ at, or -1 (snaps ascending by t). */
-function atOrBefore(snaps: readonly StudySnapshot[], at: number): number {
+/** The levels a snapshot carries at an instant it samples. */
+export type StudyLevels = Pick<StudySnapshot, 'hvl' | 'call_resistance' | 'put_support' | 'net_gex'>;
+
+/**
+ * Snapshots as columns (what the route reads from the store): times ascending (epoch ms, no duplicates) and spots,
+ * and the levels of the snapshots by time. Only a snapshot a grid instant samples needs its levels: one without an
+ * entry has none (every level null).
+ */
+export interface StudyColumns {
+  readonly t: Float64Array;
+  readonly spot: Float64Array;
+  readonly levels: ReadonlyMap<number, StudyLevels>;
+}
+
+const NO_LEVELS: StudyLevels = { hvl: null, call_resistance: null, put_support: null, net_gex: null };
+
+/** Columns of snapshots sorted ascending by t (a duplicate instant keeps the later entry). */
+export function columnsOf(snaps: readonly StudySnapshot[]): StudyColumns {
+  const kept = snaps.filter((s, i) => (snaps[i + 1] as StudySnapshot | undefined)?.t !== s.t);
+  const levels = new Map<number, StudyLevels>();
+  for (const s of kept) levels.set(s.t, { hvl: s.hvl, call_resistance: s.call_resistance, put_support: s.put_support, net_gex: s.net_gex });
+  return { t: Float64Array.from(kept, (s) => s.t), spot: Float64Array.from(kept, (s) => s.spot), levels };
+}
+
+/** Index of the last time ≤ at, or -1 (times ascending). */
+function atOrBefore(t: Float64Array, at: number): number {
   let lo = 0;
-  let hi = snaps.length - 1;
+  let hi = t.length - 1;
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if ((snaps[mid] as StudySnapshot).t <= at) {
+    if ((t[mid] as number) <= at) {
       found = mid;
       lo = mid + 1;
     } else hi = mid - 1;
@@ -161,24 +187,32 @@ function atOrBefore(snaps: readonly StudySnapshot[], at: number): number {
   return found;
 }
 
+/** The grid of instants: step multiples from `from` to `to − horizon`. */
+function gridOf(o: StudyOptions): { readonly first: number; readonly last: number } {
+  return { first: Math.ceil(o.from / o.stepMs) * o.stepMs, last: Math.floor((o.to - o.horizonMs) / o.stepMs) * o.stepMs };
+}
+
 /**
  * computed_at of the snapshot each grid instant samples (the instants a venue-filtered study needs levels for):
  * the same grid and 30 s rule as levelStudy, missing instants left out.
  */
-export function sampledTimes(snaps: readonly StudySnapshot[], o: StudyOptions): number[] {
+export function sampledTimes(t: Float64Array, o: StudyOptions): number[] {
   const out: number[] = [];
-  for (let t = Math.ceil(o.from / o.stepMs) * o.stepMs; t <= Math.floor((o.to - o.horizonMs) / o.stepMs) * o.stepMs; t += o.stepMs) {
-    const snap = snaps[atOrBefore(snaps, t)];
-    if (snap !== undefined && t - snap.t <= SAMPLE_TOLERANCE_MS && out.at(-1) !== snap.t) out.push(snap.t);
+  const g = gridOf(o);
+  for (let at = g.first; at <= g.last; at += o.stepMs) {
+    const i = atOrBefore(t, at);
+    const ti = t[i];
+    if (ti !== undefined && at - ti <= SAMPLE_TOLERANCE_MS && out.at(-1) !== ti) out.push(ti);
   }
   return out;
 }
 
 /** Realized volatility of a path from spot s, annualized over the horizon. */
-export function realizedVol(s: number, path: readonly number[], horizonSeconds: number): number {
+export function realizedVol(s: number, path: ArrayLike<number>, horizonSeconds: number): number {
   let sum = 0;
   let prev = s;
-  for (const p of path) {
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i] as number;
     const r = Math.log(p / prev);
     sum += r * r;
     prev = p;
@@ -188,6 +222,11 @@ export function realizedVol(s: number, path: readonly number[], horizonSeconds: 
 
 /** The study over snapshots sorted ascending by t (a duplicate instant keeps the later entry). */
 export function levelStudy(snaps: readonly StudySnapshot[], o: StudyOptions): LevelStudy {
+  return levelStudyOf(columnsOf(snaps), o);
+}
+
+/** The study over snapshot columns. */
+export function levelStudyOf(c: StudyColumns, o: StudyOptions): LevelStudy {
   const tallies = { hvl: new Tally(), call_resistance: new Tally(), put_support: new Tally() };
   const regimes = {
     net_gex_positive: new RegimeTally(),
@@ -196,27 +235,28 @@ export function levelStudy(snaps: readonly StudySnapshot[], o: StudyOptions): Le
     below: new RegimeTally(),
   };
   const horizonSeconds = o.horizonMs / 1000;
-  const first = Math.ceil(o.from / o.stepMs) * o.stepMs;
-  const last = Math.floor((o.to - o.horizonMs) / o.stepMs) * o.stepMs;
+  const g = gridOf(o);
   let instants = 0;
   let missing = 0;
-  for (let t = first; t <= last; t += o.stepMs) {
+  let end = 0;
+  for (let at = g.first; at <= g.last; at += o.stepMs) {
     instants++;
-    const i = atOrBefore(snaps, t);
-    const snap = snaps[i];
-    if (snap === undefined || t - snap.t > SAMPLE_TOLERANCE_MS) {
+    const i = atOrBefore(c.t, at);
+    const ti = c.t[i];
+    if (ti === undefined || at - ti > SAMPLE_TOLERANCE_MS) {
       missing++;
       continue;
     }
-    const path: number[] = [];
-    for (let j = i + 1; j < snaps.length && (snaps[j] as StudySnapshot).t <= t + o.horizonMs; j++) {
-      if ((snaps[j] as StudySnapshot).t > t) path.push((snaps[j] as StudySnapshot).spot);
-    }
+    // The path: every later snapshot up to at + horizon (times after index i are all after `at`).
+    end = Math.max(end, i + 1);
+    while (end < c.t.length && (c.t[end] as number) <= at + o.horizonMs) end++;
+    const path = c.spot.subarray(i + 1, end);
     if (path.length === 0) {
       missing++;
       continue;
     }
-    const s = snap.spot;
+    const s = c.spot[i] as number;
+    const snap = c.levels.get(ti) ?? NO_LEVELS;
     for (const kind of STUDY_LEVELS) {
       const level = snap[kind];
       if (level !== null && level !== s) tallies[kind].add(s, level, path);

@@ -1,46 +1,69 @@
 /**
- * Store reads of the level study (/v2/gex/level-study): the stored snapshots' spot and all-venue levels of one
- * model from gex_levels (one range read, columns only), and, for a venue filter, the selected venues' packed level
- * rows at the sampled instants re-aggregated with the engine's levelsFromRows (as /v2/gex/levels?as_of does).
+ * Store reads of the level study (/v2/gex/level-study): every stored snapshot's spot and the
+ * all-venue levels of one model at the samplable snapshots (gex_levels), and, for a venue filter, the selected
+ * venues' packed level rows at the sampled instants re-aggregated with the engine's levelsFromRows (as
+ * /v2/gex/levels?as_of does).
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import { cellAt, type ResultColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { levelsFromRows } from '#processors/analytics/aggregate.ts';
-import type { StudySnapshot } from '#processors/analytics/level-study.ts';
+import { SAMPLE_TOLERANCE_MS, type StudyColumns, type StudyLevels } from '#processors/analytics/level-study.ts';
 import type { DealerModel } from '#processors/analytics/types.ts';
 import { fromLevelRowRecord, LEVEL_ROW_COLUMNS, type LevelRow, type LevelRowRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 
-const SNAPSHOTS_SQL = `SELECT ${msInt64('computed_at')} AS t, spot, hvl, call_resistance, put_support, net_gex FROM gex_levels
+// The price path: every snapshot's spot (one model's rows: both models share the spot).
+const PATH_SQL = `SELECT ${msInt64('computed_at')} AS t, spot FROM gex_levels
 WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
 ORDER BY computed_at`;
 
-/** Snapshots in [fromMs, toMs], ascending; a duplicate instant (a crash re-write, same content) once. */
-export async function studySnapshots(
+// Only the snapshots a grid instant can sample carry their levels out of the store: at or up to 30 s before a
+// multiple of the step (a year at 30 min: 35,040 rows instead of 1,051,200).
+const LEVELS_SQL = `SELECT ${msInt64('computed_at')} AS t, hvl, call_resistance, put_support, net_gex FROM gex_levels
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
+  AND (${msInt64('computed_at')} % {step:Int64} = 0 OR ${msInt64('computed_at')} % {step:Int64} >= {step:Int64} - {tolerance:Int64})`;
+
+/**
+ * The snapshots in [fromMs, toMs] as columns: every time and spot (the price paths), and the all-venue levels of
+ * the snapshots a grid of `stepMs` can sample; a duplicate instant (a crash re-write, same content) once.
+ */
+export async function studyColumns(
   store: Store,
   symbol: MarketSymbol,
   model: DealerModel,
   fromMs: number,
   toMs: number,
-): Promise<StudySnapshot[]> {
-  const r = await store.queryColumns(SNAPSHOTS_SQL, { symbol, model, from: Math.floor(fromMs), to: Math.floor(toMs) });
-  const col = (name: string): ResultColumn => r.columns[name] as ResultColumn;
-  const [t, spot, hvl, cr, ps, net] = ['t', 'spot', 'hvl', 'call_resistance', 'put_support', 'net_gex'].map(col) as ResultColumn[];
-  const out: StudySnapshot[] = [];
-  for (let i = 0; i < r.rows; i++) {
-    const at = Number(cellAt(t as ResultColumn, i));
-    if (out.at(-1)?.t === at) continue;
-    out.push({
-      t: at,
-      spot: cellAt(spot as ResultColumn, i) as number,
-      hvl: cellAt(hvl as ResultColumn, i) as number | null,
-      call_resistance: cellAt(cr as ResultColumn, i) as number | null,
-      put_support: cellAt(ps as ResultColumn, i) as number | null,
-      net_gex: cellAt(net as ResultColumn, i) as number | null,
+  stepMs: number,
+): Promise<StudyColumns> {
+  const params = { symbol, model, from: Math.floor(fromMs), to: Math.floor(toMs) };
+  const [path, lv] = await Promise.all([
+    store.queryColumns(PATH_SQL, params),
+    store.queryColumns(LEVELS_SQL, { ...params, step: stepMs, tolerance: SAMPLE_TOLERANCE_MS }),
+  ]);
+  const tc = path.columns['t'] as ResultColumn;
+  const sc = path.columns['spot'] as ResultColumn;
+  const t = new Float64Array(path.rows);
+  const spot = new Float64Array(path.rows);
+  let n = 0;
+  for (let i = 0; i < path.rows; i++) {
+    const at = cellAt(tc, i) as number;
+    if (n > 0 && t[n - 1] === at) continue;
+    t[n] = at;
+    spot[n] = cellAt(sc, i) as number;
+    n++;
+  }
+  const col = (name: string): ResultColumn => lv.columns[name] as ResultColumn;
+  const levels = new Map<number, StudyLevels>();
+  for (let i = 0; i < lv.rows; i++) {
+    levels.set(cellAt(col('t'), i) as number, {
+      hvl: cellAt(col('hvl'), i) as number | null,
+      call_resistance: cellAt(col('call_resistance'), i) as number | null,
+      put_support: cellAt(col('put_support'), i) as number | null,
+      net_gex: cellAt(col('net_gex'), i) as number | null,
     });
   }
-  return out;
+  return { t: t.subarray(0, n), spot: spot.subarray(0, n), levels };
 }
 
 const VENUE_ROWS_SQL = `SELECT ${LEVEL_ROW_COLUMNS} FROM gex_snapshots
@@ -51,19 +74,29 @@ WHERE symbol = {symbol:String} AND venue IN {venues:Array(String)}
 const CHUNK = 500;
 
 /**
- * The snapshots with the levels at `times` re-aggregated over `venues` (the as_of rule: a venue without rows
- * contributes zero); the other snapshots keep their all-venue levels (the study reads only their spot).
+ * The columns with the levels at `times` re-aggregated over `venues` (the as_of rule: a venue without rows
+ * contributes zero); the other snapshots keep their all-venue levels.
  */
 export async function withVenueLevels(
   store: Store,
   symbol: MarketSymbol,
   model: DealerModel,
-  snaps: readonly StudySnapshot[],
+  c: StudyColumns,
   times: readonly number[],
   venues: readonly string[],
-): Promise<StudySnapshot[]> {
-  const levels = new Map<number, Pick<StudySnapshot, 'hvl' | 'call_resistance' | 'put_support' | 'net_gex'>>();
-  const byT = new Map(snaps.map((s) => [s.t, s]));
+): Promise<StudyColumns> {
+  const levels = new Map(c.levels);
+  const spotAt = new Map<number, number>();
+  for (const t of times) {
+    let lo = 0;
+    let hi = c.t.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((c.t[mid] as number) < t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (c.t[lo] === t) spotAt.set(t, c.spot[lo] as number);
+  }
   for (let i = 0; i < times.length; i += CHUNK) {
     const ts = times.slice(i, i + CHUNK);
     const recs = await store.query<LevelRowRecord>(VENUE_ROWS_SQL, {
@@ -76,15 +109,12 @@ export async function withVenueLevels(
     const rows = new Map<number, LevelRow[]>(ts.map((t) => [t, []]));
     for (const rec of recs) rows.get(Number(rec.t))?.push(fromLevelRowRecord(symbol, rec));
     for (const [t, list] of rows) {
-      const s = byT.get(t);
-      if (s === undefined) continue;
-      const meta = { symbol, computed_at: t, spot: s.spot, perp_price: list[0]?.perp_price ?? null };
+      const spot = spotAt.get(t);
+      if (spot === undefined) continue;
+      const meta = { symbol, computed_at: t, spot, perp_price: list[0]?.perp_price ?? null };
       const all = levelsFromRows(meta, list, model, venues).all_expiry;
       levels.set(t, { hvl: all.hvl, call_resistance: all.call_resistance, put_support: all.put_support, net_gex: all.net_gex });
     }
   }
-  return snaps.map((s) => {
-    const l = levels.get(s.t);
-    return l === undefined ? s : { ...s, ...l };
-  });
+  return { ...c, levels };
 }

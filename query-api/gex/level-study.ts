@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { levelStudy, parseDuration, sampledTimes, STUDY_LEVELS } from '#processors/analytics/level-study.ts';
+import { levelStudyOf, parseDuration, sampledTimes, STUDY_LEVELS } from '#processors/analytics/level-study.ts';
 import { SYMBOLS } from '#schemas/events.ts';
 import { validationError } from '../envelope/errors.ts';
 import { responses } from '../envelope/envelope-schemas.ts';
@@ -8,7 +8,7 @@ import { intParam, symbolParam } from '../params/param-schemas.ts';
 import { instantMs, isIsoInstant, venueFilter } from '../params/query-params.ts';
 import type { ApiInstance } from '../types.ts';
 import { TAG, type GexContext } from './context.ts';
-import { studySnapshots, withVenueLevels } from './level-study-reads.ts';
+import { studyColumns, withVenueLevels } from './level-study-reads.ts';
 import { exchangesParam, positioningParam } from './schemas.ts';
 
 const DAY_MS = 86_400_000;
@@ -131,13 +131,13 @@ export async function levelStudyRoute(app: ApiInstance, ctx: GexContext): Promis
       const { data, meta } = await ctx.routeCache.answer(reply, 'gex_level_study', key, async () => {
         const opts = { from: served.from, to: served.to, horizonMs, stepMs };
         // The snapshot sampled at the first instant may be up to 30 s before the window start.
-        let snaps = await studySnapshots(ctx.store, q.symbol, model, served.from - 30_000, served.to);
+        let columns = await studyColumns(ctx.store, q.symbol, model, served.from - 30_000, served.to, stepMs);
         if (filter.venues !== undefined) {
-          snaps = await withVenueLevels(ctx.store, q.symbol, model, snaps, sampledTimes(snaps, opts), filter.venues);
+          columns = await withVenueLevels(ctx.store, q.symbol, model, columns, sampledTimes(columns.t, opts), filter.venues);
         }
         const history = historyMeta(clamp);
         return {
-          data: { symbol: q.symbol, positioning: model, ...levelStudy(snaps, opts) },
+          data: { symbol: q.symbol, positioning: model, ...levelStudyOf(columns, opts) },
           meta: {
             symbol: q.symbol,
             ...(filter.applied !== undefined ? { exchanges_filtered: [...filter.applied] } : {}),
