@@ -190,6 +190,9 @@ describe('HTTPS on the api role (TLS_CERT_FILE + TLS_KEY_FILE)', () => {
       result: { authenticated: true, user_id: 'tls', level: 'pro', connection_cap: 20, connections: 1, fallback: false },
     });
     assert.equal(presented, a.fingerprint256);
+    // The AsyncAPI document names the secure scheme the feed speaks.
+    const doc = await api?.app.inject({ url: '/v2/asyncapi.json', headers: { 'x-api-key': key } });
+    assert.equal((doc?.json() as { servers: { api: { protocol: string } } }).servers.api.protocol, 'wss');
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'public/ping', params: {} }));
     assert.deepEqual(await answer(2), { jsonrpc: '2.0', id: 2, result: 'pong' });
     const closed = new Promise((resolve) => ws.once('close', resolve));

@@ -53,7 +53,25 @@ const notificationOf = (data: Record<string, unknown>) => ({
   },
 });
 
-export function asyncApiDocument(fallbackFactor: number): Record<string, unknown> {
+/** The server the document names: `wss` when the API serves TLS itself, the public base URL's host when set. */
+export function feedServer(config: { readonly tlsCertFile?: string | undefined; readonly publicBaseUrl: string }): {
+  readonly host: string;
+  readonly protocol: 'ws' | 'wss';
+} {
+  let host = 'localhost:8080';
+  try {
+    if (config.publicBaseUrl !== '') host = new URL(config.publicBaseUrl).host;
+  } catch {
+    // not a URL: keep the default
+  }
+  const secure = config.tlsCertFile !== undefined || config.publicBaseUrl.startsWith('https:');
+  return { host, protocol: secure ? 'wss' : 'ws' };
+}
+
+export function asyncApiDocument(
+  fallbackFactor: number,
+  server: { readonly host: string; readonly protocol: 'ws' | 'wss' } = { host: 'localhost:8080', protocol: 'ws' },
+): Record<string, unknown> {
   const meta = websocketMeta(fallbackFactor);
   const [tape, levels, chain] = WS_CHANNELS;
   return {
@@ -70,7 +88,12 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
           .join('; ')}.`,
     },
     servers: {
-      api: { host: 'localhost:8080', pathname: '/v2/ws', protocol: 'ws', security: [{ $ref: '#/components/securitySchemes/apiKey' }] },
+      api: {
+        host: server.host,
+        pathname: '/v2/ws',
+        protocol: server.protocol,
+        security: [{ $ref: '#/components/securitySchemes/apiKey' }],
+      },
     },
     channels: {
       feed: {
@@ -224,7 +247,7 @@ export function asyncApiDocument(fallbackFactor: number): Record<string, unknown
  * docs, redoc, health).
  */
 export const asyncApiRoutes: RouteFamily = async (app, ctx) => {
-  const doc = asyncApiDocument(ctx.config.rateLimitFallbackFactor);
+  const doc = asyncApiDocument(ctx.config.rateLimitFallbackFactor, feedServer(ctx.config));
   app.get('/v2/asyncapi.json', {
     schema: {
       tags: ['discovery'],
