@@ -116,7 +116,9 @@ if (files.length === 0) {
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files];
+// Per file (and per test without its own): 10 min. The longest file, test/e2e/flow-routes.test.ts, waits for the
+// product's first completed wall-clock 5-minute put/call bucket: up to ~6.5 min when it starts just after a boundary.
+const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...files];
 const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {
   if (startedKafka) spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { stdio: 'inherit', env });

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { consolidateChain } from '#processors/analytics/chain-quotes.ts';
+import { withTrades } from '#processors/analytics/chain-trades.ts';
 import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 import { storeChainRows } from '#processors/snapshots/option-chain-record.ts';
 import { MemoryBus } from '#bus/memory-bus.ts';
@@ -58,9 +59,12 @@ function row(t: number, venue: string, strike: number, type: 'call' | 'put', bid
   };
 }
 
-/** Contract rows as the channel sends them: /v2/options/chain rows without dte. */
+/**
+ * Contract rows as the channel sends them: /v2/options/chain rows without dte, with the trade figures of the chain's
+ * trade window read from the store (no option trades are stored here: 0 trades, 0 USD on every contract).
+ */
 function expectedRows(t: number, rows: readonly OptionChainRow[]): unknown[] {
-  return consolidateChain(rows).map((c) => {
+  return consolidateChain(withTrades(rows, [])).map((c) => {
     const { dte: _d, ...r } = contractJson(c, t, 100_000, false);
     return JSON.parse(JSON.stringify(r)) as unknown;
   });
