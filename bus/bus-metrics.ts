@@ -1,3 +1,4 @@
+import { withDeadline } from '#platform/deadline.ts';
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
@@ -60,7 +61,7 @@ new Gauge({
     for (const source of lagSources) {
       for (const topic of source.topics) {
         try {
-          const rows = await withTimeout(source.bus.lag(source.groupId, topic), LAG_TIMEOUT_MS);
+          const rows = await withDeadline(source.bus.lag(source.groupId, topic), LAG_TIMEOUT_MS);
           for (const row of rows) {
             const end = Number(row.end);
             const committed = Number(row.committed);
@@ -74,22 +75,6 @@ new Gauge({
     }
   },
 });
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
 
 /** Counter handles for one bus implementation. */
 export interface BusMetrics {

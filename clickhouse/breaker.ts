@@ -10,8 +10,9 @@
  *   the circuit. A query error (bad SQL, unknown table) is the caller's and counts neither way.
  * Writes (insert, command) and ping pass through unchanged: their callers have their own retry policies.
  */
-import { StoreUnavailableError, type StoreError } from './errors.ts';
+import { isStoreUnavailable, StoreUnavailableError } from './errors.ts';
 import type { Store } from './store.ts';
+import { withDeadline } from '#platform/deadline.ts';
 
 export interface BreakerOptions {
   /** null: no read deadline (an in-process store cannot freeze apart from its caller; it fails fast when closed). */
@@ -33,50 +34,44 @@ export class CircuitOpenError extends StoreUnavailableError {
 export interface BreakerStore extends Store {
   /** 'open' while reads fail fast. */
   state(): 'open' | 'closed';
-  /** Stops the health probe; the wrapped store stays open (its owner closes it). */
+  /** Stops the health probe and closes the circuit (app shutdown); the wrapped store stays open (its owner closes it). */
   stopProbe(): void;
 }
 
-const isUnavailable = (err: unknown): boolean =>
-  err instanceof StoreUnavailableError ||
-  (err instanceof Error && (err.name === 'StoreUnavailableError' || /connection is closed/i.test(err.message)));
-
 export function withBreaker(inner: Store, o: BreakerOptions): BreakerStore {
   let consecutive = 0;
-  let open = false;
   let nextProbeAt = 0;
+  /** The health probe's timer: set exactly while the circuit is open. */
   let probe: ReturnType<typeof setInterval> | null = null;
 
-  const close = (): void => {
+  const stopProbe = (): void => {
     if (probe !== null) clearInterval(probe);
     probe = null;
-    consecutive = 0;
-    if (!open) return;
-    open = false;
-    o.onChange?.('closed', 'probe answered');
   };
   const runProbe = async (): Promise<void> => {
     nextProbeAt = Date.now() + o.probeMs;
     const ok = await deadline(inner.ping(), o.readTimeoutMs ?? o.probeMs).catch(() => false);
-    if (ok && open) close();
+    if (!ok || probe === null) return;
+    stopProbe();
+    consecutive = 0;
+    o.onChange?.('closed', 'probe answered');
   };
   const trip = (cause: string): void => {
-    if (open) return;
-    open = true;
+    if (probe !== null) return;
     nextProbeAt = Date.now() + o.probeMs;
-    o.onChange?.('open', cause);
     probe = setInterval(() => void runProbe(), o.probeMs);
     probe.unref();
+    o.onChange?.('open', cause);
   };
 
   async function read<T>(run: () => Promise<T>): Promise<T> {
-    if (open) throw new CircuitOpenError(Math.max(0, nextProbeAt - Date.now()));
+    if (probe !== null) throw new CircuitOpenError(Math.max(0, nextProbeAt - Date.now()));
     try {
       const value = await deadline(run(), o.readTimeoutMs);
       consecutive = 0;
       return value;
     } catch (err) {
-      if (isUnavailable(err) && ++consecutive >= o.failures) trip((err as StoreError).message);
+      if (isStoreUnavailable(err) && ++consecutive >= o.failures) trip((err as Error).message);
       throw err;
     }
   }
@@ -89,32 +84,16 @@ export function withBreaker(inner: Store, o: BreakerOptions): BreakerStore {
     insert: (table, rows, opts) => inner.insert(table, rows, opts),
     ping: () => inner.ping(),
     async close() {
-      if (probe !== null) clearInterval(probe);
-      probe = null;
+      stopProbe();
       await inner.close();
     },
-    state: () => (open ? 'open' : 'closed'),
-    stopProbe() {
-      if (probe !== null) clearInterval(probe);
-      probe = null;
-    },
+    state: () => (probe !== null ? 'open' : 'closed'),
+    stopProbe,
   };
 }
 
-/** The promise's value, or StoreUnavailableError after `ms` (the promise's own late outcome is dropped). */
+/** The promise's value, or StoreUnavailableError after `ms` (null: no deadline). */
 function deadline<T>(p: Promise<T>, ms: number | null): Promise<T> {
   if (ms === null) return p;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreUnavailableError(`store read did not answer within ${ms} ms`, 'query')), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
+  return withDeadline(p, ms, () => new StoreUnavailableError(`store read did not answer within ${ms} ms`, 'query'));
 }

@@ -22,6 +22,16 @@ export class StoreUnavailableError extends StoreError {
   }
 }
 
+/**
+ * True when a store failure means "the store cannot be reached" (the API's 503 UPSTREAM_ERROR, the read breaker's
+ * failures). A closed embedded connection is reported as a StoreQueryError by toStoreError; for a client it is an
+ * unavailable store all the same.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError || (err instanceof Error && err.name === 'StoreUnavailableError')) return true;
+  return err instanceof StoreError && /connection is closed/i.test(err.message);
+}
+
 /** ClickHouse answered with an error (or the request was rejected before it was sent). */
 export class StoreQueryError extends StoreError {
   /** ClickHouse error code (e.g. '60'), when ClickHouse produced the error. */

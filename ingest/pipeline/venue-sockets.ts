@@ -119,6 +119,13 @@ export class VenueSockets {
       instruments: this.instruments,
       indexPrices: this.indexPrices,
     });
+    // The ignored-frame counter per kind, bound once per connection (not a label lookup per frame).
+    const ignored = new Map<string, { inc(): void }>();
+    const countIgnored = (kind: string): void => {
+      let c = ignored.get(kind);
+      if (c === undefined) ignored.set(kind, (c = ignoredFramesTotal.labels({ venue: spec.venue, kind })));
+      c.inc();
+    };
     return (frame, receivedAt) => {
       ctx.receivedAt = receivedAt;
       const binary = typeof frame !== 'string';
@@ -129,7 +136,7 @@ export class VenueSockets {
       let pressure: Promise<void> | undefined;
       if (r.outcome === 'events') pressure = sink.publish(r.events, receivedAt);
       else if (r.outcome === 'ignored') {
-        ignoredFramesTotal.inc({ venue: spec.venue, kind: r.control.kind });
+        countIgnored(r.control.kind);
         if (r.control.reply) socket().send(r.control.reply);
       } else if (binary)
         pressure = sink.deadLetter(plan.id, r.channel || plan.id, r.reason, frame.toString('base64'), 'base64', receivedAt);

@@ -4,37 +4,13 @@ import { consolidateChain, selectContracts } from './chain-quotes.ts';
 import type { ChainQuoteRow } from './chain-quotes.ts';
 import { venueBook } from './venue-book.ts';
 import { oiByExpiry } from './oi-by-expiry.ts';
+import { quoteRow } from './testing/quote-rows.ts';
 
 const E = Date.UTC(2026, 2, 27, 8);
 const E2 = Date.UTC(2026, 5, 26, 8);
 
 function row(p: Partial<ChainQuoteRow> & Pick<ChainQuoteRow, 'venue' | 'strike' | 'option_type'>): ChainQuoteRow {
-  return {
-    instrument: `${p.venue}-${p.strike}-${p.option_type}`,
-    expiry: E,
-    t_years: 0.1,
-    forward: 100_000,
-    bid_price_usd: null,
-    ask_price_usd: null,
-    bid_size: null,
-    ask_size: null,
-    mark_price_usd: null,
-    last_price_usd: null,
-    mark_iv: null,
-    bid_iv: null,
-    ask_iv: null,
-    delta: null,
-    gamma: null,
-    vega: null,
-    theta: null,
-    delta_source: 'none',
-    gamma_source: 'none',
-    vega_source: 'none',
-    theta_source: 'none',
-    open_interest: 0,
-    volume_24h: null,
-    ...p,
-  };
+  return quoteRow({ expiry: E, ...p });
 }
 
 // Contract X (E, 100,000 call) on three venues; Y (E, 100,000 put) on one with OI 0; Z (E, 90,000 call) crossed.

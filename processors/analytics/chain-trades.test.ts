@@ -3,36 +3,11 @@ import assert from 'node:assert/strict';
 import { consolidateChain } from './chain-quotes.ts';
 import type { ChainQuoteRow } from './chain-quotes.ts';
 import { chainTradeWindow, withTrades, type ContractTrades } from './chain-trades.ts';
+import { quoteRow } from './testing/quote-rows.ts';
 
 const E = Date.UTC(2026, 2, 27, 8);
-const row = (venue: string, strike: number, option_type: 'call' | 'put'): ChainQuoteRow => ({
-  venue,
-  instrument: `${venue}-${strike}-${option_type}`,
-  expiry: E,
-  strike,
-  option_type,
-  t_years: 0.1,
-  forward: 100_000,
-  bid_price_usd: null,
-  ask_price_usd: null,
-  bid_size: null,
-  ask_size: null,
-  mark_price_usd: null,
-  last_price_usd: null,
-  mark_iv: null,
-  bid_iv: null,
-  ask_iv: null,
-  delta: null,
-  gamma: null,
-  vega: null,
-  theta: null,
-  delta_source: 'none',
-  gamma_source: 'none',
-  vega_source: 'none',
-  theta_source: 'none',
-  open_interest: 1,
-  volume_24h: null,
-});
+const row = (venue: string, strike: number, option_type: 'call' | 'put'): ChainQuoteRow =>
+  quoteRow({ venue, strike, option_type, expiry: E, open_interest: 1 });
 const trades = (venue: string, strike: number, option_type: 'call' | 'put', n: number, usd: number): ContractTrades => ({
   venue,
   expiry: E,

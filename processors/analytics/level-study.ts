@@ -173,7 +173,7 @@ export function columnsOf(snaps: readonly StudySnapshot[]): StudyColumns {
 }
 
 /** Index of the last time ≤ at, or -1 (times ascending). */
-function atOrBefore(t: Float64Array, at: number): number {
+export function atOrBefore(t: Float64Array, at: number): number {
   let lo = 0;
   let hi = t.length - 1;
   let found = -1;

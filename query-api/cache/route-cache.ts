@@ -58,7 +58,6 @@ function lookups(): Counter<'route' | 'result'> {
 export class RouteCache {
   private readonly entries: TtlCache<Held>;
   private readonly counter = lookups();
-  private lastResult: 'hit' | 'shared' | 'miss' = 'miss';
 
   constructor(
     readonly ttlMs: number,
@@ -70,9 +69,6 @@ export class RouteCache {
       clock,
       maxWeight: maxChars,
       weigh: (h) => h.chars,
-      onLookup: (result) => {
-        this.lastResult = result;
-      },
     });
   }
 
@@ -86,13 +82,15 @@ export class RouteCache {
     key: readonly unknown[],
     load: () => Promise<RouteAnswer<T>>,
   ): Promise<RouteAnswer<T>> {
-    const pending = this.entries.get(`${route}|${JSON.stringify(key)}`, async () => {
-      const answer = await load();
-      return { answer, at: this.clock(), chars: JSON.stringify(answer.data).length };
-    });
-    // TtlCache.get reports the lookup synchronously (before its first await): read it before awaiting.
-    const result = this.lastResult;
-    const held = await pending;
+    let result = 'miss' as 'hit' | 'shared' | 'miss';
+    const held = await this.entries.get(
+      `${route}|${JSON.stringify(key)}`,
+      async () => {
+        const answer = await load();
+        return { answer, at: this.clock(), chars: JSON.stringify(answer.data).length };
+      },
+      (r) => (result = r),
+    );
     this.counter.inc({ route, result });
     void reply.header('x-cache', result === 'hit' ? 'HIT' : 'MISS');
     void reply.header('age', String(Math.max(0, Math.floor((this.clock() - held.at) / 1000))));

@@ -23,21 +23,26 @@ export class TtlCache<T> {
     this.opts = opts;
   }
 
-  async get(key: string, load: () => Promise<T>): Promise<T> {
+  /** The value under `key`; `observe` (besides the options' onLookup) learns how this lookup was answered. */
+  async get(key: string, load: () => Promise<T>, observe?: (result: 'hit' | 'shared' | 'miss') => void): Promise<T> {
+    const report = (result: 'hit' | 'shared' | 'miss'): void => {
+      this.opts.onLookup?.(result);
+      observe?.(result);
+    };
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       if (this.opts.clock() - hit.at < this.opts.ttlMs) {
-        this.opts.onLookup?.('hit');
+        report('hit');
         return hit.value;
       }
       this.drop(key);
     }
     const pending = this.inflight.get(key);
     if (pending !== undefined) {
-      this.opts.onLookup?.('shared');
+      report('shared');
       return pending;
     }
-    this.opts.onLookup?.('miss');
+    report('miss');
     const p = load()
       .then((value) => {
         this.store(key, value);

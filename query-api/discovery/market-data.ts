@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import { isStoreUnavailable } from '#clickhouse/errors.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { RAW_TABLES, type RawTable } from './categories.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';

@@ -8,7 +8,7 @@ import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import { cellAt, type ResultColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { levelsFromRows } from '#processors/analytics/aggregate.ts';
-import { SAMPLE_TOLERANCE_MS, type StudyColumns, type StudyLevels } from '#processors/analytics/level-study.ts';
+import { atOrBefore, SAMPLE_TOLERANCE_MS, type StudyColumns, type StudyLevels } from '#processors/analytics/level-study.ts';
 import type { DealerModel } from '#processors/analytics/types.ts';
 import { fromLevelRowRecord, LEVEL_ROW_COLUMNS, type LevelRow, type LevelRowRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
@@ -86,17 +86,6 @@ export async function withVenueLevels(
   venues: readonly string[],
 ): Promise<StudyColumns> {
   const levels = new Map(c.levels);
-  const spotAt = new Map<number, number>();
-  for (const t of times) {
-    let lo = 0;
-    let hi = c.t.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((c.t[mid] as number) < t) lo = mid + 1;
-      else hi = mid;
-    }
-    if (c.t[lo] === t) spotAt.set(t, c.spot[lo] as number);
-  }
   for (let i = 0; i < times.length; i += CHUNK) {
     const ts = times.slice(i, i + CHUNK);
     const recs = await store.query<LevelRowRecord>(VENUE_ROWS_SQL, {
@@ -109,8 +98,9 @@ export async function withVenueLevels(
     const rows = new Map<number, LevelRow[]>(ts.map((t) => [t, []]));
     for (const rec of recs) rows.get(Number(rec.t))?.push(fromLevelRowRecord(symbol, rec));
     for (const [t, list] of rows) {
-      const spot = spotAt.get(t);
-      if (spot === undefined) continue;
+      const i = atOrBefore(c.t, t);
+      if (c.t[i] !== t) continue;
+      const spot = c.spot[i] as number;
       const meta = { symbol, computed_at: t, spot, perp_price: list[0]?.perp_price ?? null };
       const all = levelsFromRows(meta, list, model, venues).all_expiry;
       levels.set(t, { hvl: all.hvl, call_resistance: all.call_resistance, put_support: all.put_support, net_gex: all.net_gex });

@@ -1,5 +1,5 @@
 import type { Store } from '#clickhouse/store.ts';
-import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import { isStoreUnavailable } from '#clickhouse/errors.ts';
 import type { Grid } from './grid.ts';
 import { readSeries, SERIES, type SeriesData, type SeriesName, type TierChoice } from './series.ts';
 

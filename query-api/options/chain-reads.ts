@@ -11,7 +11,7 @@ import type { ColumnsResult, ResultColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { CHAIN_TIERS } from '#processors/snapshots/option-chain-record.ts';
 import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
-import { chainTradeWindow, type ContractTrades } from '#processors/analytics/chain-trades.ts';
+import { chainTradeWindow, withTrades, type ContractTrades } from '#processors/analytics/chain-trades.ts';
 import type { MarketSymbol, OptionType } from '#schemas/events.ts';
 
 export interface ChainInstant {
@@ -220,4 +220,20 @@ export async function chainTradesAt(store: Store, symbol: MarketSymbol, t: numbe
     trade_count: Number(r.trade_count),
     notional_volume: r.notional_volume,
   }));
+}
+
+/** The rows of a stored chain as the routes and the WS channel serve them: with their trade figures. */
+export async function servedChainRowsAt(store: Store, symbol: MarketSymbol, at: ChainInstant): Promise<OptionChainRow[]> {
+  const [rows, trades] = await Promise.all([chainRowsAt(store, symbol, at), chainTradesAt(store, symbol, at.t)]);
+  return withTrades(rows, trades);
+}
+
+/** Rows already read (an as_of lookup reads the instant and its rows in one statement) with their trade figures. */
+export async function withTradesAt(
+  store: Store,
+  symbol: MarketSymbol,
+  t: number,
+  rows: readonly OptionChainRow[],
+): Promise<OptionChainRow[]> {
+  return withTrades(rows, await chainTradesAt(store, symbol, t));
 }

@@ -13,8 +13,7 @@ import type { OptionChainRow } from '#processors/snapshots/option-chain.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import type { MetaFields } from '../envelope/envelope.ts';
 import { notFound } from '../envelope/errors.ts';
-import { chainAtOrBefore, chainInstantAtOrBefore, chainRowsAt, chainTradesAt } from './chain-reads.ts';
-import { withTrades } from '#processors/analytics/chain-trades.ts';
+import { chainAtOrBefore, chainInstantAtOrBefore, servedChainRowsAt, withTradesAt } from './chain-reads.ts';
 import type { ChainInstant } from './chain-reads.ts';
 import type { AppContext } from '../types.ts';
 import { parseExpiry, venueFilter } from '../params/query-params.ts';
@@ -105,15 +104,14 @@ export class ChainMemo {
 
   get(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant): Promise<StoredChain | null> {
     return this.entries.get(`${symbol}|${at.table}|${at.t}`, async () => {
-      const [rows, trades] = await Promise.all([chainRowsAt(ctx.store, symbol, at), chainTradesAt(ctx.store, symbol, at.t)]);
-      return storedChain(symbol, at.t, withTrades(rows, trades));
+      return storedChain(symbol, at.t, await servedChainRowsAt(ctx.store, symbol, at));
     });
   }
 
   /** Rows already read (an as_of lookup reads the instant and its rows in one statement); their trades are read here. */
   put(ctx: AppContext, symbol: MarketSymbol, at: ChainInstant, rows: readonly OptionChainRow[]): Promise<StoredChain | null> {
     return this.entries.get(`${symbol}|${at.table}|${at.t}`, async () =>
-      storedChain(symbol, at.t, withTrades(rows, await chainTradesAt(ctx.store, symbol, at.t))),
+      storedChain(symbol, at.t, await withTradesAt(ctx.store, symbol, at.t, rows)),
     );
   }
 }

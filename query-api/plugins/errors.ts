@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isStoreUnavailable } from '../envelope/store-errors.ts';
+import { isStoreUnavailable } from '#clickhouse/errors.ts';
 import { CircuitOpenError } from '#clickhouse/breaker.ts';
 import type { Responder } from '../envelope/envelope.ts';
 import { ApiError, validationError, type ParamError } from '../envelope/errors.ts';

@@ -10,8 +10,7 @@
 import { consolidateChain, contractKey } from '#processors/analytics/chain-quotes.ts';
 import { childLogger } from '#platform/log.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
-import { chainInstantAtOrBefore, chainRowsAt, chainTradesAt } from '../options/chain-reads.ts';
-import { withTrades } from '#processors/analytics/chain-trades.ts';
+import { chainInstantAtOrBefore, servedChainRowsAt } from '../options/chain-reads.ts';
 import type { ChainInstant } from '../options/chain-reads.ts';
 import { contractJson } from '../options/chain-render.ts';
 import type { Store } from '#clickhouse/store.ts';
@@ -96,9 +95,7 @@ export class ChainFeed {
     const key = `${symbol}|${at.table}|${at.t}`;
     let p = this.rowsMemo.get(key);
     if (p === undefined) {
-      p = Promise.all([chainRowsAt(this.store, symbol, at), chainTradesAt(this.store, symbol, at.t)]).then(([rows, trades]) =>
-        withTrades(rows, trades),
-      );
+      p = servedChainRowsAt(this.store, symbol, at);
       p.catch(() => this.rowsMemo.delete(key));
       this.rowsMemo.set(key, p);
       if (this.rowsMemo.size > 8) this.rowsMemo.delete(this.rowsMemo.keys().next().value as string);
