@@ -2,11 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeNative } from './native.ts';
 import { cellAt, decodeRowBinary, type Cell, type ColumnsResult } from './row-binary.ts';
 import { createStore, StoreQueryError, type Store } from './store.ts';
 import { openTempStore } from './testing/temp-store.ts';
 
-/** Store.queryColumns: the compact RowBinaryWithNamesAndTypes read path, on chDB and on a server. */
+/** Store.queryColumns: the compact Native read path (RowBinaryWithNamesAndTypes for an empty result's header), on chDB and on a server. */
 
 const SQL = `SELECT number AS n, toFloat64(number) / 3 + {x:Float64} AS f, if(number = 1, NULL, number * 1e-7) AS maybe,
   toInt64(-1767225600000) AS ms, toUInt32(number + 1) AS u, toInt8(-1) AS i8, toFloat32(0.5) AS f32, toDateTime(60, 'UTC') AS dt,
@@ -19,6 +20,18 @@ const header = (names: readonly string[], types: readonly string[]): Buffer =>
     Buffer.from([names.length]),
     ...[...names, ...types].map((x) => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)])),
   ]);
+
+const str = (x: string): Buffer => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)]);
+
+/** One Native block: column count, row count, then per column its name, type and data. */
+const nativeBlock = (rows: number, cols: readonly (readonly [string, string, Buffer])[]): Buffer =>
+  Buffer.concat([Buffer.from([cols.length, rows]), ...cols.flatMap(([name, type, data]) => [str(name), str(type), data])]);
+
+const u64 = (n: number): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeUInt32LE(n, 0);
+  return b;
+};
 
 /** The columns as plain arrays of cells. */
 const plain = (r: ColumnsResult): Record<string, Cell[]> =>
@@ -110,18 +123,20 @@ describe('embedded store: queryColumns', () => {
 });
 
 describe('server store: queryColumns', () => {
-  test('sends the statement with FORMAT RowBinaryWithNamesAndTypes and the params as HTTP parameters', async () => {
+  test('sends the statement with FORMAT Native and the params as HTTP parameters', async () => {
     // What a server sends for that statement (the same bytes chDB produces; checked just below).
-    const body = Buffer.concat([header(['t', 'v', 'z', 's'], ['UInt32', 'Float64', 'Nullable(Float64)', 'String']), Buffer.alloc(17)]);
-    body.writeUInt32LE(60, body.length - 17);
-    body.writeDoubleLE(0.1 + 0.2, body.length - 13);
-    body.writeUInt8(1, body.length - 5);
-    body.writeUInt8(3, body.length - 4);
-    body.write('okx', body.length - 3);
+    const v = Buffer.alloc(8);
+    v.writeDoubleLE(0.1 + 0.2);
+    const body = nativeBlock(1, [
+      ['t', 'UInt32', Buffer.from([60, 0, 0, 0])],
+      ['v', 'Float64', v],
+      ['z', 'Nullable(Float64)', Buffer.concat([Buffer.from([1]), Buffer.alloc(8)])],
+      ['s', 'String', str('okx')],
+    ]);
     const embedded = await openTempStore();
     try {
       const q = "SELECT toUInt32(60) AS t, 0.1 + 0.2 AS v, CAST(NULL AS Nullable(Float64)) AS z, 'okx' AS s";
-      assert.deepEqual(await embedded.store.queryColumns(q), decodeRowBinary(body));
+      assert.deepEqual(await embedded.store.queryColumns(q), decodeNative(body));
     } finally {
       await embedded.dispose();
     }
@@ -131,7 +146,7 @@ describe('server store: queryColumns', () => {
       req.on('data', (c: Buffer) => (sent += c.toString('utf8')));
       req.on('end', () => {
         seen = { url: req.url ?? '', body: sent };
-        res.writeHead(200, { 'x-clickhouse-format': 'RowBinaryWithNamesAndTypes' });
+        res.writeHead(200, { 'x-clickhouse-format': 'Native' });
         res.end(body);
       });
     });
@@ -142,7 +157,7 @@ describe('server store: queryColumns', () => {
       const r = await store.queryColumns('SELECT t, v, z, s FROM x WHERE s = {s:String}', { s: 'BTCUSDT' });
       assert.deepEqual([r.names, r.rows, plain(r)], [['t', 'v', 'z', 's'], 1, { t: [60], v: [0.1 + 0.2], z: [null], s: ['okx'] }]);
       assert.equal(new URL(seen?.url ?? '', 'http://x').searchParams.get('param_s'), 'BTCUSDT');
-      assert.match(seen?.body ?? '', /FORMAT RowBinaryWithNamesAndTypes\s*$/);
+      assert.match(seen?.body ?? '', /FORMAT Native\s*$/);
     } finally {
       await store.close();
       await new Promise<void>((r) => srv.close(() => r()));
@@ -155,5 +170,90 @@ describe('decodeRowBinary', () => {
     assert.deepEqual(decodeRowBinary(new Uint8Array()), { names: [], rows: 0, columns: {} });
     assert.throws(() => decodeRowBinary(Buffer.concat([header(['a'], ['UInt32']), Buffer.from([1, 0])])), /truncated/);
     assert.deepEqual(plain(decodeRowBinary(header(['a'], ['UInt32']))), { a: [] });
+  });
+});
+
+describe('decodeNative', () => {
+  test('blocks are concatenated; LowCardinality granules each bring their dictionary; NULL key 0', () => {
+    const f = (xs: readonly number[]): Buffer =>
+      Buffer.concat(
+        xs.map((x) => {
+          const b = Buffer.alloc(8);
+          b.writeDoubleLE(x);
+          return b;
+        }),
+      );
+    const lc = (granules: readonly (readonly [readonly string[], readonly number[]])[]): Buffer =>
+      Buffer.concat([
+        u64(1),
+        ...granules.flatMap(([keys, idx]) => [u64(0x600), u64(keys.length), ...keys.map(str), u64(idx.length), Buffer.from(idx)]),
+      ]);
+    const body = Buffer.concat([
+      nativeBlock(3, [
+        ['x', 'Float64', f([1.5, -2, 0.1])],
+        [
+          'v',
+          'LowCardinality(String)',
+          lc([
+            [['', 'okx'], [1]],
+            [
+              ['', 'bybit', 'okx'],
+              [1, 2],
+            ],
+          ]),
+        ],
+        [
+          'n',
+          'LowCardinality(Nullable(String))',
+          lc([
+            [
+              ['', '', 'a'],
+              [0, 2, 1],
+            ],
+          ]),
+        ],
+      ]),
+      nativeBlock(1, [
+        ['x', 'Float64', f([7])],
+        ['v', 'LowCardinality(String)', lc([[['', 'deribit'], [1]]])],
+        ['n', 'LowCardinality(Nullable(String))', lc([[['', ''], [0]]])],
+      ]),
+    ]);
+    const r = decodeNative(body);
+    assert.deepEqual(
+      [r.names, r.rows, plain(r)],
+      [['x', 'v', 'n'], 4, { x: [1.5, -2, 0.1, 7], v: ['okx', 'bybit', 'okx', 'deribit'], n: [null, 'a', '', null] }],
+    );
+  });
+
+  test('empty body, truncated block, changing columns, unsupported type', () => {
+    assert.deepEqual(decodeNative(new Uint8Array()), { names: [], rows: 0, columns: {} });
+    assert.throws(() => decodeNative(nativeBlock(2, [['a', 'UInt32', Buffer.alloc(5)]])), /truncated/);
+    const a = nativeBlock(1, [['a', 'UInt8', Buffer.from([1])]]);
+    const b = nativeBlock(1, [['b', 'UInt8', Buffer.from([1])]]);
+    assert.throws(() => decodeNative(Buffer.concat([a, b])), /different columns/);
+    assert.throws(() => decodeNative(nativeBlock(1, [['a', 'UUID', Buffer.alloc(16)]])), /unsupported column type UUID/);
+  });
+
+  test('chDB: many blocks and a dictionary larger than one granule read back exactly', async () => {
+    const { store, dispose } = await openTempStore();
+    try {
+      const r = await store.queryColumns(
+        `SELECT number AS n, toInt64(number) * -1000 AS ms, toLowCardinality(toString(number % 20000)) AS lc,
+           if(number % 7 = 0, NULL, number / 8) AS h
+         FROM numbers(300000) ORDER BY n`,
+      );
+      assert.equal(r.rows, 300_000);
+      const p = plain(r);
+      for (const i of [0, 1, 7, 65_535, 65_536, 123_457, 299_999]) {
+        assert.deepEqual(
+          [p['n']?.[i], p['ms']?.[i], p['lc']?.[i], p['h']?.[i]],
+          [i, i === 0 ? 0 : -i * 1000, String(i % 20000), i % 7 === 0 ? null : i / 8],
+        );
+      }
+      assert.equal(new Set(p['lc']).size, 20_000);
+    } finally {
+      await dispose();
+    }
   });
 });

@@ -7,8 +7,11 @@ import {
   type ClickHouseSettings,
 } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import type { Session } from 'chdb';
+import { openEngineSession } from './engine-access.ts';
 import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
+import { decodeNative } from './native.ts';
 import { decodeRowBinary, type ColumnsResult } from './row-binary.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';
 import { storeMetrics } from './metrics.ts';
@@ -47,10 +50,10 @@ export interface Store {
   /** Read rows (JSONEachRow). Values only through typed `{name:Type}` placeholders. 64-bit ints are strings. */
   query<T>(sql: string, params?: QueryParams): Promise<T[]>;
   /**
-   * Read a result column-wise through RowBinaryWithNamesAndTypes (large numeric results: no number formatting
-   * or parsing, several times cheaper than JSON): numeric columns as Float64Array + NULL flags (64-bit integers
-   * exact up to 2^53), string columns as arrays; `cellAt(column, i)` reads one value. Column types: see
-   * clickhouse/row-binary.ts. Same placeholders as `query`.
+   * Read a result column-wise through the Native format (large numeric results: no number formatting or parsing,
+   * several times cheaper than JSON, each column copied whole): numeric columns as Float64Array + NULL flags
+   * (64-bit integers exact up to 2^53), string columns as arrays; `cellAt(column, i)` reads one value. Column
+   * types: see clickhouse/native.ts. Same placeholders as `query`.
    */
   queryColumns(sql: string, params?: QueryParams): Promise<ColumnsResult>;
   /** DDL or any statement without a result. */
@@ -121,6 +124,15 @@ function embeddedInsert(conn: ChdbConnection): InsertChunk {
   };
 }
 
+/** The raw response body of a statement (client.query only knows text and JSON formats); placeholders as in query(). */
+async function execBody(client: ClickHouseClient, query: string, params: QueryParams): Promise<Uint8Array> {
+  const rs = await client.exec({ query, query_params: params });
+  const chunks: Buffer[] = [];
+  for await (const chunk of rs.stream) chunks.push(chunk as Buffer);
+  // chDB hands the whole result as one chunk: no copy then.
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
 function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChunk, maxRows: number): Store {
   return {
     kind,
@@ -142,11 +154,11 @@ function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChun
       checkParams(sql, params, 'query');
       const end = storeMetrics.queryDuration.startTimer();
       try {
-        // exec: the raw response body (client.query only knows text and JSON formats). Placeholders as in query().
-        const rs = await client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params });
-        const chunks: Buffer[] = [];
-        for await (const chunk of rs.stream) chunks.push(chunk as Buffer);
-        return decodeRowBinary(Buffer.concat(chunks));
+        // Native (column blocks); an empty result is no bytes at all in Native, so the names and types of an empty
+        // result come from the same statement in RowBinaryWithNamesAndTypes (its header; no rows to send).
+        const native = decodeNative(await execBody(client, `${sql}\nFORMAT Native`, params));
+        if (native.names.length > 0) return native;
+        return decodeRowBinary(await execBody(client, `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, params));
       } catch (err) {
         return fail(err, 'query', {});
       } finally {
@@ -231,7 +243,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   mkdirSync(opts.dataPath, { recursive: true });
   let client: ClickHouseClient | undefined;
   let conn: ChdbConnection | undefined;
+  let engine: Session | undefined;
   try {
+    // The engine opens with its access configuration (roles of the SQL endpoint's readers, engine-access.ts); this
+    // session keeps it open while the store's own connection (same directory, same engine) is used.
+    engine = openEngineSession(opts.dataPath, database);
     conn = createChdbConnection({ path: opts.dataPath });
     client = createClient({
       // chdb bundles its own copy of @clickhouse/client-common's types (same contract, nominally different
@@ -250,11 +266,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     }
   } catch (err) {
     await (client ?? conn)?.close().catch(() => undefined);
+    engine?.close();
     storeMetrics.errors.inc({ op: 'connect' });
     if (err instanceof StoreError) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new StoreError(`cannot open chDB at ${opts.dataPath}: ${message}`, 'connect', { cause: err });
   }
   log.info({ dataPath: opts.dataPath, database }, 'clickhouse store: embedded chDB');
-  return wrap(client, 'embedded', embeddedInsert(conn), maxRows);
+  const store = wrap(client, 'embedded', embeddedInsert(conn), maxRows);
+  const holder = engine;
+  return { ...store, close: () => store.close().finally(() => holder.close()) };
 }

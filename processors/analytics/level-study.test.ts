@@ -137,3 +137,99 @@ test('file input: whole answers or data with computed_at and spot; sorted; error
     /line 1: no spot price/,
   );
 });
+
+/** The definitions read literally (a scan of every path per level, a log per path point): what levelStudy must equal. */
+function literalStudy(snaps: readonly StudySnapshot[], o: { from: number; to: number; horizonMs: number; stepMs: number }) {
+  const kinds = ['hvl', 'call_resistance', 'put_support'] as const;
+  const rate = (a: number, b: number): number | null => (b > 0 ? a / b : null);
+  const tallies = kinds.map(() => ({ n: 0, dist: 0, t: 0, h: 0, mt: 0, mh: 0 }));
+  const reg = [0, 0, 0, 0].map(() => ({ count: 0, sum: 0 }));
+  let instants = 0;
+  let missing = 0;
+  const hit = (s: number, l: number, path: readonly number[]): [boolean, boolean] => {
+    const side = Math.sign(s - l);
+    const touched = path.some((p) => (p - l) * side <= 0);
+    return [touched, touched && ((path.at(-1) as number) - l) * side > 0];
+  };
+  for (let at = Math.ceil(o.from / o.stepMs) * o.stepMs; at <= Math.floor((o.to - o.horizonMs) / o.stepMs) * o.stepMs; at += o.stepMs) {
+    instants++;
+    const i = snaps.findLastIndex((x) => x.t <= at);
+    const sn = snaps[i];
+    const path = snaps.filter((x) => x.t > at && x.t <= at + o.horizonMs).map((x) => x.spot);
+    if (sn === undefined || at - sn.t > 30_000 || path.length === 0) {
+      missing++;
+      continue;
+    }
+    kinds.forEach((k, n) => {
+      const l = sn[k];
+      const tl = tallies[n] as (typeof tallies)[number];
+      if (l === null || l === sn.spot) return;
+      tl.n++;
+      tl.dist += Math.abs(sn.spot - l) / sn.spot;
+      const [t, h] = hit(sn.spot, l, path);
+      const [mt, mh] = hit(sn.spot, 2 * sn.spot - l, path);
+      tl.t += Number(t);
+      tl.h += Number(h);
+      tl.mt += Number(mt);
+      tl.mh += Number(mh);
+    });
+    const rv = realizedVol(sn.spot, path, o.horizonMs / 1000);
+    const into = [sn.net_gex !== null && sn.net_gex > 0, sn.net_gex !== null && sn.net_gex < 0, sn.hvl !== null && sn.spot > sn.hvl];
+    into.push(sn.hvl !== null && sn.spot < sn.hvl);
+    into.forEach((yes, n) => {
+      if (!yes) return;
+      const g = reg[n] as (typeof reg)[number];
+      g.count++;
+      g.sum += rv;
+    });
+  }
+  const outcome = (tl: (typeof tallies)[number]) => {
+    const hold = rate(tl.h, tl.t);
+    const placeboHold = rate(tl.mh, tl.mt);
+    return {
+      instants: tl.n,
+      touched: tl.t,
+      held: tl.h,
+      touch_rate: rate(tl.t, tl.n),
+      hold_rate: hold,
+      broke: tl.t - tl.h,
+      mean_distance: rate(tl.dist, tl.n),
+      placebo: { touched: tl.mt, held: tl.mh, touch_rate: rate(tl.mt, tl.n), hold_rate: placeboHold },
+      edge: hold === null || placeboHold === null ? null : hold - placeboHold,
+    };
+  };
+  const regime = (n: number) => ({ count: reg[n]?.count ?? 0, mean_rv: rate(reg[n]?.sum ?? 0, reg[n]?.count ?? 0) });
+  return {
+    from: new Date(o.from).toISOString(),
+    to: new Date(o.to).toISOString(),
+    horizon_seconds: o.horizonMs / 1000,
+    step_seconds: o.stepMs / 1000,
+    instants,
+    missing,
+    levels: { hvl: outcome(tallies[0] as never), call_resistance: outcome(tallies[1] as never), put_support: outcome(tallies[2] as never) },
+    regimes: { net_gex_positive: regime(0), net_gex_negative: regime(1), spot_above_hvl: regime(2), spot_below_hvl: regime(3) },
+  };
+}
+
+test('equals the definitions read literally on a seeded random walk with gaps, nulls and levels near spot (exact)', () => {
+  let seed = 42;
+  const rnd = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const snaps: StudySnapshot[] = [];
+  let s = 100;
+  for (let k = 0; k < 4_000; k++) {
+    if (k % 500 > 480) continue; // gaps: missing instants
+    s *= Math.exp((rnd() - 0.5) * 0.004);
+    const lvl = (d: number): number | null => (rnd() < 0.05 ? null : Math.round(s * (1 + d * rnd()) * 10) / 10);
+    snaps.push({ t: k * 30_000, spot: s, hvl: lvl(0.01), call_resistance: lvl(0.02), put_support: lvl(-0.02), net_gex: rnd() - 0.5 });
+  }
+  for (const [step, horizon] of [
+    [30, 240],
+    [5, 60],
+    [60, 30],
+  ] as const) {
+    const o = { from: 0, to: 4_000 * 30_000, horizonMs: horizon * M, stepMs: step * M };
+    const r = levelStudy(snaps, o);
+    assert.deepEqual(r, literalStudy(snaps, o));
+    assert.ok(r.levels.hvl.touched > 10 && r.levels.hvl.touched < r.levels.hvl.instants, `touches ${r.levels.hvl.touched}`);
+  }
+});

@@ -99,7 +99,7 @@ class Tally {
   readonly real = { touched: 0, held: 0 };
   readonly mirror = { touched: 0, held: 0 };
 
-  add(s: number, level: number, path: ArrayLike<number>): void {
+  add(s: number, level: number, path: PathStats): void {
     this.instants++;
     this.distance += Math.abs(s - level) / s;
     count(this.real, s, level, path);
@@ -120,13 +120,24 @@ class Tally {
   }
 }
 
-function count(c: { touched: number; held: number }, s: number, level: number, path: ArrayLike<number>): void {
+/** What the rules need of a path: its lowest, highest and last spot, and Σ r² from the sampled spot. */
+interface PathStats {
+  lo: number;
+  hi: number;
+  last: number;
+  sumR2: number;
+}
+
+/**
+ * Touched: some S_j with (S_j − L)·side ≤ 0, i.e. the lowest path spot ≤ L for a level below spot (side 1) and the
+ * highest ≥ L for one above (side −1): for finite doubles S_j − L ≤ 0 exactly when S_j ≤ L.
+ */
+function count(c: { touched: number; held: number }, s: number, level: number, path: PathStats): void {
   const side = Math.sign(s - level);
-  let touched = false;
-  for (let j = 0; j < path.length && !touched; j++) touched = ((path[j] as number) - level) * side <= 0;
+  const touched = side > 0 ? path.lo <= level : side < 0 ? path.hi >= level : false;
   if (!touched) return;
   c.touched++;
-  if (((path[path.length - 1] as number) - level) * side > 0) c.held++;
+  if ((path.last - level) * side > 0) c.held++;
 }
 
 const holdCounts = (c: { touched: number; held: number }, instants: number): HoldCounts => ({
@@ -217,7 +228,36 @@ export function realizedVol(s: number, path: ArrayLike<number>, horizonSeconds: 
     sum += r * r;
     prev = p;
   }
-  return Math.sqrt((YEAR_SECONDS / horizonSeconds) * sum);
+  return annualized(sum, horizonSeconds);
+}
+
+const annualized = (sumR2: number, horizonSeconds: number): number => Math.sqrt((YEAR_SECONDS / horizonSeconds) * sumR2);
+
+/** r² of each consecutive pair: out[j] = ln(spot[j] / spot[j − 1])² (out[0] = 0); the same terms realizedVol sums. */
+function squaredReturns(spot: Float64Array): Float64Array {
+  const out = new Float64Array(spot.length);
+  for (let j = 1; j < spot.length; j++) {
+    const r = Math.log((spot[j] as number) / (spot[j - 1] as number));
+    out[j] = r * r;
+  }
+  return out;
+}
+
+/** The stats of the path spot[from..to) (not empty) into `into`; r² summed in path order, as realizedVol does. */
+function pathStats(spot: Float64Array, r2: Float64Array, from: number, to: number, into: PathStats): void {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let sum = 0;
+  for (let j = from; j < to; j++) {
+    const p = spot[j] as number;
+    if (p < lo) lo = p;
+    if (p > hi) hi = p;
+    sum += r2[j] as number;
+  }
+  into.lo = lo;
+  into.hi = hi;
+  into.last = spot[to - 1] as number;
+  into.sumR2 = sum;
 }
 
 /** The study over snapshots sorted ascending by t (a duplicate instant keeps the later entry). */
@@ -239,6 +279,8 @@ export function levelStudyOf(c: StudyColumns, o: StudyOptions): LevelStudy {
   let instants = 0;
   let missing = 0;
   let end = 0;
+  const r2 = squaredReturns(c.spot);
+  const path: PathStats = { lo: 0, hi: 0, last: 0, sumR2: 0 };
   for (let at = g.first; at <= g.last; at += o.stepMs) {
     instants++;
     const i = atOrBefore(c.t, at);
@@ -250,18 +292,18 @@ export function levelStudyOf(c: StudyColumns, o: StudyOptions): LevelStudy {
     // The path: every later snapshot up to at + horizon (times after index i are all after `at`).
     end = Math.max(end, i + 1);
     while (end < c.t.length && (c.t[end] as number) <= at + o.horizonMs) end++;
-    const path = c.spot.subarray(i + 1, end);
-    if (path.length === 0) {
+    if (end <= i + 1) {
       missing++;
       continue;
     }
+    pathStats(c.spot, r2, i + 1, end, path);
     const s = c.spot[i] as number;
     const snap = c.levels.get(ti) ?? NO_LEVELS;
     for (const kind of STUDY_LEVELS) {
       const level = snap[kind];
       if (level !== null && level !== s) tallies[kind].add(s, level, path);
     }
-    const rv = realizedVol(s, path, horizonSeconds);
+    const rv = annualized(path.sumR2, horizonSeconds);
     if (snap.net_gex !== null && snap.net_gex > 0) regimes.net_gex_positive.add(rv);
     if (snap.net_gex !== null && snap.net_gex < 0) regimes.net_gex_negative.add(rv);
     if (snap.hvl !== null && s > snap.hvl) regimes.above.add(rv);

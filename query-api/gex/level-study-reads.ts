@@ -5,7 +5,7 @@
  * /v2/gex/levels?as_of does).
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
-import { cellAt, type ResultColumn } from '#clickhouse/row-binary.ts';
+import { cellAt, type ColumnsResult, type NumberColumn, type ResultColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { levelsFromRows } from '#processors/analytics/aggregate.ts';
 import { atOrBefore, SAMPLE_TOLERANCE_MS, type StudyColumns, type StudyLevels } from '#processors/analytics/level-study.ts';
@@ -24,6 +24,12 @@ const LEVELS_SQL = `SELECT ${msInt64('computed_at')} AS t, hvl, call_resistance,
 WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
   AND (${msInt64('computed_at')} % {step:Int64} = 0 OR ${msInt64('computed_at')} % {step:Int64} >= {step:Int64} - {tolerance:Int64})`;
 
+function numbers(r: ColumnsResult, name: string): NumberColumn {
+  const c = r.columns[name];
+  if (c?.kind !== 'number' || c.nulls !== null) throw new Error(`level study read: column ${name} missing, not numeric or Nullable`);
+  return c;
+}
+
 /**
  * The snapshots in [fromMs, toMs] as columns: every time and spot (the price paths), and the all-venue levels of
  * the snapshots a grid of `stepMs` can sample; a duplicate instant (a crash re-write, same content) once.
@@ -41,16 +47,17 @@ export async function studyColumns(
     store.queryColumns(PATH_SQL, params),
     store.queryColumns(LEVELS_SQL, { ...params, step: stepMs, tolerance: SAMPLE_TOLERANCE_MS }),
   ]);
-  const tc = path.columns['t'] as ResultColumn;
-  const sc = path.columns['spot'] as ResultColumn;
-  const t = new Float64Array(path.rows);
-  const spot = new Float64Array(path.rows);
+  const tc = numbers(path, 't');
+  const sc = numbers(path, 'spot');
+  // In place: a duplicate instant is dropped by moving the later ones down (the columns are this read's own).
+  const t = tc.values;
+  const spot = sc.values;
   let n = 0;
   for (let i = 0; i < path.rows; i++) {
-    const at = cellAt(tc, i) as number;
+    const at = t[i] as number;
     if (n > 0 && t[n - 1] === at) continue;
     t[n] = at;
-    spot[n] = cellAt(sc, i) as number;
+    spot[n] = spot[i] as number;
     n++;
   }
   const col = (name: string): ResultColumn => lv.columns[name] as ResultColumn;

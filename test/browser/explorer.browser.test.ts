@@ -290,6 +290,8 @@ describe('web explorer in headless Chromium', () => {
     const shown = await panelState(page, 'level-study');
     const status = await page.$eval('#panel-level-study .status', (el) => el.textContent ?? '');
     assert.equal(shown['state'], 'ready', status);
+    // The window is part of the shareable URL, and a page opened from it starts there.
+    assert.equal(new URL(page.url()).searchParams.get('study_days'), '7');
     assert.equal(Date.parse(shown['to'] ?? '') - Date.parse(shown['from'] ?? ''), 7 * 24 * HOUR_MS);
     // The same window as the page (not `days=7` again: a half-hour boundary may pass in between).
     const study = await api<Study>(`/v2/gex/level-study?symbol=BTCUSDT&positioning=flow&from=${shown['from']}&to=${shown['to']}`);
@@ -345,6 +347,10 @@ describe('web explorer in headless Chromium', () => {
     assert.ok(regimes.some((r) => count(r.cells['count']) > 0));
     assert.match(status, /^Horizon 4 h, step 30 min, last 7 days .*; [\d,]+ of [\d,]+ instants missing\. .*edge near zero is expected/);
     await (await page.$('#panel-level-study'))?.screenshot({ path: join(SHOTS, 'level-study.png') });
+    // A shared link with the window opens on it (the key is kept in the tab).
+    await page.goto(`${base}/app?symbol=BTCUSDT&model=flow&study_days=90`, { waitUntil: 'load' });
+    await page.waitForFunction(() => document.getElementById('panel-level-study')?.dataset['days'] === '90', { timeout: 30_000 });
+    assert.equal(await page.$eval('#panel-level-study-days', (el) => (el as HTMLSelectElement).value), '90');
     assert.deepEqual(consoleErrors, []);
   });
 

@@ -12,14 +12,7 @@ import { BUNDLE_QUERY, renderMarket, type BundleData } from './panels/market-pan
 import { renderHeatmap, type HeatmapData } from './panels/heatmap-panel.ts';
 import { renderSmile, renderTerm, type SmileData, type TermData } from './panels/iv-panels.ts';
 import { LEVELS_INCLUDE, renderByStrike, renderProfile } from './panels/levels-panels.ts';
-import {
-  DEFAULT_STUDY_DAYS,
-  levelStudyPath,
-  mountDaysSelector,
-  renderLevelStudy,
-  type LevelStudyData,
-  type StudyDays,
-} from './panels/level-study-panel.ts';
+import { levelStudyPath, mountDaysSelector, renderLevelStudy, type LevelStudyData } from './panels/level-study-panel.ts';
 import { renderTape, TAPE_LIMIT, type TapeTrade } from './panels/tape-panel.ts';
 import { formatState, gexParams, indexOf, instantAt, MODELS, parseState, SYMBOLS, timeline, VENUES, type ViewState } from './state.ts';
 
@@ -76,7 +69,6 @@ let line = timeline(Date.now());
 let controller: AbortController | null = null;
 let bundle: { symbol: string; data: BundleData } | null = null;
 let playing: ReturnType<typeof setInterval> | null = null;
-let studyDays: StudyDays = DEFAULT_STUDY_DAYS;
 let studyController: AbortController | null = null;
 
 function showAlert(message: string | null): void {
@@ -138,9 +130,9 @@ function loadStudy(): Promise<void> {
   studyController?.abort();
   const ctl = new AbortController();
   studyController = ctl;
-  const [s, days] = [state, studyDays];
+  const s = state;
   return load(panels.study, async () =>
-    renderLevelStudy(panels.study, (await getV2<LevelStudyData>(levelStudyPath(s, days), ctl.signal)).data, days),
+    renderLevelStudy(panels.study, (await getV2<LevelStudyData>(levelStudyPath(s), ctl.signal)).data, s.studyDays),
   );
 }
 
@@ -241,8 +233,9 @@ modelSel.addEventListener('change', () => setState({ model: MODELS.find((m) => m
 venuesBox.addEventListener('change', () =>
   setState({ venues: [...venuesBox.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value) }),
 );
-mountDaysSelector(panels.study, (days) => {
-  studyDays = days;
+mountDaysSelector(panels.study, state.studyDays, (studyDays) => {
+  state = { ...state, studyDays };
+  history.replaceState(null, '', `${location.pathname}${formatState(state)}`);
   if (storedKey() !== null) void loadStudy();
 });
 slider.addEventListener('input', () => {

@@ -5,14 +5,22 @@ import { explainFailure } from './messages.ts';
 
 describe('explorer URL state', () => {
   test('round trip: every field survives format -> parse', () => {
-    const s = { symbol: 'ETHUSDT', venues: ['deribit', 'okx'], model: 'std', at: Date.UTC(2026, 10, 25, 10, 0, 30) } as const;
+    const s = {
+      symbol: 'ETHUSDT',
+      venues: ['deribit', 'okx'],
+      model: 'std',
+      at: Date.UTC(2026, 10, 25, 10, 0, 30),
+      studyDays: 90,
+    } as const;
     const q = formatState(s);
-    assert.equal(q, '?symbol=ETHUSDT&model=std&venues=deribit,okx&at=2026-11-25T10:00:30.000Z');
+    assert.equal(q, '?symbol=ETHUSDT&model=std&venues=deribit,okx&at=2026-11-25T10:00:30.000Z&study_days=90');
     assert.deepEqual(parseState(q), s);
+    assert.equal(formatState(DEFAULT_STATE), '?symbol=BTCUSDT&model=flow&study_days=30');
   });
   test('defaults for missing or unknown values; venues canonical, deduplicated, case-insensitive; `at` floored to the 30 s grid', () => {
     assert.deepEqual(parseState(''), DEFAULT_STATE);
-    assert.deepEqual(parseState('?symbol=DOGEUSDT&model=gamma&venues=nowhere&at=yesterday'), DEFAULT_STATE);
+    assert.deepEqual(parseState('?symbol=DOGEUSDT&model=gamma&venues=nowhere&at=yesterday&study_days=14'), DEFAULT_STATE);
+    assert.equal(parseState('?study_days=7').studyDays, 7);
     const s = parseState('?symbol=btcusdt&venues=OKX,%20deribit,okx,ftx&at=2026-11-25T10:00:59.999Z');
     assert.deepEqual(s.venues, ['deribit', 'okx']);
     assert.equal(s.symbol, 'BTCUSDT');
@@ -20,7 +28,7 @@ describe('explorer URL state', () => {
   });
   test('GEX query parameters: exchanges only when filtered, as_of only in replay', () => {
     assert.equal(gexParams(DEFAULT_STATE).toString(), 'symbol=BTCUSDT&positioning=flow');
-    const q = gexParams({ symbol: 'SOLUSDT', venues: ['bybit'], model: 'std', at: 60_000 });
+    const q = gexParams({ symbol: 'SOLUSDT', venues: ['bybit'], model: 'std', at: 60_000, studyDays: 30 });
     assert.equal(q.toString(), 'symbol=SOLUSDT&positioning=std&exchanges=bybit&as_of=1970-01-01T00%3A01%3A00.000Z');
   });
 });

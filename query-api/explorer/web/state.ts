@@ -1,6 +1,7 @@
 /**
  * The explorer's view state and its URL form (pure: no DOM). The URL holds everything needed to share a view:
- * `?symbol=BTCUSDT&venues=deribit,okx&model=flow&at=2026-11-25T10:00:00.000Z` (no `at` = live). Unknown or
+ * `?symbol=BTCUSDT&model=flow&venues=deribit,okx&at=2026-11-25T10:00:00.000Z&study_days=30` (no `at` = live;
+ * `study_days` = the level study's window, 7, 30 or 90). Unknown or
  * malformed values fall back to the defaults, never to an error: a shared link from an older page still opens.
  */
 import { SYMBOLS, VENUES, type MarketSymbol } from '#schemas/markets.ts';
@@ -15,6 +16,11 @@ export const STEP_MS = 30_000;
 /** Replay window: the last 24 hours. */
 export const WINDOW_MS = 24 * 3_600_000;
 
+/** The level study panel's windows (days ending now). */
+export const STUDY_DAYS = [7, 30, 90] as const;
+export type StudyDays = (typeof STUDY_DAYS)[number];
+export const DEFAULT_STUDY_DAYS: StudyDays = 30;
+
 export interface ViewState {
   readonly symbol: ExplorerSymbol;
   /** Venue filter; empty = every venue. Canonical order, no duplicates. */
@@ -22,9 +28,11 @@ export interface ViewState {
   readonly model: Model;
   /** Point-in-time instant (ms UTC, a multiple of STEP_MS), or null for live. */
   readonly at: number | null;
+  /** The level study's window. */
+  readonly studyDays: StudyDays;
 }
 
-export const DEFAULT_STATE: ViewState = { symbol: 'BTCUSDT', venues: [], model: 'flow', at: null };
+export const DEFAULT_STATE: ViewState = { symbol: 'BTCUSDT', venues: [], model: 'flow', at: null, studyDays: DEFAULT_STUDY_DAYS };
 
 const isOneOf = <T extends string>(values: readonly T[], v: string | null): v is T =>
   v !== null && (values as readonly string[]).includes(v);
@@ -41,6 +49,7 @@ export function parseState(search: string): ViewState {
     venues: VENUES.filter((v) => named.has(v)),
     model: isOneOf(MODELS, model) ? model : DEFAULT_STATE.model,
     at: Number.isFinite(atMs) ? alignStep(atMs) : null,
+    studyDays: STUDY_DAYS.find((d) => String(d) === q.get('study_days')) ?? DEFAULT_STUDY_DAYS,
   };
 }
 
@@ -49,6 +58,7 @@ export function formatState(s: ViewState): string {
   const q = new URLSearchParams({ symbol: s.symbol, model: s.model });
   if (s.venues.length > 0) q.set('venues', s.venues.join(','));
   if (s.at !== null) q.set('at', new Date(s.at).toISOString());
+  q.set('study_days', String(s.studyDays));
   return `?${q.toString().replaceAll('%2C', ',').replaceAll('%3A', ':')}`;
 }
 

@@ -7,13 +7,9 @@
 import type { LevelStudy, StudyLevel } from '#processors/analytics/level-study.ts';
 import { clearCharts, COLORS } from '../charts.ts';
 import type { PanelView } from '../panel.ts';
-import { gexParams, type ViewState } from '../state.ts';
+import { DEFAULT_STUDY_DAYS, gexParams, STUDY_DAYS, type StudyDays, type ViewState } from '../state.ts';
 
 export type LevelStudyData = LevelStudy & { readonly symbol: string; readonly positioning: string };
-
-export const STUDY_DAYS = [7, 30, 90] as const;
-export type StudyDays = (typeof STUDY_DAYS)[number];
-export const DEFAULT_STUDY_DAYS: StudyDays = 30;
 
 const LEVELS: readonly (readonly [StudyLevel, string, string])[] = [
   ['hvl', 'hvl', COLORS.hvl],
@@ -29,19 +25,19 @@ const REGIMES = [
 ] as const;
 
 /** The route's path for a view; the window ends now whatever the replay instant. */
-export function levelStudyPath(s: ViewState, days: StudyDays): string {
+export function levelStudyPath(s: ViewState): string {
   const q = gexParams({ ...s, at: null });
-  q.set('days', String(days));
+  q.set('days', String(s.studyDays));
   return `/v2/gex/level-study?${q.toString().replaceAll('%2C', ',')}`;
 }
 
 /** The window selector, between the help line and the tables (it survives redraws and errors). */
-export function mountDaysSelector(view: PanelView, onChange: (days: StudyDays) => void): void {
+export function mountDaysSelector(view: PanelView, initial: StudyDays, onChange: (days: StudyDays) => void): void {
   const label = document.createElement('label');
   label.className = 'panel-control';
   const select = document.createElement('select');
   select.id = `${view.el.id}-days`;
-  select.append(...STUDY_DAYS.map((d) => new Option(`last ${d} days`, String(d), false, d === DEFAULT_STUDY_DAYS)));
+  select.append(...STUDY_DAYS.map((d) => new Option(`last ${d} days`, String(d), false, d === initial)));
   select.addEventListener('change', () => onChange(STUDY_DAYS.find((d) => String(d) === select.value) ?? DEFAULT_STUDY_DAYS));
   label.append('Window ', select);
   view.el.insertBefore(label, view.box);
