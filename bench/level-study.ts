@@ -52,7 +52,7 @@ const COLD = 5;
 const WARM = 20;
 const BASELINE = 5;
 const TARGET_MS = 500;
-/** RowBinary bytes of a row of the study's read: t (Int64), spot, 3 × Nullable(Float64), net_gex. */
+/** Native bytes of a row of the study's read: t (Int64), spot, 3 × Nullable(Float64), net_gex. */
 const ROW_BYTES = 8 + 8 + 3 * 9 + 8;
 /** Log-spot distance between venue-row templates. */
 const TEMPLATE_LOG_STEP = 0.04;
@@ -319,7 +319,7 @@ export async function runLevelStudyBench(): Promise<void> {
         );
       console.log(`                                                         p50 ms    max ms   p50 / bare SELECT`);
       console.log(
-        `  baseline: bare SELECT of the year's rows (queryColumns)  ${fmt(bare.p50)}  ${fmt(bare.max)}     1.00x   (${rows.toLocaleString('en-US')} rows, ~${mib(rows * ROW_BYTES)} RowBinary)`,
+        `  baseline: bare SELECT of the year's rows (queryColumns)  ${fmt(bare.p50)}  ${fmt(bare.max)}     1.00x   (${rows.toLocaleString('en-US')} rows, ~${mib(rows * ROW_BYTES)} Native)`,
       );
       console.log(
         `  baseline: engine scan, aggregates only (no rows sent)   ${fmt(scan.p50)}  ${fmt(scan.max)}  ${x(scan.p50).padStart(8)}`,
@@ -349,7 +349,7 @@ export async function runLevelStudyBench(): Promise<void> {
         console.log(`    of which venue rows read + re-aggregated (withVenueLevels) ${fmt(venueRead.p50)}  ${fmt(venueRead.max)}`);
       } else console.log('  route, exchanges=deribit: not measured (BENCH_STUDY_VENUE_DAYS=0: no gex_snapshots rows)');
       console.log(
-        `  where a cold year goes (p50s above): engine scan ${scan.p50.toFixed(0)} ms, rows out of the engine + RowBinary decode ` +
+        `  where a cold year goes (p50s above): engine scan ${scan.p50.toFixed(0)} ms, rows out of the engine + Native decode ` +
           `${(bare.p50 - scan.p50).toFixed(0)} ms (bare SELECT - scan), snapshot objects ${(read.p50 - bare.p50).toFixed(0)} ms ` +
           `(studyColumns - bare SELECT), computation ${pure.p50.toFixed(0)} ms; sum ${(read.p50 + pure.p50).toFixed(0)} ms vs the route's ${cold.p50.toFixed(0)} ms`,
       );

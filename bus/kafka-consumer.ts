@@ -2,7 +2,8 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
-import { Backoff } from '#platform/steps/retry-policy.ts';
+import { Backoff, type RetryPolicy } from '#platform/steps/retry-policy.ts';
+import { isRetriableKafkaError } from './kafka-errors.ts';
 import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 
 export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
@@ -13,6 +14,8 @@ export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusCons
 }
 
 const ABORTED = Symbol('aborted');
+/** Between attempts to reach an absent broker while joining: the shared policy, up to 5 s (rejoins ≤ 5 s after it is back). */
+const JOIN_RETRY: RetryPolicy = { baseMs: 500, maxMs: 5_000 };
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
@@ -56,11 +59,26 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
     });
   }
 
-  /** Subscribe and run; resolves once the member joined its group. */
+  /**
+   * Subscribe and run; resolves once the member joined its group. A broker that is away (connection refused, the
+   * client's retries used up: isRetriableKafkaError) is waited for with the shared backoff (JOIN_RETRY), logged,
+   * until it answers or the member is stopped: a role that starts, or joins a group, during a broker outage carries
+   * on when the broker is back instead of failing its start and exiting. Any other error is thrown.
+   */
   async start(fromBeginning: boolean): Promise<void> {
-    const { consumer, topics } = this.options;
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...topics], fromBeginning });
+    const { consumer, topics, log } = this.options;
+    const retry = new Backoff(JOIN_RETRY);
+    for (;;) {
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [...topics], fromBeginning });
+        break;
+      } catch (err) {
+        if (this.state !== 'running' || !isRetriableKafkaError(err)) throw err;
+        log.warn({ err, group: this.groupId, attempt: retry.attempt + 1 }, 'broker unavailable while joining the group; retrying');
+        if (!(await retry.wait(this.leaving.signal))) throw err;
+      }
+    }
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { Session } from 'chdb';
+import type { ChdbResult, Session } from 'chdb';
+import { checkEngineAccess, openEngineSession } from './engine-access.ts';
+import { openReaderSession, runReadStatement, setStatement, SQL_PROFILE } from './reader-session.ts';
 
 /**
  * The part of ClickHouse's HTTP interface that curl, @clickhouse/client and Grafana's ClickHouse data source use,
@@ -9,9 +11,9 @@ import { Session } from 'chdb';
  * URL parameter and/or the body (an INSERT's data follows its query), `param_*` values for `{name:Type}`
  * placeholders, `default_format`, `database`, and any other URL parameter as a setting. Each request runs on its
  * own chDB session over the process's engine, so settings never leak between requests or into the product's
- * session. User `admin` with the admin token may write; every other user gets ClickHouse's own `readonly = 1`
- * (set before the request's settings, so writes, DDL and settings changes fail in the engine). Every session starts
- * from PROFILE (UTC, plain Pretty output).
+ * session. Every session starts from SQL_PROFILE (UTC, plain Pretty output). User `admin` with the admin token may
+ * write; every other user is a reader (reader-session.ts): role gex_reader (market data, not the account tables),
+ * `readonly = 1`, one read statement per request checked by the engine's parser before it runs.
  */
 export interface ClickHouseHttpOptions {
   readonly dataPath: string;
@@ -30,6 +32,7 @@ const PROTOCOL_PARAMS = new Set([
   'user',
   'password',
   'query_id',
+  'quota_key',
   'session_id',
   'session_timeout',
   'session_check',
@@ -44,19 +47,8 @@ const PROTOCOL_PARAMS = new Set([
   'http_zlib_compression_level',
 ]);
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/**
- * The endpoint's default profile, as a server's users.xml profile: set before `readonly`, so read-only users get
- * them too. The product's time zone; 64-bit integers quoted in JSON (a ClickHouse server's default; chDB's is off);
- * Pretty formats without colour codes and row numbers (as `gex sql` prints).
- */
-const PROFILE = [
-  "SET session_timezone = 'UTC'",
-  'SET output_format_json_quote_64bit_integers = 1',
-  'SET output_format_pretty_color = 0',
-  'SET output_format_pretty_row_numbers = 0',
-];
 /** ClickHouse error code -> HTTP status, as the server maps them. */
-const STATUS_OF_CODE: Readonly<Record<number, number>> = { 62: 400, 60: 404, 81: 404, 164: 403, 516: 403 };
+const STATUS_OF_CODE: Readonly<Record<number, number>> = { 62: 400, 60: 404, 81: 404, 164: 403, 497: 403, 516: 403 };
 
 class HttpError extends Error {
   constructor(
@@ -110,7 +102,19 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs one request on a fresh session: database, readonly (readers), the request's settings, then the query. */
+/** Runs the admin's request as given: database, profile, the request's settings, then the query (any statement). */
+async function runAsAdmin(
+  session: Session,
+  setup: readonly string[],
+  sql: string,
+  params: Record<string, string>,
+  format: string,
+): Promise<ChdbResult> {
+  for (const statement of setup) await session.queryAsync(statement);
+  return Object.keys(params).length > 0 ? session.queryBindAsync(sql, params, { format }) : session.queryAsync(sql, { format });
+}
+
+/** Runs one request on a fresh session: the admin's as given, a reader's through reader-session.ts. */
 async function execute(opts: ClickHouseHttpOptions, req: IncomingMessage, url: URL): Promise<{ body: Buffer; format: string }> {
   const { user, password } = credentials(req, url);
   const admin = isAdmin(user, password, opts.adminToken);
@@ -122,20 +126,26 @@ async function execute(opts: ClickHouseHttpOptions, req: IncomingMessage, url: U
   if (!SETTING_NAME.test(database)) throw new HttpError(81, `Database ${database} does not exist.`);
   const format = url.searchParams.get('default_format') ?? (req.headers['x-clickhouse-format'] as string | undefined) ?? 'TabSeparated';
   const params: Record<string, string> = {};
-  const setup = [`USE ${database}`, ...PROFILE, ...(admin ? [] : ['SET readonly = 1'])];
+  const settings: [string, string][] = [];
   for (const [k, v] of url.searchParams) {
     if (k.startsWith('param_')) params[k.slice('param_'.length)] = unescapeParam(v);
     else if (!PROTOCOL_PARAMS.has(k)) {
       if (!SETTING_NAME.test(k)) throw new HttpError(115, `Unknown setting ${k}`);
-      setup.push(`SET ${k} = '${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
+      settings.push([k, v]);
     }
   }
-  const session = new Session(opts.dataPath);
+  if (admin) {
+    const session = openEngineSession(opts.dataPath, opts.database);
+    try {
+      const setup = [`USE ${database}`, ...[...SQL_PROFILE, ...settings].map(([k, v]) => setStatement(k, v))];
+      return { body: Buffer.from((await runAsAdmin(session, setup, sql, params, format)).bytes()), format };
+    } finally {
+      session.close();
+    }
+  }
+  const session = await openReaderSession(opts.dataPath, database, settings);
   try {
-    for (const statement of setup) await session.queryAsync(statement);
-    const result =
-      Object.keys(params).length > 0 ? await session.queryBindAsync(sql, params, { format }) : await session.queryAsync(sql, { format });
-    return { body: Buffer.from(result.bytes()), format };
+    return { body: Buffer.from((await runReadStatement(session, sql, format, params)).bytes()), format };
   } finally {
     session.close();
   }
@@ -148,7 +158,17 @@ function sendError(res: ServerResponse, err: unknown): void {
   res.end(`${message}\n`);
 }
 
+/**
+ * Starts the endpoint. Fails when the engine does not enforce the reader role for opts.database (opened by a plain chDB
+ * session), or when the port is taken (the listen error, code EADDRINUSE).
+ */
 export async function startClickHouseHttp(opts: ClickHouseHttpOptions): Promise<{ port: number; url: string; close(): Promise<void> }> {
+  const probe = openEngineSession(opts.dataPath, opts.database);
+  try {
+    await checkEngineAccess(probe, opts.database);
+  } finally {
+    probe.close();
+  }
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/ping' || (url.pathname === '/' && req.method === 'GET' && url.search === '')) {

@@ -1,25 +1,11 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { childLogger } from '#platform/log.ts';
 import { clusterMigrationsTable, toClusterDdl } from './cluster-ddl.ts';
 import { LOCAL_SUFFIX } from './cluster-tables.ts';
-import { stageViewSwaps, viewTarget, writerSafetyProblems } from './migration-rules.ts';
-import { splitSqlStatements } from './split-sql.ts';
+import { loadMigrations, MigrationError, MIGRATIONS_DIR, type Migration } from './migration-files.ts';
+import { stageViewSwaps, viewTarget } from './migration-rules.ts';
 import type { Store } from './store.ts';
 
-/** Default migrations folder: clickhouse/migrations next to this file. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
-
-export interface Migration {
-  readonly version: number;
-  /** File name without `.sql`, e.g. `001_raw_tables`. */
-  readonly name: string;
-  /** sha256 of the file's bytes, hex. */
-  readonly checksum: string;
-  readonly statements: readonly string[];
-}
+export { loadMigrations, MigrationError, MIGRATIONS_DIR, type Migration } from './migration-files.ts';
 
 interface AppliedRow {
   readonly version: number;
@@ -27,42 +13,7 @@ interface AppliedRow {
   readonly checksum: string;
 }
 
-export class MigrationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MigrationError';
-  }
-}
-
-const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 const log = childLogger('clickhouse.migrate');
-
-/** Reads `NNN_name.sql` files in version order. Any other `.sql` file or a duplicate version is an error. */
-export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
-  const out: Migration[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
-    const m = FILE.exec(file);
-    if (m === null || m[1] === undefined) throw new MigrationError(`migration file ${file} is not named NNN_name.sql`);
-    const text = readFileSync(join(dir, file));
-    out.push({
-      version: Number(m[1]),
-      name: file.slice(0, -'.sql'.length),
-      checksum: createHash('sha256').update(text).digest('hex'),
-      statements: splitSqlStatements(text.toString('utf8')),
-    });
-  }
-  const unsafe = out.flatMap(writerSafetyProblems);
-  if (unsafe.length > 0) throw new MigrationError(`migrations unsafe with live writers:\n${unsafe.join('\n')}`);
-  out.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < out.length; i++) {
-    const prev = out[i - 1];
-    const cur = out[i];
-    if (prev !== undefined && cur !== undefined && prev.version === cur.version) {
-      throw new MigrationError(`duplicate migration version ${cur.version}: ${prev.name}, ${cur.name}`);
-    }
-  }
-  return out;
-}
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version UInt32,

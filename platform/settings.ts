@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SYMBOLS, VENUES } from '#schemas/events.ts';
+import { LOG_FORMAT_SETTINGS } from './log-format.ts';
 
 /**
  * Every setting of the product: one row each, with its environment variable, its command-line flag, its
@@ -100,16 +101,17 @@ export const SETTINGS = {
   clickhouseHttpPort: {
     env: 'CLICKHOUSE_HTTP_PORT',
     flag: 'clickhouse-http-port',
-    schema: port.optional(),
-    default: undefined,
-    description: 'Serve the embedded store over a ClickHouse-compatible HTTP endpoint on this port (0 = any free port). Unset: off.',
+    schema: z.union([z.enum(['auto', 'off']), port]),
+    default: 'auto',
+    description:
+      'Port of the ClickHouse-compatible HTTP endpoint that a process holding the embedded store serves (SQL on the running store: gex sql, curl, Grafana). auto = 8123, or any free port when 8123 is taken (the process says which; gex sql finds it); a number = that port, the start fails if it is taken (0 = any free port); off = no endpoint.',
   },
   clickhouseHttpHost: {
     env: 'CLICKHOUSE_HTTP_HOST',
     flag: 'clickhouse-http-host',
     schema: z.string().min(1),
     default: '127.0.0.1',
-    description: 'Address of the ClickHouse-compatible HTTP endpoint.',
+    description: 'Address of the ClickHouse-compatible HTTP endpoint (loopback by default: only this machine can query it).',
   },
   clickhouseHttpAdminToken: {
     env: 'CLICKHOUSE_HTTP_ADMIN_TOKEN',
@@ -467,9 +469,17 @@ export const SETTINGS = {
   logLevel: {
     env: 'LOG_LEVEL',
     flag: 'log-level',
-    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
-    default: 'info',
-    description: 'Log level of the JSON logs (stderr).',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
+    default: undefined,
+    description: 'Log level (fatal, error, warn, info, debug, trace). Unset: info for JSON logs, warn for readable logs on a terminal.',
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    schema: z.enum(LOG_FORMAT_SETTINGS),
+    default: 'auto',
+    description:
+      'Logs on stderr: json (one pino JSON object a line, for log shippers), pretty (readable lines; the roles add a ready line and a status line every 10 s), auto = pretty when stderr is a terminal, else json.',
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -10,15 +10,22 @@
 //   - else                              -> skip ONLY the Kafka suite, loudly.
 // Prometheus suite (*.prometheus.test.ts): promtool + prometheus on PATH, else fail in CI, else skip it loudly.
 // Browser suite (*.browser.test.ts): a system Chromium (CHROMIUM_PATH or chromium on PATH), same rule.
+//
+// Arguments: path substrings select the files whose path contains any of them; `--unit` keeps only the unit tests
+// (tools/test-files.mjs isUnitTest: no Kafka, Prometheus or browser suite, nothing under test/e2e/, not the
+// command-line tests directly in app/cli/), what CI runs on the machine's Node line; the full suite runs on the newest LTS line.
 import { spawnSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import net from 'node:net';
-import { findTestFiles } from './test-files.mjs';
+import { findTestFiles, isUnitTest } from './test-files.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
-const filter = process.argv.slice(2);
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const filter = args.filter((a) => a !== '--unit');
 let files = findTestFiles(root);
+if (unitOnly) files = files.filter(isUnitTest);
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
 const kafkaFiles = files.filter((f) => f.endsWith('.kafka.test.ts'));
 
@@ -116,10 +123,12 @@ if (files.length === 0) {
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
-// Per file (and per test without its own): 10 min. The longest file, test/e2e/flow-routes.test.ts, waits for the
-// product's first completed wall-clock 5-minute put/call bucket: up to ~6.5 min when it starts just after a boundary.
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...files];
-const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
+// Per file (and per test without its own): 15 min. The longest file, tools/chaos/role-outage/role-outage.kafka.test.ts,
+// runs every role through broker outages of 5 s, 45 s and 180 s (~9 min on a quiet 2-core machine); next,
+// test/e2e/flow-routes.test.ts waits for the product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min).
+const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...files];
+console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
+const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {
   if (startedKafka) spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { stdio: 'inherit', env });
   process.exit(code ?? 1);

@@ -1,5 +1,6 @@
 // Where `npm test` looks for tests: every *.test.ts under the repository root, outside dependency, data and
 // build folders and dot-folders. Shared by tools/run-tests.mjs and the test that no test file is left out.
+// Also which of them are unit tests (`npm test -- --unit`, the part CI runs on the second Node line).
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -21,4 +22,18 @@ export function findTestFiles(root) {
   };
   walk(root);
   return out.sort();
+}
+
+/**
+ * Unit tests: the test files that run the code in the test's own process and need no suite-specific tool (they
+ * start what they use: the embedded ClickHouse engine, a redis-server, openssl for certificates), i.e. all but
+ *   - the Kafka, Prometheus and browser suites (*.kafka / *.prometheus / *.browser.test.ts: a broker, promtool and
+ *     prometheus, Chromium),
+ *   - test/e2e/ (the product's roles fed by the sandbox market, waiting for wall-clock snapshot and flow buckets, or
+ *     every suite again through the HTTP endpoint),
+ *   - the command-line tests directly in app/cli/ (each runs `gex` commands as child processes against stores it
+ *     builds: about 40 % of the remaining time; app/cli/commands/ stays in).
+ */
+export function isUnitTest(file) {
+  return !/\.(kafka|prometheus|browser)\.test\.ts$/.test(file) && !file.startsWith('test/e2e/') && !/^app\/cli\/[^/]+$/.test(file);
 }

@@ -16,9 +16,11 @@ function answersTo(c: CliCommand, name: string): boolean {
 
 async function main(argv: readonly string[]): Promise<number> {
   const { flags, positionals } = splitArgs(argv);
-  // The log level must be known before any module creates its logger, so commands load after this.
+  // The log level and format must be known before any module creates its logger, so commands load after this.
   const level = flags.get('log-level');
   if (level) process.env.LOG_LEVEL = level;
+  const format = flags.get('log-format');
+  if (format) process.env.LOG_FORMAT = format;
   const { COMMANDS } = await import('./commands/index.ts');
   const name = positionals[0];
   if (!name || name === 'help' || flags.has('help') || flags.has('h')) {

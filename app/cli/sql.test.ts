@@ -17,8 +17,8 @@ function gex(dataDir: string, ...args: string[]): { code: number | null; stdout:
 }
 
 test(
-  'gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL and settings changes fail in the engine',
-  { timeout: 400_000 },
+  'gex sql: read-only queries on the embedded store in table, csv and jsonl; writes, DDL, settings changes and the account tables fail',
+  { timeout: 600_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gex-sql-'));
     try {
@@ -50,7 +50,15 @@ test(
         assert.match(r.stderr, /readonly mode|READONLY/, write);
       }
       assert.equal(gex(dir, 'sql', 'SELECT count() AS n FROM schema_migrations', '--format', 'csv').stdout, before, 'nothing changed');
-      assert.equal(gex(dir, 'sql', 'EXISTS TABLE sneaky', '--format', 'csv').stdout, '"result"\n0\n');
+      // The reader role: market tables, not the account tables; its statement gate keeps it in that role.
+      for (const [sql, message] of [
+        ['SELECT * FROM api_keys', /Code: 497\. .*Not enough privileges/],
+        ['SET ROLE gex_writer; SELECT * FROM users', /Code: 62\. .*Multi-statements are not allowed/],
+      ] as const) {
+        const r = gex(dir, 'sql', sql);
+        assert.equal(r.code, 1, sql);
+        assert.match(r.stderr, message, sql);
+      }
       assert.equal(gex(dir, 'sql').code, 2);
       assert.equal(gex(dir, 'sql', 'SELECT 1', '--format', 'xml').code, 2);
       const bad = gex(dir, 'sql', 'SELEC 1');
@@ -59,12 +67,12 @@ test(
       // A running process holding the store: gex sql says so instead of failing obscurely.
       const holder = new Session(join(dir, 'clickhouse'));
       try {
-        await holder.queryAsync('SELECT 1');
+        assert.equal((await holder.queryAsync('EXISTS TABLE sneaky', { format: 'TSV' })).text(), '0\n', 'CREATE TABLE was refused');
         const held = gex(dir, 'sql', 'SELECT 1');
         assert.equal(held.code, 1);
         assert.match(
           held.stderr,
-          /cannot open the store .* \(is a running gex process holding it\? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs\)/,
+          /cannot open the store .* \(is a running gex process holding it\? It serves its SQL endpoint unless CLICKHOUSE_HTTP_PORT=off; query it through that endpoint while it runs\)/,
         );
       } finally {
         holder.close();

@@ -6,9 +6,7 @@ import { openStore } from './open-store.ts';
 import { migrate } from '#clickhouse/migrate.ts';
 import { ensureProductTopics } from '#bus/topics.ts';
 import { startMetricsServer } from '#platform/metrics/server.ts';
-import { startClickHouseHttp } from '#clickhouse/http-endpoint.ts';
-import { resolve } from 'node:path';
-import { removeStoreEndpoint, writeStoreEndpoint } from './store-endpoint.ts';
+import { startSqlEndpoint } from './sql-endpoint.ts';
 import { childLogger, type Logger } from '#platform/log.ts';
 
 /** What every role of one process shares: configuration, the bus, the store, metrics and a logger. */
@@ -18,6 +16,8 @@ export interface RuntimeContext {
   readonly store: Store;
   readonly log: Logger;
   readonly metricsPort: number;
+  /** URL of the store's SQL endpoint (ClickHouse HTTP) this process serves; null when it serves none. */
+  readonly sqlUrl: string | null;
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onShutdown(step: () => Promise<void>): void;
   shutdown(): Promise<void>;
@@ -33,22 +33,17 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
   steps.push(() => store.close());
   const { applied } = await migrate(store, { ...(config.clickhouseCluster !== undefined ? { cluster: config.clickhouseCluster } : {}) });
   log.info({ store: store.kind, applied }, 'store ready');
-  if (config.clickhouseHttpPort !== undefined && store.kind === 'embedded') {
-    const http = await startClickHouseHttp({
-      dataPath: resolve(config.dataDir, 'clickhouse'),
-      database: config.clickhouseDatabase,
-      host: config.clickhouseHttpHost,
-      port: config.clickhouseHttpPort,
-      ...(config.clickhouseHttpAdminToken !== undefined ? { adminToken: config.clickhouseHttpAdminToken } : {}),
-    });
-    steps.push(() => http.close());
-    writeStoreEndpoint(config.dataDir, http.url);
-    steps.push(() => Promise.resolve(removeStoreEndpoint(config.dataDir)));
-    log.info(
-      { url: http.url, admin: config.clickhouseHttpAdminToken !== undefined },
-      'ClickHouse HTTP endpoint serving the embedded store',
-    );
+  // The process holding the embedded store serves it over SQL (CLICKHOUSE_HTTP_PORT, on by default).
+  let sql: Awaited<ReturnType<typeof startSqlEndpoint>> = null;
+  if (store.kind === 'embedded') {
+    try {
+      sql = await startSqlEndpoint(config, log);
+    } catch (err) {
+      for (const step of steps.reverse()) await step().catch(() => undefined);
+      throw err;
+    }
   }
+  if (sql !== null) steps.push(sql.close);
 
   const bus = createBus({ brokers: config.kafkaBrokers, clientId: config.kafkaClientId });
   await ensureProductTopics(bus, config.topicPartitions);
@@ -62,6 +57,7 @@ export async function createRuntimeContext(config: Config, opts: { metrics?: boo
     store,
     log,
     metricsPort: metrics?.port ?? 0,
+    sqlUrl: sql?.url ?? null,
     onShutdown: (step) => steps.push(step),
     shutdown: () => {
       closing ??= (async () => {

@@ -46,9 +46,11 @@ export const METRIC = {
   snapshotTicksSkipped: 'gex_snapshot_ticks_skipped_total',
   snapshotOffsetLookupErrors: 'gex_snapshot_offset_lookup_errors_total',
   snapshotDrainUnconfirmed: 'gex_snapshot_drain_unconfirmed_total',
+  snapshotAnnounceFailures: 'gex_snapshot_announce_failures_total',
   snapshotInstruments: 'gex_snapshot_instruments',
   snapshotAge: 'gex_snapshot_age_seconds',
   snapshotFlowCoverage: 'gex_snapshot_flow_inventory_coverage_ratio',
+  snapshotLeaseHeld: 'gex_snapshot_lease_held_ratio',
   // query API
   apiRequestDuration: 'gex_api_request_duration_seconds',
   apiMarketCacheLookups: 'gex_api_market_cache_lookups_total',

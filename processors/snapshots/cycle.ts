@@ -22,7 +22,7 @@ import { loadStateAsOf } from './rebuild.ts';
 import type { SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
 import { lastGammaFlowPoint, rowsAt } from './processor-reads.ts';
 import type { MarketState } from './state.ts';
-import { publishSnapshot, storeLevelsAndFlow, storeSnapshotRows } from './write-step.ts';
+import { announceSnapshot, storeLevelsAndFlow, storeSnapshotRows } from './write-step.ts';
 import { storeStressRows } from './stress-record.ts';
 import { chainRows } from './option-chain.ts';
 import { storeChainRows } from './option-chain-record.ts';
@@ -73,7 +73,7 @@ export async function runCycle(ctx: CycleContext, symbol: MarketSymbol, tick: nu
     await storeStressRows(ctx.store, symbol, tick, rows);
     const snapshot = levelsOf(symbol, tick, rows);
     await storeLevelsAndFlow(ctx.store, snapshot, gammaFlowPoints(snapshot, await previousFlow(ctx.store, symbol, tick)));
-    if (ctx.bus !== null) await publishSnapshot(ctx.bus, snapshot);
+    if (ctx.bus !== null) await announceSnapshot(ctx.bus, snapshot);
     snapshotMetrics.written.inc({ symbol, source });
     for (const r of rows) snapshotMetrics.instruments.set({ symbol, venue: r.venue }, r.instruments_used + r.skipped_no_iv);
     if (snapshot.coverage !== null) snapshotMetrics.coverage.set({ symbol }, snapshot.coverage);

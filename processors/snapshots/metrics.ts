@@ -41,6 +41,11 @@ export const snapshotMetrics = {
     help: 'Ticks computed from what is stored without confirming the raw writer drained (timeout or broker outage)',
     registers: [metricsRegistry],
   }),
+  announceFailures: new Counter({
+    name: METRIC.snapshotAnnounceFailures,
+    help: 'Stored snapshots whose announcement on analytics.snapshots.v1 failed or did not complete within 2 s (broker outage); the cycle goes on',
+    registers: [metricsRegistry],
+  }),
   instruments: new Gauge({
     name: METRIC.snapshotInstruments,
     help: 'Instruments in the last snapshot per symbol and venue',
@@ -61,6 +66,11 @@ export const snapshotMetrics = {
     name: METRIC.snapshotFlowCoverage,
     help: 'Flow-model coverage Σ|dealer inventory| / ΣOI in the last snapshot',
     labelNames: ['symbol'] as const,
+    registers: [metricsRegistry],
+  }),
+  leaseHeld: new Gauge({
+    name: METRIC.snapshotLeaseHeld,
+    help: 'Snapshot lease (Kafka): 1 while this process runs the snapshot processor, 0 while it stands by (processors/snapshots/leased.ts)',
     registers: [metricsRegistry],
   }),
 };

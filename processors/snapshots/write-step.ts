@@ -1,14 +1,16 @@
 /**
  * Step 3 of a cycle: store and publish. Order: gex_snapshots, gex_levels, gamma_flow (the completion marker,
- * see snapshot-reads.ts lastCompletedTick), then the bus. Every insert has a dedup token naming (table,
- * symbol, computed_at): a cycle re-run after a crash stores nothing twice, even if it computed different
- * numbers (the first stored version wins).
+ * see snapshot-reads.ts lastCompletedTick), then the announcement on the bus (best effort: announceSnapshot). Every
+ * insert has a dedup token naming (table, symbol, computed_at): a cycle re-run after a crash stores nothing twice,
+ * even if it computed different numbers (the first stored version wins).
  */
 import type { Store } from '#clickhouse/store.ts';
 import type { Bus } from '#bus/types.ts';
 import { TOPICS } from '#schemas/events.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { encodeSnapshot } from '#schemas/event-codec.ts';
+import { withDeadline } from '#platform/deadline.ts';
+import { childLogger } from '#platform/log.ts';
 import { GAMMA_FLOW_TABLE } from './gamma-flow.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
 import { LEVELS_TABLE, toLevelsRecord } from './levels-record.ts';
@@ -16,8 +18,10 @@ import { MODELS } from './levels-step.ts';
 import type { SnapshotLevels } from './levels-step.ts';
 import { SNAPSHOT_TABLE, toSnapshotRecord } from './snapshot-record.ts';
 import type { StoredSnapshotRow } from './snapshot-record.ts';
+import { snapshotMetrics } from './metrics.ts';
 
 export const SNAPSHOT_KIND = 'gex_levels';
+const log = childLogger('snapshots');
 
 export function dedupToken(table: string, symbol: MarketSymbol, computedAt: number): string {
   return `${table}:${symbol}:${computedAt}`;
@@ -52,6 +56,28 @@ export function snapshotPayload(s: SnapshotLevels): string {
     coverage: s.coverage,
     levels: s.levels,
   });
+}
+
+/** How long a cycle waits for its snapshot's announcement; a send still running then goes on in the background. */
+export const ANNOUNCE_WAIT_MS = 2_000;
+
+/**
+ * Announces a stored snapshot on analytics.snapshots.v1. The announcement only notifies (the API's snapshot cache
+ * also polls the store; the WS feed pushes the next tick's): when the bus refuses it or has not taken it within
+ * ANNOUNCE_WAIT_MS (a broker outage: the producer retries for ~16 s) it is logged and counted
+ * (gex_snapshot_announce_failures_total) and the cycle ends as stored. Failing the cycle instead made the step runner
+ * redo it 3 times, each waiting out the producer's retries: ~50 s per symbol, so the tick loop fell minutes behind
+ * during an outage and was still catching up long after the broker was back.
+ */
+export async function announceSnapshot(bus: Bus, s: SnapshotLevels): Promise<boolean> {
+  try {
+    await withDeadline(publishSnapshot(bus, s), ANNOUNCE_WAIT_MS);
+    return true;
+  } catch (err) {
+    snapshotMetrics.announceFailures.inc();
+    log.warn({ err, symbol: s.meta.symbol, tick: new Date(s.meta.computed_at).toISOString() }, 'snapshot stored; its announcement failed');
+    return false;
+  }
 }
 
 export async function publishSnapshot(bus: Bus, s: SnapshotLevels): Promise<void> {

@@ -13,6 +13,8 @@ export interface BrokerControl {
   /** Stops the broker (SIGTERM, waits for exit), waits `downMs`, starts it again; resolves when it accepts connections. */
   bounce(downMs: number, onDown?: () => void): Promise<{ downAt: number; upAt: number }>;
   stop(): void;
+  /** stop() without blocking the event loop (several brokers stop at once). */
+  stopAsync(): Promise<void>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -36,10 +38,34 @@ function alive(pid: number): boolean {
   }
 }
 
+function brokerEnv(runDir: string, port: number, controllerPort: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    KAFKA_PORT: String(port),
+    KAFKA_CONTROLLER_PORT: String(controllerPort),
+    KAFKA_RUN_DIR: runDir,
+    // A JVM start on a busy 2-core machine (two brokers at once) can take over a minute.
+    KAFKA_READY_TIMEOUT: process.env['KAFKA_READY_TIMEOUT'] ?? '180',
+  };
+}
+
 export function startPrivateBroker(root: string, runDir: string, port: number, controllerPort: number): BrokerControl {
-  const env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_RUN_DIR: runDir };
+  const env = brokerEnv(runDir, port, controllerPort);
   const r = spawnSync('bash', [join(root, 'ops/kafka/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error('could not start the chaos Kafka broker');
+  return brokerControl(root, runDir, port, env);
+}
+
+/** startPrivateBroker without blocking the event loop (several brokers start at once). */
+export async function startPrivateBrokerAsync(root: string, runDir: string, port: number, controllerPort: number): Promise<BrokerControl> {
+  const env = brokerEnv(runDir, port, controllerPort);
+  const child = spawn('bash', [join(root, 'ops/kafka/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`could not start the chaos Kafka broker on port ${port}`);
+  return brokerControl(root, runDir, port, env);
+}
+
+function brokerControl(root: string, runDir: string, port: number, env: NodeJS.ProcessEnv): BrokerControl {
   const pidFile = join(runDir, 'kafka.pid');
   return {
     brokers: [`127.0.0.1:${port}`],
@@ -62,5 +88,9 @@ export function startPrivateBroker(root: string, runDir: string, port: number, c
       return { downAt, upAt: Date.now() };
     },
     stop: () => void spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] }),
+    stopAsync: () =>
+      new Promise<void>((resolve) =>
+        spawn('bash', [join(root, 'ops/kafka/stop.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'] }).once('exit', () => resolve()),
+      ),
   };
 }

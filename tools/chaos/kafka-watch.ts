@@ -35,6 +35,11 @@ export class KafkaWatch {
     return this.#with((admin) => membersOf(admin, groupId));
   }
 
+  /** The group's state as the coordinator reports it (Stable, PreparingRebalance, CompletingRebalance, Empty, Dead). */
+  groupState(groupId = RAW_WRITER_GROUP): Promise<string> {
+    return this.#with(async (admin) => (await admin.describeGroups([groupId])).groups[0]?.state ?? 'Unknown');
+  }
+
   /** Messages of `topics` (default: the option trades topic) not yet committed by the group. */
   pending(topics: readonly string[] = [OPTION_TRADES_TOPIC], groupId = RAW_WRITER_GROUP): Promise<number> {
     return this.#with((admin) => pendingOf(admin, groupId, topics));

@@ -1,7 +1,8 @@
 /**
  * The chaos harness's venue market: the sandbox in its own process (forked by main.ts through
  * sandbox/harness/sandbox-process.ts), real time (speed 1, so venue timestamps track the wall clock and REST gap fills find
- * the trades), serving only the venues named in argv[3] (comma-separated). It writes its URLs as JSON to argv[2]
+ * the trades), serving only the venues named in argv[3] (comma-separated) and the symbols in argv[4] (comma-separated;
+ * default BTCUSDT, ETHUSDT, SOLUSDT, HYPEUSDT). It writes its URLs as JSON to argv[2]
  * (the ingest processes read it through SANDBOX_URLS) and answers one reply per IPC command:
  *   -> { cmd: 'flood', perVenue, everyMs }   emit `perVenue` option trades on every served venue every `everyMs`
  *   -> { cmd: 'calm' }                       stop flooding
@@ -14,6 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import { startSandbox } from '#sandbox/sandbox.ts';
 import type { SandboxVenue } from '#sandbox/market/venues.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import type { LedgerEntry, TradeLedger } from '#sandbox/market/ledger.ts';
 import type { MalformedKind } from '#sandbox/servers/types.ts';
 import type { LedgerMark, LedgerSlice } from './ledger-compare.ts';
@@ -26,13 +28,13 @@ type Command =
   | { cmd: 'malformed'; kind: MalformedKind }
   | { cmd: 'stop' };
 
-const [urlsFile, venueList] = process.argv.slice(2);
-if (urlsFile === undefined || venueList === undefined) throw new Error('usage: sandbox-child.ts URLS_FILE VENUES');
+const [urlsFile, venueList, symbolList] = process.argv.slice(2);
+if (urlsFile === undefined || venueList === undefined) throw new Error('usage: sandbox-child.ts URLS_FILE VENUES [SYMBOLS]');
 const venues = venueList.split(',') as SandboxVenue[];
 const sb = await startSandbox({
   seed: 19,
   venues,
-  symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'],
+  symbols: (symbolList?.split(',') ?? ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT']) as MarketSymbol[],
   speed: 1,
   model: { tickerIntervalMs: 10_000 },
 });

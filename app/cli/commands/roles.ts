@@ -1,12 +1,15 @@
+import { resolve } from 'node:path';
 import type { CliCommand, CommandArgs } from '../command.ts';
+import { SETTINGS } from '#platform/settings.ts';
 import type { Venue } from '#schemas/events.ts';
 import type { VenueUrls } from '#ingest/connector/types.ts';
 import { createRuntimeContext, type RuntimeContext } from '../../runtime/context.ts';
 import { untilSignal } from '../../runtime/signals.ts';
 import { startRawWriter } from '#processors/raw-writer/raw-writer.ts';
-import { startSnapshotProcessor } from '#processors/snapshots/processor.ts';
+import { startLeasedSnapshotProcessor } from '#processors/snapshots/leased.ts';
 import { startIngest } from '#ingest/pipeline/run-ingest.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
+import { startTerminalStatus } from '../../runtime/terminal-status.ts';
 import { startApi, type RunningApi } from '#query-api/server.ts';
 import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { pickApiConfig } from '#query-api/config.ts';
@@ -29,7 +32,8 @@ export async function runRoles(
   try {
     if (opts.referenceSamples) await loadReferenceSamples(ctx);
     const started = await startRoles(ctx, roles, opts.sandbox ?? args.config.sandbox);
-    if (opts.demoKey && started.api) await printDemoKey(started.api);
+    if (opts.demoKey && started.api) await printDemoKey(started.api, ctx.sqlUrl, ctx.config.dataDir);
+    startTerminalStatus(ctx, roles, started.api?.url ?? null);
   } catch (err) {
     ctx.log.error({ err }, 'start failed');
     await ctx.shutdown();
@@ -50,7 +54,8 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   if (roles.has('processors')) {
     const writer = await startRawWriter(ctx.bus, ctx.store);
     ctx.onShutdown(() => writer.stop());
-    const snapshots = await startSnapshotProcessor(ctx.bus, ctx.store, {
+    // Several `gex processors` on one Kafka share the raw writer's partitions; one of them (the lease holder) computes the snapshots.
+    const snapshots = await startLeasedSnapshotProcessor(ctx.bus, ctx.store, {
       config: { snapshotIntervalMs: config.snapshotIntervalMs, symbols: config.symbols },
     });
     ctx.onShutdown(() => snapshots.stop());
@@ -100,8 +105,8 @@ async function loadReferenceSamples(ctx: RuntimeContext): Promise<void> {
   ctx.log.info({ files: reports.length, units: written }, 'reference samples loaded (ETF flows, COT, 13F)');
 }
 
-/** The demo's ready-to-use key: user `demo` on the pro level (bundle_monthly), active; printed on stdout. */
-async function printDemoKey(api: RunningApi): Promise<void> {
+/** The demo's ready-to-use key: user `demo` on the pro level (bundle_monthly), active; printed on stdout with the SQL endpoint. */
+async function printDemoKey(api: RunningApi, sqlUrl: string | null, dataDir: string): Promise<void> {
   const repo = api.app.gex.repository;
   await repo.upsertUser({ userId: 'demo', plan: 'bundle_monthly', status: 'active', evaluation: false });
   const key = await repo.createKey('demo', api.app.gex.config.apiKeyPrefix);
@@ -112,7 +117,23 @@ async function printDemoKey(api: RunningApi): Promise<void> {
   process.stdout.write(
     `\nGEX demo is running: ${api.url}/v2  (docs: ${api.url}/v2/docs)\n` +
       `API key (user demo, plan bundle_monthly = pro): ${key.key}\n` +
-      `  curl ${trust}-H 'X-API-Key: ${key.key}' '${api.url}/v2/meta'\n\n`,
+      `  curl ${trust}-H 'X-API-Key: ${key.key}' '${api.url}/v2/meta'\n` +
+      (sqlUrl === null ? '' : sqlLines(sqlUrl, dataDir)) +
+      '\n',
+  );
+}
+
+/**
+ * The store's SQL endpoint (read-only user; the account tables are out of its reach): URL, gex sql and curl lines.
+ * gex sql finds the endpoint through DATA_DIR, named on its line unless it is the default.
+ */
+function sqlLines(sqlUrl: string, dataDir: string): string {
+  const example = 'SELECT count() FROM option_trades';
+  const env = dataDir === SETTINGS.dataDir.default ? '' : `DATA_DIR=${resolve(dataDir)} `;
+  return (
+    `SQL (ClickHouse HTTP, read-only): ${sqlUrl}\n` +
+    `  ${env}npx gex sql "${example}"\n` +
+    `  curl '${sqlUrl}/' --data-binary '${example}'\n`
   );
 }
 

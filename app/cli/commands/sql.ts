@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { Session } from 'chdb';
+import type { Session } from 'chdb';
 import type { CliCommand } from '../command.ts';
 import type { Config } from '#platform/settings.ts';
 import { runningStoreEndpoint } from '../../runtime/store-endpoint.ts';
 import { queryOverHttp, SERVER_SQL_SETTINGS, type HttpSqlRequest } from '../sql-http.ts';
+import { openReaderSession, runReadStatement } from '#clickhouse/reader-session.ts';
 
 /** `--format` of `gex sql` -> the ClickHouse output format that prints it. */
 const FORMATS: Readonly<Record<string, string>> = { table: 'PrettyCompactMonoBlock', csv: 'CSVWithNames', jsonl: 'JSONEachRow' };
@@ -32,11 +33,12 @@ function serverRequest(config: Config, sql: string, format: string): HttpSqlRequ
 /**
  * `gex sql "SELECT …" [--format table|csv|jsonl]`: a read-only query, wherever the store is.
  * - CLICKHOUSE_URL set: that server over HTTP, with `readonly = 1` after the output settings (serverRequest).
- * - A running process holds the embedded store and serves its HTTP endpoint (CLICKHOUSE_HTTP_PORT; it says where
- *   in DATA_DIR/clickhouse-http.json): through that endpoint as its read-only default user.
- * - Otherwise: the embedded store under DATA_DIR directly, `readonly = 1` on the session after its output settings.
+ * - A running process holds the embedded store and serves its HTTP endpoint (on by default, CLICKHOUSE_HTTP_PORT; it
+ *   says where in DATA_DIR/clickhouse-http.json): through that endpoint as its read-only default user.
+ * - Otherwise: the embedded store under DATA_DIR directly, as the same reader (#clickhouse/reader-session.ts).
  * In every case read-only is ClickHouse's own `readonly` (writes, DDL and settings changes fail in the engine);
- * the same time zone, 64-bit quoting and plain Pretty output as the product.
+ * on the embedded store also the reader role (no account tables) and one read statement per query; the same time
+ * zone, 64-bit quoting and plain Pretty output as the product.
  */
 export const sqlCommand: CliCommand = {
   name: 'sql',
@@ -55,25 +57,16 @@ export const sqlCommand: CliCommand = {
     const path = resolve(config.dataDir, 'clickhouse');
     let session: Session;
     try {
-      session = new Session(path);
-      for (const setup of [
-        "SET session_timezone = 'UTC'",
-        'SET output_format_json_quote_64bit_integers = 1',
-        'SET output_format_pretty_color = 0',
-        'SET output_format_pretty_row_numbers = 0',
-        `USE ${config.clickhouseDatabase}`,
-        'SET readonly = 1',
-      ]) {
-        await session.queryAsync(setup);
-      }
+      session = await openReaderSession(path, config.clickhouseDatabase);
     } catch (err) {
       process.stderr.write(
-        `gex sql: cannot open the store at ${path} (is a running gex process holding it? Start it with CLICKHOUSE_HTTP_PORT to query it while it runs): ${(err as Error).message}\n`,
+        `gex sql: cannot open the store at ${path} (is a running gex process holding it? It serves its SQL endpoint unless ` +
+          `CLICKHOUSE_HTTP_PORT=off; query it through that endpoint while it runs): ${(err as Error).message}\n`,
       );
       return 1;
     }
     try {
-      const result = await session.queryAsync(sql, { format });
+      const result = await runReadStatement(session, sql, format);
       process.stdout.write(result.text());
       return 0;
     } catch (err) {

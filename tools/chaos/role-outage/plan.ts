@@ -1,0 +1,66 @@
+/**
+ * The role outage test's three broker outages and where in the snapshot cycle each one starts, drawn from a seeded
+ * random number generator: the seed is printed with the chosen instants, and ROLE_OUTAGE_SEED replays a run.
+ *
+ * - 5 s, aimed at a snapshot tick's durability wait: the broker is sent SIGTERM 0.3-1.5 s before an aligned tick
+ *   (a clean shutdown takes 0.7-1.6 s), so the tick's wait for the raw writer's commits (processors/snapshots/
+ *   durability.ts) runs while the broker goes away;
+ * - 45 s, aimed at a consumer group join: a second `gex processors` is started 0-20 s after a tick and the broker is
+ *   sent SIGTERM as soon as the raw writer's group is rebalancing (the running processor rejoining);
+ * - 180 s, anywhere: SIGTERM 0-30 s after a tick.
+ * The down time is the pause between the broker's exit and its restart; the broker is unavailable from the SIGTERM
+ * until its port opens again (a JVM start adds ~10 s, measured and printed).
+ */
+
+export const OUTAGE_SEED_ENV = 'ROLE_OUTAGE_SEED';
+
+export type OutageAim = 'durability wait' | 'group join' | 'anywhere';
+
+export interface PlannedOutage {
+  readonly downMs: number;
+  readonly aim: OutageAim;
+  /**
+   * Relative to an aligned snapshot tick: when the SIGTERM is sent (durability wait, anywhere), or when the joining
+   * processor is started (group join; the SIGTERM follows when the rebalance shows).
+   */
+  readonly offsetMs: number;
+}
+
+/** mulberry32: a small, well-mixed 32-bit generator; uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** ROLE_OUTAGE_SEED when set (a run to replay), else a fresh one. */
+export function outageSeed(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env[OUTAGE_SEED_ENV];
+  if (given !== undefined && given !== '') {
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+      throw new Error(`${OUTAGE_SEED_ENV} must be an integer in [0, 2^32), got ${given}`);
+    return n;
+  }
+  return Math.floor(Math.random() * 0x100000000);
+}
+
+export function planOutages(seed: number, intervalMs = 30_000): readonly PlannedOutage[] {
+  const random = seededRandom(seed);
+  const between = (lo: number, hi: number): number => Math.round(lo + random() * (hi - lo));
+  return [
+    { downMs: 5_000, aim: 'durability wait', offsetMs: -between(300, 1_500) },
+    { downMs: 45_000, aim: 'group join', offsetMs: between(0, 20_000) },
+    { downMs: 180_000, aim: 'anywhere', offsetMs: between(0, intervalMs) },
+  ];
+}
+
+/** The earliest aligned tick T with T + offsetMs at least `leadMs` from now: the instant chosen against it is still ahead. */
+export function tickFor(nowMs: number, offsetMs: number, leadMs: number, intervalMs = 30_000): number {
+  return Math.ceil((nowMs + leadMs - offsetMs) / intervalMs) * intervalMs;
+}
