@@ -20,7 +20,7 @@ test('steady load: the rate is held and a slow server shows in the latencies (me
     assert.equal(r.errors, 0);
     assert.equal(r.non2xx, 0);
     assert.ok(r.rps > 150 && r.rps <= 205, `rps ${r.rps}`);
-    assert.ok(r.p50 >= 20 && r.p50 < 200, `p50 ${r.p50}`);
+    assert.ok(r.p50 >= 20, `p50 ${r.p50}`);
     // 16 sockets x (1 request per 20 ms) = 800 req/s of capacity: no queueing at 200 req/s.
     assert.ok(r.p99 >= r.p50 && r.max >= r.p99);
 
@@ -28,6 +28,9 @@ test('steady load: the rate is held and a slow server shows in the latencies (me
     const starved = await steadyLoad({ url: `http://127.0.0.1:${port}/missing`, headers: {}, rate: 200, durationSec: 1, connections: 2 });
     assert.equal(starved.non2xx, 200);
     assert.ok(starved.p99 > 500, `queueing must show: p99 ${starved.p99}`);
+    // Without queueing the median is the server's 20 ms plus scheduling (a fixed bound failed on a busy machine:
+    // 372 ms at load average 17); with queueing it is hundreds of ms more on the same machine.
+    assert.ok(r.p50 < starved.p50, `no queueing at 16 sockets: p50 ${r.p50} vs ${starved.p50} starved`);
   } finally {
     server.close();
   }

@@ -25,8 +25,11 @@ import { startPrivateBroker, type BrokerControl } from '../chaos/kafka-broker.ts
 import { Supervisor } from '../chaos/supervisor.ts';
 import { freePort } from '../free-port.ts';
 import { startRedisServer, type RedisServer } from './redis.ts';
-import { startTopology } from './topology.ts';
 import { describeTopology } from './describe.ts';
+
+// This process's own logs (the store client's) stay quiet; the roles log at info into their files (topology.ts).
+process.env['LOG_LEVEL'] ??= 'warn';
+const { startTopology } = await import('./topology.ts');
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { flags } = splitArgs(process.argv.slice(2));

@@ -60,8 +60,6 @@ export interface Topology {
   readonly clickhouse: ExternalStore;
   /** A client of the store, as that user (closed by close()). */
   readonly store: Store;
-  /** The store holder's data directory (null with an external store). */
-  readonly storeDataDir: string | null;
   /** Process name -> its /metrics URL. */
   readonly metrics: ReadonlyMap<string, string>;
   /** An active user with this plan and a new key in the account tables (the APIs load them every ACCOUNTS_REFRESH_MS). */
@@ -70,6 +68,8 @@ export interface Topology {
 }
 
 const CLI = ['--import', 'tsx', 'app/cli/main.ts'];
+/** A start (tsx, the store, topics, group joins) on a busy 2-core machine can take minutes. */
+const READY_TIMEOUT_MS = 180_000;
 
 /** Venues of ingest process `i` of `k`: dealt in turn, so each process gets a share of the big and the small. */
 export function venuesOf(venues: readonly string[], i: number, k: number): string[] {
@@ -112,7 +112,8 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
   const processors = Array.from({ length: o.processors }, (_, i) => `processors-${i + 1}`);
   const apis: ApiReplica[] = [];
   const specs: ProcessSpec[] = [];
-  for (const name of processors) specs.push({ name, args: [...CLI, 'processors'], env: await base(name), ready: serves(name) });
+  for (const name of processors)
+    specs.push({ name, args: [...CLI, 'processors'], env: await base(name), ready: serves(name), readyTimeoutMs: READY_TIMEOUT_MS });
   for (let i = 0; i < o.apis; i++) {
     const name = `query-api-${i + 1}`;
     const port = await freePort();
@@ -128,11 +129,12 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
       REDIS_TIMEOUT_MS: '1000',
       ACCOUNTS_REFRESH_MS: String(refreshMs),
     };
-    specs.push({ name, args: [...CLI, 'query-api'], env, ready: () => answers200(`http://127.0.0.1:${port}/v2/health`) });
+    const ready = (): Promise<boolean> => answers200(`http://127.0.0.1:${port}/v2/health`);
+    specs.push({ name, args: [...CLI, 'query-api'], env, ready, readyTimeoutMs: READY_TIMEOUT_MS });
   }
   for (const [i, name] of ingests.entries()) {
     const env = { ...(await base(name)), VENUES: venuesOf(o.venues, i, o.ingests).join(','), SANDBOX: String(o.sandbox) };
-    specs.push({ name, args: [...CLI, 'ingest'], env, ready: serves(name) });
+    specs.push({ name, args: [...CLI, 'ingest'], env, ready: serves(name), readyTimeoutMs: READY_TIMEOUT_MS });
   }
 
   try {
@@ -149,6 +151,7 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
         args: ['--import', 'tsx', 'tools/chaos/store-holder.ts'],
         env,
         ready: () => answers200(`${store.url}/ping`),
+        readyTimeoutMs: READY_TIMEOUT_MS,
       });
     }
     for (let i = 0; i < specs.length; i += 2) await Promise.all(specs.slice(i, i + 2).map((s) => sup.start(s)));
@@ -166,7 +169,6 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     ingests,
     clickhouse: store,
     store: client,
-    storeDataDir: o.store === undefined ? join(o.workDir, 'store') : null,
     metrics,
     createKey: async (userId, plan) => {
       await accounts.upsertUser({ userId, plan, status: 'active', evaluation: false });
