@@ -123,9 +123,8 @@ if (files.length === 0) {
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
-// Per file (and per test without its own): 15 min. The longest file, tools/chaos/role-outage/role-outage.kafka.test.ts,
-// runs every role through broker outages of 5 s, 45 s and 180 s (~9 min on a quiet 2-core machine); next,
-// test/e2e/flow-routes.test.ts waits for the product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min).
+// Per file (and per test without its own): 15 min. The longest file, test/e2e/flow-routes.test.ts, waits for the
+// product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
 const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...files];
 console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
