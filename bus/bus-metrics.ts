@@ -35,6 +35,13 @@ const publishErrors = new Counter({
   registers: [metricsRegistry],
 });
 
+const consumerRestarts = new Counter({
+  name: METRIC.busConsumerRestarts,
+  help: 'Consumers run again after the Kafka client stopped them for good (a non-retriable error, e.g. no group coordinator found while the broker came back)',
+  labelNames: ['bus'] as const,
+  registers: [metricsRegistry],
+});
+
 const handlerErrors = new Counter({
   name: METRIC.busHandlerErrors,
   help: 'Batch handlers that threw (the batch is redelivered)',
@@ -106,6 +113,7 @@ export interface BusMetrics {
   publishError(topic: string): void;
   consumed(topic: string, groupId: string, count: number): void;
   handlerError(topic: string, groupId: string): void;
+  consumerRestarted(): void;
 }
 
 export function busMetrics(bus: BusKind): BusMetrics {
@@ -114,6 +122,7 @@ export function busMetrics(bus: BusKind): BusMetrics {
     publishError: (topic) => publishErrors.inc({ topic, bus }),
     consumed: (topic, group, count) => consumed.inc({ topic, group, bus }, count),
     handlerError: (topic, group) => handlerErrors.inc({ topic, group, bus }),
+    consumerRestarted: () => consumerRestarts.inc({ bus }),
   };
 }
 

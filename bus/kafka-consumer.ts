@@ -1,9 +1,10 @@
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
 import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
 import { Backoff, type RetryPolicy } from '#platform/steps/retry-policy.ts';
 import { isRetriableKafkaError } from './kafka-errors.ts';
+import { ConsumerRevival } from './consumer-revival.ts';
 import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 
 export interface KafkaConsumerOptions extends ConsumerCommonOptions<KafkaBusConsumer> {
@@ -37,11 +38,27 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   private readonly leaving = new AbortController();
   private readonly backoff: Backoff;
   private readonly step: PipelineStep<ConsumedBatch, void>;
+  private readonly runConfig: ConsumerRunConfig;
+  /** Runs the consumer again when kafkajs stopped it for good (consumer-revival.ts). */
+  private readonly revival: ConsumerRevival;
 
   constructor(private readonly options: KafkaConsumerOptions) {
     this.groupId = options.groupId;
     this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
     this.step = handlerStep(options.eachBatch, this.groupId, options.log);
+    this.runConfig = {
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.onBatch(payload),
+    };
+    this.revival = new ConsumerRevival({
+      groupId: this.groupId,
+      log: options.log,
+      wanted: () => this.state === 'running',
+      run: () => options.consumer.run(this.runConfig),
+      onRestart: () => options.metrics.consumerRestarted(),
+    });
     this.aborted = new Promise((resolve) => {
       this.abort = resolve;
     });
@@ -52,10 +69,13 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       }
       owned.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
       this.owned = owned;
+      this.revival.joined();
+      if (this.paused) this.applyPause();
       if (this.state === 'running') options.onAssignment?.(owned.map((tp) => ({ ...tp })));
     });
     options.consumer.on(options.consumer.events.CRASH, (event) => {
       options.log.warn({ err: event.payload.error, group: this.groupId, restart: event.payload.restart }, 'kafka consumer crashed');
+      if (!event.payload.restart) this.revival.crashed(event.payload.error);
     });
   }
 
@@ -79,22 +99,31 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
         if (!(await retry.wait(this.leaving.signal))) throw err;
       }
     }
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
+    await consumer.run(this.runConfig);
   }
 
   pause(): void {
     this.paused = true;
-    this.options.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    this.applyPause();
   }
 
   resume(): void {
     this.paused = false;
-    this.options.consumer.resume(this.options.topics.map((topic) => ({ topic })));
+    this.applyPause();
+  }
+
+  /**
+   * Tells kafkajs whether to fetch. Between a crash and the consumer's revival kafkajs has no running group and
+   * refuses: the state is applied again at the next join (and onBatch hands nothing to the handler while paused).
+   */
+  private applyPause(): void {
+    const topics = this.options.topics.map((topic) => ({ topic }));
+    try {
+      if (this.paused) this.options.consumer.pause(topics);
+      else this.options.consumer.resume(topics);
+    } catch {
+      // not running right now: see above
+    }
   }
 
   isPaused(): boolean {
@@ -120,6 +149,7 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
 
   private close(): Promise<void> {
     this.leaving.abort();
+    this.revival.cancel();
     this.closing ??= (async () => {
       try {
         await this.options.consumer.disconnect();

@@ -125,7 +125,6 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
   const ingestEnv = { SANDBOX: 'true', SANDBOX_URLS: o.sandboxUrlsFile, INGEST_START_FILL_MS: '120000' };
   const [brokerA, brokerB] = o.brokers;
 
-  // split: the store holder, then ingest + processors, then the API (two at a time: 2 cores).
   const holder = await endpoint();
   const storeSpec = spec(
     'store',
@@ -165,9 +164,9 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
 
   let apiKey: string, allKey: string;
   try {
+    // The store holder (it applies the migrations) and `gex all`, then the three roles that use the holder's store.
     await Promise.all([sup.start(storeSpec), sup.start(allSpec)]);
-    await Promise.all([sup.start(ingestSpec), sup.start(procSpec)]);
-    await sup.start(apiSpec);
+    await Promise.all([sup.start(ingestSpec), sup.start(procSpec), sup.start(apiSpec)]);
     apiKey = await createApiKey(api.adminPort, join(o.workDir, 'query-api'));
     allKey = await createApiKey(allApi.adminPort, join(o.workDir, 'all'));
   } catch (err) {
@@ -212,6 +211,9 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
         await d.kafka.close().catch(() => undefined);
         await d.store.close().catch(() => undefined);
       }
+      // Their data is thrown away: SIGKILL all at once (a graceful stop one after another took ~30 s).
+      const names = [storeSpec, ingestSpec, procSpec, apiSpec, allSpec, joinSplit, joinAll].map((p) => p.name);
+      await Promise.all(names.filter((n) => sup.alive(n)).map((n) => sup.kill(n)));
       await sup.stopAll();
     },
   };

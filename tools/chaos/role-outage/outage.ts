@@ -89,14 +89,16 @@ export async function runDeploymentOutage(
   const pidsBefore = new Map(d.roles.map((r) => [r, x.sup.pid(r)]));
   const computerMetrics = x.metricsUrl(d.computer);
   const before = await drainCounters(computerMetrics);
-  await sleepUntil(tick + planned.offsetMs);
+  if (planned.aim !== 'group join') await sleepUntil(tick + planned.offsetMs);
   const groupState = planned.aim === 'group join' ? await joinerRebalancing(d) : null;
   const latest = await latestSnapshots(d.store).catch(() => new Map<string, number>());
   const newest = Math.min(...x.symbols.map((s) => latest.get(s) ?? 0));
   const stopAt = Date.now();
+  // Group join: the instant is the rebalance's, so it is shown against the tick before it.
+  const refTick = planned.aim === 'group join' ? Math.floor(stopAt / x.intervalMs) * x.intervalMs : tick;
   x.log(
-    `${d.name}: broker SIGTERM at ${new Date(stopAt).toISOString()} (tick ${new Date(tick).toISOString()} ${planned.offsetMs >= 0 ? '+' : ''}${planned.offsetMs} ms` +
-      `${groupState !== null ? `; joiner started there, group ${groupState} at the SIGTERM` : ''}), down ${planned.downMs / 1000} s;` +
+    `${d.name}: broker SIGTERM at ${new Date(stopAt).toISOString()} (${((stopAt - refTick) / 1000).toFixed(1)} s after the tick ${new Date(refTick).toISOString()}` +
+      `${groupState !== null ? `; joiner started, group ${groupState} at the SIGTERM` : ''}), down ${planned.downMs / 1000} s;` +
       ` newest snapshot ${((stopAt - newest) / 1000).toFixed(0)} s old`,
   );
   const { downAt, upAt } = await d.broker.bounce(planned.downMs);
@@ -120,7 +122,7 @@ export async function runDeploymentOutage(
   return {
     deployment: d.name,
     planned,
-    tick,
+    tick: refTick,
     stopAt,
     downAt,
     upAt,

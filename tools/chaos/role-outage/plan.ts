@@ -5,12 +5,15 @@
  * - 5 s, aimed at a snapshot tick's durability wait: the broker is sent SIGTERM 0.3-1.5 s before an aligned tick
  *   (a clean shutdown takes 0.7-1.6 s), so the tick's wait for the raw writer's commits (processors/snapshots/
  *   durability.ts) runs while the broker goes away;
- * - 45 s, aimed at a consumer group join: a second `gex processors` is started 0-20 s after a tick and the broker is
- *   sent SIGTERM as soon as the raw writer's group is rebalancing (the running processor rejoining);
+ * - 45 s, aimed at a consumer group join: a second `gex processors` is started at once and the broker is sent SIGTERM
+ *   as soon as the raw writer's group is rebalancing (the running processor rejoining); where that falls in the
+ *   cycle depends on how long the joiner takes to start (printed);
  * - 180 s, anywhere: SIGTERM 0-30 s after a tick.
  * The down time is the pause between the broker's exit and its restart; the broker is unavailable from the SIGTERM
  * until its port opens again (a JVM start adds ~10 s, measured and printed).
  */
+
+import { prng } from '#processors/analytics/testing/synthetic-chain.ts';
 
 export const OUTAGE_SEED_ENV = 'ROLE_OUTAGE_SEED';
 
@@ -19,23 +22,8 @@ export type OutageAim = 'durability wait' | 'group join' | 'anywhere';
 export interface PlannedOutage {
   readonly downMs: number;
   readonly aim: OutageAim;
-  /**
-   * Relative to an aligned snapshot tick: when the SIGTERM is sent (durability wait, anywhere), or when the joining
-   * processor is started (group join; the SIGTERM follows when the rebalance shows).
-   */
+  /** Relative to an aligned snapshot tick: when the SIGTERM is sent (durability wait, anywhere); group join: 0 (unused). */
   readonly offsetMs: number;
-}
-
-/** mulberry32: a small, well-mixed 32-bit generator; uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** ROLE_OUTAGE_SEED when set (a run to replay), else a fresh one. */
@@ -51,11 +39,11 @@ export function outageSeed(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export function planOutages(seed: number, intervalMs = 30_000): readonly PlannedOutage[] {
-  const random = seededRandom(seed);
+  const random = prng(seed);
   const between = (lo: number, hi: number): number => Math.round(lo + random() * (hi - lo));
   return [
     { downMs: 5_000, aim: 'durability wait', offsetMs: -between(300, 1_500) },
-    { downMs: 45_000, aim: 'group join', offsetMs: between(0, 20_000) },
+    { downMs: 45_000, aim: 'group join', offsetMs: 0 },
     { downMs: 180_000, aim: 'anywhere', offsetMs: between(0, intervalMs) },
   ];
 }

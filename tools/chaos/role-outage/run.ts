@@ -18,7 +18,7 @@ import { FeedWatch } from './feed-watch.ts';
 import { compareWithSandbox } from './ledger.ts';
 import { runDeploymentOutage, type DeploymentOutage } from './outage.ts';
 import { planOutages, tickFor, type PlannedOutage } from './plan.ts';
-import { latestSnapshots } from './probes.ts';
+import { latestSnapshots, metricTotal } from './probes.ts';
 
 export interface RoleOutageOptions {
   readonly root: string;
@@ -39,6 +39,8 @@ export interface RoleOutageResult {
   readonly ledger: readonly { readonly deployment: Deployment['name']; readonly count: TradeCount }[];
   /** Every process the test started still runs at the end (role processes and joiners). */
   readonly aliveAtEnd: Readonly<Record<string, boolean>>;
+  /** Per process, consumers run again after kafkajs stopped them for good (gex_bus_consumer_restarts_total). */
+  readonly consumerRestarts: Readonly<Record<string, number>>;
   /** From the start of the first broker to the first outage, s. */
   readonly startupSeconds: number;
 }
@@ -152,8 +154,14 @@ export async function runRoleOutages(o: RoleOutageOptions): Promise<RoleOutageRe
     const counts = await Promise.all(deployments.map((d) => compareWithSandbox(d, sbNow, mark, until, sinceMs)));
     const ledger = deployments.map((d, i) => ({ deployment: d.name, count: counts[i] as TradeCount }));
     const aliveAtEnd: Record<string, boolean> = {};
-    for (const d of deployments) for (const name of [...d.roles, d.joiner]) aliveAtEnd[name] = procs.sup.alive(name);
-    return { seed: o.seed, plan, outages, symbols, ledger, aliveAtEnd, startupSeconds };
+    const consumerRestarts: Record<string, number> = {};
+    for (const d of deployments) {
+      for (const name of [...d.roles, d.joiner]) {
+        aliveAtEnd[name] = procs.sup.alive(name);
+        consumerRestarts[name] = (await metricTotal(procs.metricsUrl(name), 'gex_bus_consumer_restarts_total')) ?? Number.NaN;
+      }
+    }
+    return { seed: o.seed, plan, outages, symbols, ledger, aliveAtEnd, consumerRestarts, startupSeconds };
   } finally {
     for (const p of pollers) p.stop();
     for (const f of feeds) f.close();

@@ -57,5 +57,14 @@ export function formatOutageTable(result: RoleOutageResult): string {
   const ledger = result.ledger
     .map((l) => `${l.deployment}: offered ${l.count.offered}, stored ${l.count.stored}, lost ${l.count.lost}, doubled ${l.count.doubled}`)
     .join('; ');
-  return [line(head ?? []), rule, ...body.map(line), `ledger (option trades, whole run): ${ledger}`].join('\n');
+  const revived = Object.entries(result.consumerRestarts)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
+  return [
+    line(head ?? []),
+    rule,
+    ...body.map(line),
+    `ledger (option trades, whole run): ${ledger}`,
+    `consumers run again after kafkajs stopped them (gex_bus_consumer_restarts_total): ${revived}`,
+  ].join('\n');
 }
