@@ -22,6 +22,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const format = flags.get('log-format');
   if (format) process.env.LOG_FORMAT = format;
   const { COMMANDS } = await import('./commands/index.ts');
+  const { logProcessWarnings } = await import('../runtime/warnings.ts');
+  const { childLogger } = await import('#platform/log.ts');
+  logProcessWarnings(childLogger('runtime'));
   const name = positionals[0];
   if (!name || name === 'help' || flags.has('help') || flags.has('h')) {
     process.stdout.write(help(COMMANDS));

@@ -30,7 +30,8 @@ test(
   'store and route suites pass through the ClickHouse HTTP endpoint (the store client server path, @clickhouse/client over HTTP)',
   { timeout: 600_000 },
   () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...SUITES], {
+    // TAP on every Node line (from Node 23 the default reporter is spec even into a pipe): the counts come from its `# name N` lines.
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', '--test-concurrency=1', ...SUITES], {
       cwd: root,
       encoding: 'utf8',
       env: childEnv(),
