@@ -172,6 +172,45 @@ describe('/v2/ws: real ws clients against the real server', () => {
     watcher.ws.close();
   });
 
+  test('requests sent before the welcome wait for the session: none is lost, answers in order; a flood closes 1008', async (t0) => {
+    // Keys never verified yet (no cached verdict) and a key look-up that takes 150 ms, as a store or Redis
+    // round trip can: the frames below reach the server while the session is still being opened.
+    const repo = new AccountsRepository(t.store);
+    const fresh = (await repo.createKey('pro', 'gex')).key;
+    const another = (await repo.createKey('pro', 'gex')).key;
+    await app.gex.accounts.refresh();
+    const accounts = app.gex.accounts;
+    const authenticate = accounts.authenticate.bind(accounts);
+    accounts.authenticate = async (v) => {
+      await sleep(150);
+      return authenticate(v);
+    };
+    t0.after(() => (accounts.authenticate = authenticate));
+    const early = await client(fresh);
+    early.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'public/subscribe', params: { channels: ['tape.BTCUSDT'] } }));
+    early.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'public/ping', params: {} }));
+    assert.deepEqual((await early.next((m) => m.id === 1)).result, ['tape.BTCUSDT']);
+    assert.equal((await early.next((m) => m.id === 2)).result, 'pong');
+    assert.deepEqual(
+      early.messages.map((m) => m.id),
+      [null, 1, 2],
+      'the welcome, then the answers in the order sent',
+    );
+    await publish([trade(40)]);
+    assert.equal((await early.next((m) => m.method === 'subscription')).params?.channel, 'tape.BTCUSDT');
+    // Browser auth: public/auth and a subscribe in the same tick.
+    const browser = await client();
+    browser.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'public/auth', params: { api_key: keys['pro'] } }));
+    browser.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'public/subscribe', params: { channels: ['tape.ETHUSDT'] } }));
+    assert.equal((await browser.next((m) => m.id === 5)).error, undefined);
+    assert.deepEqual((await browser.next((m) => m.id === 6)).result, ['tape.ETHUSDT']);
+    const flood = await client(another);
+    for (let i = 0; i < 33; i++) flood.ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'public/ping', params: {} }));
+    assert.deepEqual(await flood.closed, { code: 1008, reason: 'more than 32 frames before the welcome' });
+    early.ws.close();
+    browser.ws.close();
+  });
+
   test('sequence numbers are continuous per channel', async () => {
     const c = await client(keys['pro']);
     await c.request(1, 'public/subscribe', { channels: ['tape.ETHUSDT'] });
@@ -252,7 +291,7 @@ describe('/v2/ws: real ws clients against the real server', () => {
     ]);
     assert.deepEqual(
       ws.close_codes.map((c) => c.code),
-      [1001, 4001, 4001, 4003, 4008, 4009, 4029],
+      [1001, 1008, 4001, 4001, 4003, 4008, 4009, 4029],
     );
     assert.deepEqual(
       ws.channels.map((c) => c.status),

@@ -12,6 +12,7 @@ import { WS_CONNECTION_CAPS, type ConnectionCap } from './connection-cap.ts';
 import type { FeedHub } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import { CLOSE, parseFrame, result, rpcError, RPC_ERROR, type RequestId } from './protocol.ts';
+import { FrameQueue } from './frame-queue.ts';
 import { Session } from './session.ts';
 
 export interface HandshakeDeps {
@@ -47,37 +48,44 @@ const refuse = (ws: WebSocket, code: number, reason: string): void => {
 };
 
 /** Waits for the first frame: it must be public/auth with params.api_key. */
-function firstFrameKey(ws: WebSocket, timeoutMs: number): Promise<{ key: string | undefined; id: RequestId } | 'timeout' | 'closed'> {
+function firstFrameKey(
+  ws: WebSocket,
+  frames: FrameQueue,
+  timeoutMs: number,
+): Promise<{ key: string | undefined; id: RequestId } | 'timeout' | 'closed'> {
   return new Promise((resolve) => {
+    let done = false;
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
-    const onMessage = (data: Buffer, isBinary: boolean): void => {
-      const parsed = isBinary ? null : parseFrame(data.toString('utf8'));
+    const onClose = (): void => finish('closed');
+    function finish(v: { key: string | undefined; id: RequestId } | 'timeout' | 'closed'): void {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      ws.off('close', onClose);
+      resolve(v);
+    }
+    ws.once('close', onClose);
+    void frames.next().then(({ text }) => {
+      const parsed = text === null ? null : parseFrame(text);
       if (parsed === null || !parsed.ok || parsed.request.method !== 'public/auth')
         return finish({ key: undefined, id: parsed?.ok === true ? parsed.request.id : null });
       const k = parsed.request.params['api_key'];
       finish({ key: typeof k === 'string' ? k : '', id: parsed.request.id });
-    };
-    const onClose = (): void => finish('closed');
-    function finish(v: { key: string | undefined; id: RequestId } | 'timeout' | 'closed'): void {
-      clearTimeout(timer);
-      ws.off('message', onMessage);
-      ws.off('close', onClose);
-      resolve(v);
-    }
-    ws.on('message', onMessage);
-    ws.once('close', onClose);
+    });
   });
 }
 
 /** Authenticates and admits an upgraded connection; the session then handles its frames. */
 export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey: string | string[] | undefined): Promise<void> {
   ws.on('error', () => undefined);
+  // From the upgrade on: frames sent before the welcome (a subscribe right after open) wait for the session.
+  const frames = new FrameQueue(ws);
   let key: string | undefined;
   let authId: RequestId | undefined;
   if (Array.isArray(headerKey)) return refuse(ws, CLOSE.unauthorized.code, CLOSE.unauthorized.reason);
   if (headerKey !== undefined) key = headerKey;
   else {
-    const first = await firstFrameKey(ws, deps.authTimeoutMs);
+    const first = await firstFrameKey(ws, frames, deps.authTimeoutMs);
     if (first === 'closed') return;
     if (first === 'timeout') return refuse(ws, CLOSE.authTimeout.code, CLOSE.authTimeout.reason);
     if (first.key === undefined) return refuse(ws, CLOSE.missingKey.code, CLOSE.missingKey.reason);
@@ -110,12 +118,6 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
     },
   });
   deps.sessions.add(session);
-  ws.on('message', (data: Buffer, isBinary: boolean) => {
-    const parsed = isBinary ? null : parseFrame(data.toString('utf8'));
-    if (parsed === null) return session.reply(rpcError(null, RPC_ERROR.invalidRequest, 'binary frames are not supported'));
-    if (!parsed.ok) return session.reply(rpcError(parsed.id, parsed.code, parsed.message));
-    session.handle(parsed.request);
-  });
   const welcome = {
     authenticated: true,
     user_id: verdict.account.userId,
@@ -125,4 +127,11 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
     fallback: admission.fallback,
   };
   session.reply(result(authId ?? null, welcome));
+  if (frames.overflowed) return session.close(CLOSE.earlyFlood.code, CLOSE.earlyFlood.reason);
+  frames.handOver(({ text }) => {
+    const parsed = text === null ? null : parseFrame(text);
+    if (parsed === null) return session.reply(rpcError(null, RPC_ERROR.invalidRequest, 'binary frames are not supported'));
+    if (!parsed.ok) return session.reply(rpcError(parsed.id, parsed.code, parsed.message));
+    session.handle(parsed.request);
+  });
 }

@@ -7,9 +7,13 @@
 import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import type { MarketSymbol, Venue } from '#schemas/events.ts';
 
+/** Frames a client may send before its welcome (they wait for the session); one more closes with 1008. */
+export const MAX_EARLY_FRAMES = 32;
+
 /** Close codes (4000-4999 are the application's; 1001 and 1011 are the standard ones). */
 export const CLOSE = {
   goingAway: { code: 1001, reason: 'server shutting down' },
+  earlyFlood: { code: 1008, reason: `more than ${MAX_EARLY_FRAMES} frames before the welcome` },
   unauthorized: { code: 4001, reason: 'invalid API key' },
   missingKey: { code: 4001, reason: 'missing API key: X-API-Key header or public/auth as the first frame' },
   forbidden: { code: 4003, reason: 'API access requires an active subscription' },
