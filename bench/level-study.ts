@@ -3,7 +3,8 @@
  * 30 s snapshots. Target (issue #32): a year at a 30-minute step answers cold in < 500 ms, warm from cache.
  *
  * Fill (generated inside the store, INSERT … SELECT FROM numbers(), in 30-day batches with progress on stderr):
- * BENCH_STUDY_DAYS (default 365) of 30 s BTCUSDT gex_levels rows, both models (1,051,200 instants per model): a
+ * BENCH_STUDY_DAYS (default 365) of 30 s BTCUSDT gex_levels rows (copied into gex_level_series by its view, which
+ * the route reads), both models (1,051,200 instants per model): a
  * random-walk spot (50 % annualized), hvl within ~2 % of spot (NULL at 1 instant in 400), call resistance / put
  * support on 1,000-strikes 1-3 % above / below spot, net GEX switching sign; payload '{}' (the study does not read
  * it). For the venue filter, gex_snapshots rows of 4 venues at every 30 s tick over the last BENCH_STUDY_VENUE_DAYS
@@ -31,7 +32,7 @@ import { levelStudyOf, sampledTimes, type LevelStudy, type StudyOptions } from '
 import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
 import { storeSnapshotRows } from '#processors/snapshots/write-step.ts';
 import { syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
-import { studyColumns, withVenueLevels } from '#query-api/gex/level-study-reads.ts';
+import { PATH_PIECE_MS, studyColumns, withVenueLevels } from '#query-api/gex/level-study-reads.ts';
 import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { migratedStore, testApp } from '#query-api/testing/harness.ts';
 import type { Venue } from '#schemas/events.ts';
@@ -108,6 +109,7 @@ async function fillLevels(store: Store): Promise<void> {
     progress('gex_levels instants (x2 models)', first + n, ticks);
   }
   await store.command('OPTIMIZE TABLE gex_levels FINAL');
+  await store.command('OPTIMIZE TABLE gex_level_series FINAL');
 }
 
 /**
@@ -189,12 +191,12 @@ async function tableInfo(store: Store, table: string): Promise<{ rows: number; p
   return { rows: Number(r?.rows ?? 0), parts: Number(r?.parts ?? 0), bytes: Number(r?.bytes ?? 0), raw: Number(r?.raw ?? 0) };
 }
 
-const STUDY_SQL = `SELECT ${msInt64('computed_at')} AS t, spot, hvl, call_resistance, put_support, net_gex FROM gex_levels
-WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
-ORDER BY computed_at`;
+const STUDY_SQL = `SELECT ${msInt64('computed_at')} AS t, spot, hvl, call_resistance, put_support, net_gex FROM gex_level_series
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at < ${msParam('until')}
+ORDER BY symbol, model, computed_at`;
 
 const SCAN_SQL = `SELECT count() AS n, max(${msInt64('computed_at')}) AS t, sum(spot) AS spot, sum(hvl) AS hvl,
-  sum(call_resistance) AS cr, sum(put_support) AS ps, sum(net_gex) AS net FROM gex_levels
+  sum(call_resistance) AS cr, sum(put_support) AS ps, sum(net_gex) AS net FROM gex_level_series
 WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}`;
 
 interface Stat {
@@ -222,9 +224,13 @@ export async function runLevelStudyBench(): Promise<void> {
     const settleS = await settle(store);
     const lv = await tableInfo(store, 'gex_levels');
     const vs = await tableInfo(store, 'gex_snapshots');
+    const series = await tableInfo(store, 'gex_level_series');
     console.log(
       `  gex_levels: ${lv.rows.toLocaleString('en-US')} rows (${ticks.toLocaleString('en-US')} instants x 2 models, ${DAYS} d to ${iso(END)}), ` +
         `${lv.parts} parts, ${mib(lv.bytes)} on disk; fill ${levelsS.toFixed(1)} s`,
+    );
+    console.log(
+      `  gex_level_series (the study's reads, filled by its view): ${series.rows.toLocaleString('en-US')} rows, ${series.parts} parts, ${mib(series.bytes)} on disk`,
     );
     console.log(
       `  gex_snapshots: ${vs.rows.toLocaleString('en-US')} rows (${VENUE_DAYS} d x ${VENUES.length} venues, ${templates} templates of ~${PER_VENUE} instruments a venue), ` +
@@ -276,11 +282,16 @@ export async function runLevelStudyBench(): Promise<void> {
       // baselines, same run: the route's SELECT alone, the engine's scan alone, the read into objects, the computation
       const params = { symbol: 'BTCUSDT', model: 'flow', from: START - INTERVAL, to: END };
       let rows = 0;
+      // In the route's pieces (PATH_PIECE_MS): chDB hands a result over ~10 MiB to JavaScript several times slower per byte.
       const bare = stat(
         await timesMs(
           BASELINE,
           async () => {
-            rows = (await store.queryColumns(STUDY_SQL, params)).rows;
+            rows = 0;
+            for (let from = params.from; from <= params.to; from += PATH_PIECE_MS) {
+              const until = Math.min(from + PATH_PIECE_MS, params.to + 1);
+              rows += (await store.queryColumns(STUDY_SQL, { symbol: params.symbol, model: params.model, from, until })).rows;
+            }
           },
           1,
         ),
@@ -319,7 +330,7 @@ export async function runLevelStudyBench(): Promise<void> {
         );
       console.log(`                                                         p50 ms    max ms   p50 / bare SELECT`);
       console.log(
-        `  baseline: bare SELECT of the year's rows (queryColumns)  ${fmt(bare.p50)}  ${fmt(bare.max)}     1.00x   (${rows.toLocaleString('en-US')} rows, ~${mib(rows * ROW_BYTES)} Native)`,
+        `  baseline: bare SELECT of the year's rows, 90-d pieces   ${fmt(bare.p50)}  ${fmt(bare.max)}     1.00x   (${rows.toLocaleString('en-US')} rows, ~${mib(rows * ROW_BYTES)} Native)`,
       );
       console.log(
         `  baseline: engine scan, aggregates only (no rows sent)   ${fmt(scan.p50)}  ${fmt(scan.max)}  ${x(scan.p50).padStart(8)}`,

@@ -24,6 +24,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   gamma_flow: 'cityHash64(symbol)',
   // stress rows (057): per tick and venue beside the symbol's snapshots
   gex_stress: 'cityHash64(symbol)',
+  // the level series (061): a copy of gex_levels' study columns beside the symbol's snapshots
+  gex_level_series: 'cityHash64(symbol)',
   // option chain snapshots (059): per tick beside the symbol's snapshots
   option_chain_snapshots: 'cityHash64(symbol)',
   option_chain_snapshots_5m: 'cityHash64(symbol)',

@@ -1,6 +1,7 @@
 /**
  * Store reads of the level study (/v2/gex/level-study): every stored snapshot's spot and the
- * all-venue levels of one model at the samplable snapshots (gex_levels), and, for a venue filter, the selected
+ * all-venue levels of one model at the samplable snapshots (gex_level_series: gex_levels' study columns ordered by
+ * symbol, model and time, migration 061), and, for a venue filter, the selected
  * venues' packed level rows at the sampled instants re-aggregated with the engine's levelsFromRows (as
  * /v2/gex/levels?as_of does).
  */
@@ -13,14 +14,22 @@ import type { DealerModel } from '#processors/analytics/types.ts';
 import { fromLevelRowRecord, LEVEL_ROW_COLUMNS, type LevelRow, type LevelRowRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 
-// The price path: every snapshot's spot (one model's rows: both models share the spot).
-const PATH_SQL = `SELECT ${msInt64('computed_at')} AS t, spot FROM gex_levels
-WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
-ORDER BY computed_at`;
+// The price path: every snapshot's spot (one model's rows: both models share the spot), one piece of the window.
+const PATH_SQL = `SELECT ${msInt64('computed_at')} AS t, spot FROM gex_level_series
+WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at < ${msParam('until')}
+ORDER BY symbol, model, computed_at`;
+
+/**
+ * The path is read in pieces of at most this much time (90 days of 30 s snapshots: 259,200 rows, ~4 MiB of
+ * Native): the embedded engine hands a result of more than ~10 MiB to JavaScript several times slower per byte
+ * (measured on chDB 26: a year of (t, spot) in one 16.8 MiB result 160-225 ms, in four pieces 41-59 ms in all;
+ * bench/RESULTS.md "level-study").
+ */
+export const PATH_PIECE_MS = 90 * 86_400_000;
 
 // Only the snapshots a grid instant can sample carry their levels out of the store: at or up to 30 s before a
 // multiple of the step (a year at 30 min: 35,040 rows instead of 1,051,200).
-const LEVELS_SQL = `SELECT ${msInt64('computed_at')} AS t, hvl, call_resistance, put_support, net_gex FROM gex_levels
+const LEVELS_SQL = `SELECT ${msInt64('computed_at')} AS t, hvl, call_resistance, put_support, net_gex FROM gex_level_series
 WHERE symbol = {symbol:String} AND model = {model:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
   AND (${msInt64('computed_at')} % {step:Int64} = 0 OR ${msInt64('computed_at')} % {step:Int64} >= {step:Int64} - {tolerance:Int64})`;
 
@@ -28,6 +37,36 @@ function numbers(r: ColumnsResult, name: string): NumberColumn {
   const c = r.columns[name];
   if (c?.kind !== 'number' || c.nulls !== null) throw new Error(`level study read: column ${name} missing, not numeric or Nullable`);
   return c;
+}
+
+/** Every (t, spot) of [fromMs, toMs] in time order, read piece by piece; a duplicate instant (a crash re-write, same content) once. */
+async function readPath(
+  store: Store,
+  symbol: MarketSymbol,
+  model: DealerModel,
+  fromMs: number,
+  toMs: number,
+): Promise<{ t: Float64Array; spot: Float64Array }> {
+  const pieces: { t: Float64Array; spot: Float64Array }[] = [];
+  for (let from = fromMs; from <= toMs; from += PATH_PIECE_MS) {
+    const until = Math.min(from + PATH_PIECE_MS, toMs + 1);
+    const r = await store.queryColumns(PATH_SQL, { symbol, model, from, until });
+    pieces.push({ t: numbers(r, 't').values, spot: numbers(r, 'spot').values });
+  }
+  const rows = pieces.reduce((n, p) => n + p.t.length, 0);
+  const t = new Float64Array(rows);
+  const spot = new Float64Array(rows);
+  let n = 0;
+  for (const p of pieces) {
+    for (let i = 0; i < p.t.length; i++) {
+      const at = p.t[i] as number;
+      if (n > 0 && t[n - 1] === at) continue;
+      t[n] = at;
+      spot[n] = p.spot[i] as number;
+      n++;
+    }
+  }
+  return { t: t.subarray(0, n), spot: spot.subarray(0, n) };
 }
 
 /**
@@ -43,23 +82,9 @@ export async function studyColumns(
   stepMs: number,
 ): Promise<StudyColumns> {
   const params = { symbol, model, from: Math.floor(fromMs), to: Math.floor(toMs) };
-  const [path, lv] = await Promise.all([
-    store.queryColumns(PATH_SQL, params),
-    store.queryColumns(LEVELS_SQL, { ...params, step: stepMs, tolerance: SAMPLE_TOLERANCE_MS }),
-  ]);
-  const tc = numbers(path, 't');
-  const sc = numbers(path, 'spot');
-  // In place: a duplicate instant is dropped by moving the later ones down (the columns are this read's own).
-  const t = tc.values;
-  const spot = sc.values;
-  let n = 0;
-  for (let i = 0; i < path.rows; i++) {
-    const at = t[i] as number;
-    if (n > 0 && t[n - 1] === at) continue;
-    t[n] = at;
-    spot[n] = spot[i] as number;
-    n++;
-  }
+  // In sequence (pieces, then levels): on two cores the embedded engine answers them faster one by one than at once.
+  const { t, spot } = await readPath(store, symbol, model, params.from, params.to);
+  const lv = await store.queryColumns(LEVELS_SQL, { ...params, step: stepMs, tolerance: SAMPLE_TOLERANCE_MS });
   const col = (name: string): ResultColumn => lv.columns[name] as ResultColumn;
   const levels = new Map<number, StudyLevels>();
   for (let i = 0; i < lv.rows; i++) {
@@ -70,7 +95,7 @@ export async function studyColumns(
       net_gex: cellAt(col('net_gex'), i) as number | null,
     });
   }
-  return { t: t.subarray(0, n), spot: spot.subarray(0, n), levels };
+  return { t, spot, levels };
 }
 
 const VENUE_ROWS_SQL = `SELECT ${LEVEL_ROW_COLUMNS} FROM gex_snapshots
