@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createStore, type Store } from '#clickhouse/store.ts';
+import { adminLogin, roleEnv } from './role-env.ts';
 import { Supervisor, type ProcessSpec } from './supervisor.ts';
 import { answers200, freePort } from './ports.ts';
 import { KafkaWatch } from './kafka-watch.ts';
@@ -47,23 +48,19 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const chPort = await freePort();
   const chUrl = `http://127.0.0.1:${chPort}`;
   const metrics = new Map<ProcName, number>();
+  const endpoint = { url: chUrl, port: chPort, token };
   const base = async (name: ProcName): Promise<NodeJS.ProcessEnv> => {
-    const dataDir = join(o.workDir, name);
-    mkdirSync(dataDir, { recursive: true });
-    const port = await freePort();
-    metrics.set(name, port);
-    return {
-      ...process.env,
-      KAFKA_BROKERS: o.brokers.join(','),
-      KAFKA_CLIENT_ID: `chaos-${name}`,
-      DATA_DIR: dataDir,
-      METRICS_PORT: String(port),
-      VENUES: o.venues.join(','),
-      LOG_LEVEL: 'info',
-      ...(name === PROCS.store
-        ? { CLICKHOUSE_HTTP_PORT: String(chPort), CLICKHOUSE_HTTP_ADMIN_TOKEN: token }
-        : { CLICKHOUSE_URL: chUrl, CLICKHOUSE_USER: 'admin', CLICKHOUSE_PASSWORD: token }),
-    };
+    const store = name === PROCS.store ? { serves: endpoint } : { reads: adminLogin(endpoint) };
+    const { env, metricsPort } = await roleEnv({
+      workDir: o.workDir,
+      name,
+      clientPrefix: 'chaos',
+      brokers: o.brokers,
+      venues: o.venues,
+      store,
+    });
+    metrics.set(name, metricsPort);
+    return env;
   };
   const metricsReady = (name: ProcName) => () => answers200(`http://127.0.0.1:${metrics.get(name) ?? 0}/metrics`);
   const kafka = new KafkaWatch(o.brokers);

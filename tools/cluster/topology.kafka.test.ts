@@ -42,6 +42,23 @@ async function completeTicks(store: Store, after: number): Promise<{ ticks: Map<
   };
 }
 
+/**
+ * Per symbol, the ticks (INTERVAL_MS apart) absent between its last stored tick before `killedAt` and its newest
+ * stored tick, as `SYMBOL@ISO`.
+ */
+function missingTicks(ticks: readonly StoredTick[], killedAt: number): string[] {
+  const missing: string[] = [];
+  for (const s of SYMBOLS) {
+    const ts = new Set(ticks.filter((x) => x.symbol === s).map((x) => x.t));
+    const before = [...ts].filter((t) => t < killedAt);
+    if (before.length === 0) continue;
+    const newest = Math.max(...ts);
+    for (let t = Math.max(...before) + INTERVAL_MS; t < newest; t += INTERVAL_MS)
+      if (!ts.has(t)) missing.push(`${s}@${new Date(t).toISOString()}`);
+  }
+  return missing;
+}
+
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -157,6 +174,13 @@ test(
       mark('recovered');
       const { partial } = await completeTicks(store, 0);
       assert.deepEqual(partial, [], 'levels computed from every venue that had sent tickers for an interval, before and after the kill');
+      // 6. No tick lost: the new holder computes the ticks the killed one missed from the stored events (catch-up).
+      let missing: string[] = [];
+      await until('every tick from the last before the kill to the newest stored', 60_000, async () => {
+        missing = missingTicks(await completedTicks(store as Store), killedAt);
+        return missing.length === 0 ? true : null;
+      }).catch(() => undefined);
+      assert.deepEqual(missing, [], 'ticks missing between the kill and the newest stored tick');
       // The surviving API serves them (its snapshot cache polls the store every 5 s).
       await until('the surviving API serves a snapshot computed after the kill for every symbol', 20_000, async () => {
         for (const s of SYMBOLS) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Supervisor, type ProcessSpec } from '../chaos/supervisor.ts';
 import { answers200, freePort } from '../chaos/ports.ts';
+import { roleEnv } from '../chaos/role-env.ts';
 import { createStore, type Store } from '#clickhouse/store.ts';
 import { SETTINGS } from '#platform/settings.ts';
 import { AccountsRepository } from '#query-api/accounts/repository.ts';
@@ -85,25 +86,21 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
   const storePort = o.store === undefined ? await freePort() : 0;
   const store: ExternalStore = o.store ?? { url: `http://127.0.0.1:${storePort}`, user: 'admin', password: adminToken };
   const base = async (name: string): Promise<NodeJS.ProcessEnv> => {
-    const dataDir = join(o.workDir, name);
-    mkdirSync(dataDir, { recursive: true });
-    const port = await freePort();
-    metrics.set(name, `http://127.0.0.1:${port}/metrics`);
-    return {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      ...o.env,
-      KAFKA_BROKERS: o.brokers.join(','),
-      KAFKA_CLIENT_ID: `gex-${name}`,
-      TOPIC_PARTITIONS: String(o.topicPartitions ?? 6),
-      DATA_DIR: dataDir,
-      METRICS_PORT: String(port),
-      VENUES: o.venues.join(','),
-      ...(o.snapshotIntervalMs !== undefined ? { SNAPSHOT_INTERVAL_MS: String(o.snapshotIntervalMs) } : {}),
-      CLICKHOUSE_URL: store.url,
-      CLICKHOUSE_USER: store.user,
-      CLICKHOUSE_PASSWORD: store.password,
-    };
+    const { env, metricsPort } = await roleEnv({
+      workDir: o.workDir,
+      name,
+      clientPrefix: 'gex',
+      brokers: o.brokers,
+      venues: o.venues,
+      store: { reads: { url: store.url, user: store.user, password: store.password } },
+      extra: {
+        ...o.env,
+        TOPIC_PARTITIONS: String(o.topicPartitions ?? 6),
+        ...(o.snapshotIntervalMs !== undefined ? { SNAPSHOT_INTERVAL_MS: String(o.snapshotIntervalMs) } : {}),
+      },
+    });
+    metrics.set(name, `http://127.0.0.1:${metricsPort}/metrics`);
+    return env;
   };
   const refreshMs = o.accountsRefreshMs ?? 2000;
   const serves = (name: string) => () => answers200(metrics.get(name) ?? '');

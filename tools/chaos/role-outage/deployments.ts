@@ -16,6 +16,7 @@ import { answers200, freePort } from '../ports.ts';
 import { KafkaWatch } from '../kafka-watch.ts';
 import { createApiKey } from './api-key.ts';
 import type { BrokerControl } from '../kafka-broker.ts';
+import { adminLogin, roleEnv, type StoreAccess, type StoreEndpoint } from '../role-env.ts';
 
 /** The roles under test, named after their commands (app/cli/commands/roles.ts). */
 export const ROLES = ['ingest', 'processors', 'query-api', 'all'] as const;
@@ -62,46 +63,30 @@ const CLI = ['--import', 'tsx', 'app/cli/main.ts'];
 /** A process's start (tsx, the store, topics, group joins) on a busy 2-core machine. */
 const READY_TIMEOUT_MS = 180_000;
 
-interface Endpoint {
-  readonly url: string;
-  readonly port: number;
-  readonly token: string;
-}
-
 export async function startRoleProcesses(o: RoleProcessOptions): Promise<RoleProcesses> {
   const logDir = join(o.workDir, 'logs');
   mkdirSync(logDir, { recursive: true });
   const sup = new Supervisor(o.root, logDir);
   const metrics = new Map<string, number>();
   const metricsUrl = (name: string): string => `http://127.0.0.1:${metrics.get(name) ?? 0}/metrics`;
-  const endpoint = async (): Promise<Endpoint> => {
+  const endpoint = async (): Promise<StoreEndpoint> => {
     const port = await freePort();
     return { url: `http://127.0.0.1:${port}`, port, token: randomBytes(16).toString('hex') };
   };
   /** Environment of a process: its broker, data dir, metrics port; it serves `serves` or reads `reads`. */
-  const envOf = async (
-    name: string,
-    broker: BrokerControl,
-    store: { serves: Endpoint } | { reads: Endpoint },
-  ): Promise<NodeJS.ProcessEnv> => {
-    const dataDir = join(o.workDir, name);
-    mkdirSync(dataDir, { recursive: true });
-    const port = await freePort();
-    metrics.set(name, port);
-    return {
-      ...process.env,
-      KAFKA_BROKERS: broker.brokers.join(','),
-      KAFKA_CLIENT_ID: `outage-${name}`,
-      DATA_DIR: dataDir,
-      METRICS_PORT: String(port),
-      VENUES: o.venues.join(','),
-      SYMBOLS: o.symbols.join(','),
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      ...('serves' in store
-        ? { CLICKHOUSE_HTTP_PORT: String(store.serves.port), CLICKHOUSE_HTTP_ADMIN_TOKEN: store.serves.token }
-        : { CLICKHOUSE_URL: store.reads.url, CLICKHOUSE_USER: 'admin', CLICKHOUSE_PASSWORD: store.reads.token }),
-    };
+  const envOf = async (name: string, broker: BrokerControl, store: StoreAccess): Promise<NodeJS.ProcessEnv> => {
+    const r = await roleEnv({
+      workDir: o.workDir,
+      name,
+      clientPrefix: 'outage',
+      brokers: broker.brokers,
+      venues: o.venues,
+      symbols: o.symbols,
+      store,
+      extra: { LOG_FORMAT: 'json' },
+    });
+    metrics.set(name, r.metricsPort);
+    return r.env;
   };
   const spec = (name: string, args: readonly string[], env: NodeJS.ProcessEnv, ready: () => Promise<boolean>): ProcessSpec => ({
     name,
@@ -135,23 +120,26 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
   const ingestSpec = spec(
     'ingest',
     [...CLI, 'ingest'],
-    { ...(await envOf('ingest', brokerA, { reads: holder })), ...ingestEnv },
+    { ...(await envOf('ingest', brokerA, { reads: adminLogin(holder) })), ...ingestEnv },
     metricsReady('ingest'),
   );
   const procSpec = spec(
     'processors',
     [...CLI, 'processors'],
-    await envOf('processors', brokerA, { reads: holder }),
+    await envOf('processors', brokerA, { reads: adminLogin(holder) }),
     metricsReady('processors'),
   );
   const api = await apiEnv();
-  const apiSpec = spec('query-api', [...CLI, 'query-api'], { ...(await envOf('query-api', brokerA, { reads: holder })), ...api.env }, () =>
-    answers200(`http://127.0.0.1:${api.port}/v2/health`),
+  const apiSpec = spec(
+    'query-api',
+    [...CLI, 'query-api'],
+    { ...(await envOf('query-api', brokerA, { reads: adminLogin(holder) })), ...api.env },
+    () => answers200(`http://127.0.0.1:${api.port}/v2/health`),
   );
   const joinSplit = spec(
     'processors-join',
     [...CLI, 'processors'],
-    await envOf('processors-join', brokerA, { reads: holder }),
+    await envOf('processors-join', brokerA, { reads: adminLogin(holder) }),
     metricsReady('processors-join'),
   );
   // all: its own store, served on its own endpoint for the comparison.
@@ -160,7 +148,12 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
   const allSpec = spec('all', [...CLI, 'all'], { ...(await envOf('all', brokerB, { serves: own })), ...allApi.env, ...ingestEnv }, () =>
     answers200(`http://127.0.0.1:${allApi.port}/v2/health`),
   );
-  const joinAll = spec('all-join', [...CLI, 'processors'], await envOf('all-join', brokerB, { reads: own }), metricsReady('all-join'));
+  const joinAll = spec(
+    'all-join',
+    [...CLI, 'processors'],
+    await envOf('all-join', brokerB, { reads: adminLogin(own) }),
+    metricsReady('all-join'),
+  );
 
   let apiKey: string, allKey: string;
   try {
@@ -173,7 +166,8 @@ export async function startRoleProcesses(o: RoleProcessOptions): Promise<RolePro
     await sup.stopAll(); // a start that failed half-way leaves nothing running
     throw err;
   }
-  const storeOf = (e: Endpoint): Promise<Store> => createStore({ url: e.url, username: 'admin', password: e.token, dataPath: o.workDir });
+  const storeOf = (e: StoreEndpoint): Promise<Store> =>
+    createStore({ url: e.url, username: 'admin', password: e.token, dataPath: o.workDir });
   const deployments: Deployment[] = [
     {
       name: 'split',
