@@ -27,6 +27,8 @@ export interface ChaosOptions {
   readonly broker: BrokerControl | null;
   readonly scenarios: readonly ScenarioDef[];
   readonly floodSeconds: number;
+  /** When each scenario's fault is injected, as a fraction of its flood (default 0.3). */
+  readonly faultAt?: number;
   readonly perVenue: number;
   readonly everyMs: number;
   readonly storeDownSeconds: number;
@@ -60,6 +62,7 @@ export async function runChaos(o: ChaosOptions): Promise<ScenarioRow[]> {
       poller,
       broker: o.broker,
       floodMs: o.floodSeconds * 1000,
+      faultAt: o.faultAt ?? 0.3,
       perVenue: o.perVenue,
       everyMs: o.everyMs,
       storeDownMs: o.storeDownSeconds * 1000,

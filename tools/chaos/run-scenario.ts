@@ -17,6 +17,8 @@ export interface ChaosEnv {
   /** The harness's own broker (null: an external one, which the broker scenario does not stop). */
   readonly broker: BrokerControl | null;
   readonly floodMs: number;
+  /** When the fault is injected, as a fraction of the flood (0.3 = 30 % into it). */
+  readonly faultAt: number;
   /** Flood: option trades per venue every `everyMs`. */
   readonly perVenue: number;
   readonly everyMs: number;
@@ -39,7 +41,7 @@ export interface ScenarioDef {
   readonly id: string;
   readonly name: string;
   readonly what: string;
-  /** Called 30 % into the flood; resolves once the fault is over (and the faulty part is back, if it comes back). */
+  /** Called `faultAt` into the flood; resolves once the fault is over (and the faulty part is back, if it comes back). */
   inject(env: ChaosEnv, mark: LedgerMark): Promise<FaultReport>;
   /** Why the scenario cannot run in this environment, if it cannot. */
   skip?(env: ChaosEnv): string | null;
@@ -53,6 +55,8 @@ export interface ScenarioRow extends TradeCount {
   readonly api5xxAfter: number;
   readonly apiNoAnswerDuring: number;
   readonly checks: Readonly<Record<string, number | boolean | string>>;
+  /** Processes that exited by themselves during the scenario (a crash is a bug: the verdict fails). */
+  readonly crashed: readonly string[];
   readonly seconds: number;
   readonly skipped?: string;
 }
@@ -91,6 +95,7 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
   const skip = def.skip?.(env) ?? null;
   const { cluster, sandbox, poller } = env;
   await cluster.sup.heal();
+  const crashesBefore = cluster.sup.crashes().length;
   await waitUntil('both processors in the raw-writer group', async () => (await cluster.kafka.members()) === 2, 90_000, 500);
   await waitUntil(
     'the option trades drained before the scenario',
@@ -100,7 +105,7 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
   );
   const mark = (await sandbox.ask({ cmd: 'mark' }))['mark'] as LedgerMark;
   await sandbox.ask({ cmd: 'flood', perVenue: env.perVenue, everyMs: env.everyMs });
-  await sleep(env.floodMs * 0.3);
+  await sleep(env.floodMs * env.faultAt);
   const fault = skip === null ? await def.inject(env, mark) : { start: Date.now(), end: Date.now(), backAt: Date.now(), checks: {} };
   // Data caught up: the faulty part is back and the raw writers are at most a batch behind.
   if (fault.repaired) await waitUntil(`${def.id}: the repair`, fault.repaired, 120_000, 500);
@@ -128,6 +133,10 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
     api5xxAfter: poller.count5xx(after, Date.now()),
     apiNoAnswerDuring: poller.countNoAnswer(fault.start, after),
     checks: fault.checks,
+    crashed: cluster.sup
+      .crashes()
+      .slice(crashesBefore)
+      .map((c) => c.name),
     seconds: (Date.now() - t0) / 1000,
     ...(skip !== null ? { skipped: skip } : {}),
   };

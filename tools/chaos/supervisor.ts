@@ -22,12 +22,23 @@ interface Managed {
   child: ChildProcess;
   exited: Promise<number | null>;
   stopped: boolean;
+  /** Set before the supervisor itself ends the process (kill, restart, stopAll): that exit is not a crash. */
+  ending: boolean;
+}
+
+/** A process that exited by itself (not by the supervisor's kill or stop). */
+export interface Crash {
+  readonly name: string;
+  readonly at: number;
+  /** Exit code, -1 when a signal ended it. */
+  readonly code: number | null;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class Supervisor {
   readonly #procs = new Map<string, Managed>();
+  readonly #crashes: Crash[] = [];
 
   constructor(
     private readonly cwd: string,
@@ -40,7 +51,10 @@ export class Supervisor {
     const child = spawn(process.execPath, [...spec.args], { cwd: this.cwd, env: spec.env, stdio: ['ignore', fd, fd] });
     closeSync(fd);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-    const m: Managed = { spec, child, exited, stopped: false };
+    const m: Managed = { spec, child, exited, stopped: false, ending: false };
+    void exited.then((code) => {
+      if (!m.ending) this.#crashes.push({ name: spec.name, at: Date.now(), code });
+    });
     this.#procs.set(spec.name, m);
     await this.#waitReady(m);
   }
@@ -74,10 +88,16 @@ export class Supervisor {
     return m !== undefined && m.child.exitCode === null && m.child.signalCode === null;
   }
 
+  /** Every process that exited by itself since the supervisor started, oldest first. */
+  crashes(): readonly Crash[] {
+    return [...this.#crashes];
+  }
+
   /** SIGKILL; resolves once the process is gone. */
   async kill(name: string): Promise<void> {
     const m = this.#get(name);
     if (!this.alive(name)) return;
+    m.ending = true;
     m.child.kill('SIGKILL');
     await m.exited;
   }
@@ -116,6 +136,7 @@ export class Supervisor {
   async stopAll(graceMs = 15_000): Promise<void> {
     const all = [...this.#procs.values()].reverse();
     for (const m of all) {
+      m.ending = true;
       if (m.stopped) m.child.kill('SIGCONT');
       if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGTERM');
       const done = await Promise.race([m.exited.then(() => true), sleep(graceMs).then(() => false)]);
