@@ -24,6 +24,7 @@ import { marketRoutes } from './market/index.ts';
 import { referenceRoutes } from './reference/index.ts';
 import { optionsRoutes } from './options/index.ts';
 import { tapeRoutes } from './tape/index.ts';
+import { replayRoutes } from './replay/index.ts';
 import { TapeTail } from './tape/tail-feed.ts';
 import { LiveFlow } from './tape/live-flow-feed.ts';
 import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
@@ -198,7 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     liveFlow,
     routeCache: new RouteCache(config.routeCacheMs, clock),
     historyPolicy: (request) => ({
-      historyDays: request.entitlement?.historyDays ?? 0,
+      // null = the plan keeps all history (no clamp); no entitlement (no key) = none.
+      historyDays: request.entitlement == null ? 0 : request.entitlement.historyDays,
       enforced: request.account?.evaluation ?? true,
       now: clock(),
     }),
@@ -226,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     marketRoutes,
     referenceRoutes,
     tapeRoutes,
+    replayRoutes,
     optionsRoutes,
     ...(deps.snapshots !== undefined ? [gexRoutes] : []),
     ...(deps.routes ?? []),

@@ -51,6 +51,7 @@ test('fuzz: every parameter of every route with injection payloads, then >= 50,0
       '/v2/market/open-interest',
       '/v2/market/bundle',
       '/v2/tape',
+      '/v2/replay',
       '/v2/tape/recent',
       '/v2/tape/strike-heat',
       '/v2/tape/flow-by-strike',

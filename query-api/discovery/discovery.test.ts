@@ -255,6 +255,7 @@ describe('discovery routes', () => {
       '/v2/options/range',
       '/v2/options/venue-book',
       '/v2/redoc',
+      '/v2/replay',
       '/v2/status',
       '/v2/symbols',
       '/v2/tape',
@@ -262,7 +263,21 @@ describe('discovery routes', () => {
       '/v2/tape/recent',
       '/v2/tape/strike-heat',
     ]);
-    assert.equal(data.count, 34);
+    assert.equal(data.count, 35);
+    const replay = data.endpoints.find((e) => e.path === '/v2/replay');
+    assert.deepEqual(
+      [replay?.tag, replay?.auth, replay?.parameters.map((p) => [p['name'], p['required']])],
+      [
+        'replay',
+        true,
+        [
+          ['channels', true],
+          ['from', true],
+          ['to', true],
+          ['X-API-Key', true],
+        ],
+      ],
+    );
     const exp = data.endpoints.find((e) => e.path === '/v2/expiries');
     assert.deepEqual(exp?.methods, ['GET']);
     assert.equal(exp?.tag, 'discovery');
@@ -335,7 +350,8 @@ describe('discovery routes', () => {
       ['2.14.0', '2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0'],
     );
     const current = data.releases[0]?.changes ?? [];
-    assert.equal(current.length, 10);
+    assert.equal(current.length, 11);
+    assert.ok(current.at(-1)?.startsWith('`/v2/replay`'));
     assert.ok(current[0]?.includes('`exchanges` -> `exchange_breakdown`'));
     assert.ok(current[1]?.includes('real daily series') && current[1].includes('never `intraday-fallback`'));
     assert.ok(current.some((c) => c.includes('`trade_count` and `notional_volume`')));

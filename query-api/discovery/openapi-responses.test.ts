@@ -95,6 +95,10 @@ const OK_CASES: Readonly<Record<string, readonly string[]>> = {
   '/v2/filings/holders': ['ticker=MSTR', 'ticker=IBIT&limit=3'],
   '/v2/tape': ['symbol=BTCUSDT', 'symbol=BTCUSDT&order=asc&limit=2'],
   '/v2/tape/recent': ['symbol=BTCUSDT'],
+  '/v2/replay': [
+    `channels=tape.BTCUSDT,levels.BTCUSDT,chain.BTCUSDT.deribit&from=${iso(A - 3 * H)}&to=${iso(C)}`,
+    `channels=levels.BTCUSDT.okx,deribit&from=${A - H}&to=${C}`,
+  ],
   '/v2/tape/strike-heat': ['symbol=BTCUSDT', 'symbol=BTCUSDT&hours=48&venues=deribit'],
   '/v2/tape/flow-by-strike': ['symbol=BTCUSDT'],
   '/v2/options/pcr': ['symbol=BTCUSDT', 'symbol=BTCUSDT&days=1&include=exchange_breakdown', 'symbol=BTCUSDT&days=2&granularity=daily'],

@@ -200,6 +200,7 @@ describe('/v2/gex/levels', () => {
     try {
       const evalKey = await userWithKey(t.store, { userId: 'eval', plan: 'terminal_yearly', evaluation: true });
       const paidKey = await userWithKey(t.store, { userId: 'paid', plan: 'terminal_yearly' });
+      const unlimitedEvalKey = await userWithKey(t.store, { userId: 'eval-unlimited', plan: 'enterprise', evaluation: true });
       await app.gex.accounts.refresh();
       const floor = clock() - 30 * DAY;
       const enforced = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(A)}`, evalKey));
@@ -221,6 +222,13 @@ describe('/v2/gex/levels', () => {
       assert.equal(r.as_of.snapshot_at, iso(A));
       const inside = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(clock() - DAY)}`, evalKey));
       assert.equal((inside.meta.extra as Record<string, unknown>).history_clamp, undefined);
+      // Unlimited history (enterprise, HISTORY_DAYS_ENTERPRISE=unlimited): never clamped nor reported, evaluation or not.
+      for (const k of [key, unlimitedEvalKey]) {
+        const u = assertOk(await get(`symbol=BTCUSDT&as_of=${iso(A)}`, k));
+        const e = u.meta.extra as { history_clamp?: unknown; as_of: { snapshot_at: string } };
+        assert.equal(e.history_clamp, undefined);
+        assert.equal(e.as_of.snapshot_at, iso(A));
+      }
     } finally {
       clock.set(C + 10_000);
     }

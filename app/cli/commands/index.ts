@@ -3,6 +3,7 @@ import { ROLE_COMMANDS } from './roles.ts';
 import { migrateCommand } from './migrate.ts';
 import { levelsCommand } from './levels.ts';
 import { studyCommand } from './study.ts';
+import { replayCommand } from './replay.ts';
 import { greeksCommand } from './greeks.ts';
 import { chainCommand } from './chain.ts';
 import { smileCommand } from './smile.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CliCommand[] = [
   parseCommand,
   levelsCommand,
   studyCommand,
+  replayCommand,
   greeksCommand,
   chainCommand,
   smileCommand,

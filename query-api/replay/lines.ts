@@ -1,0 +1,26 @@
+/**
+ * The lines of a replay stream (NDJSON, one JSON document per line, `\n`-terminated):
+ * - a message `{"channel","at","seq","data"}`: `at` the ISO instant the message represents, `seq` the channel's
+ *   sequence number (1, 2, ... per channel), `data` exactly the live channel's notification data;
+ * - the last line `{"type":"replay_done","from","to","counts"[,"history_clamp"]}`: the served window, the messages
+ *   per channel (every requested channel, 0 included, in request order) and, when the plan's history window cut
+ *   the requested one, the clamp (limits/history-clamp.ts).
+ * Pure.
+ */
+import type { HistoryClamp } from '../limits/history-clamp.ts';
+
+/** One message line; `dataJson` is the channel's data already serialized. */
+export function messageLine(channel: string, atMs: number, seq: number, dataJson: string): string {
+  return `{"channel":${JSON.stringify(channel)},"at":"${new Date(atMs).toISOString()}","seq":${seq},"data":${dataJson}}\n`;
+}
+
+/** The closing line. */
+export function doneLine(fromMs: number, toMs: number, counts: ReadonlyMap<string, number>, clamp?: HistoryClamp): string {
+  return `${JSON.stringify({
+    type: 'replay_done',
+    from: new Date(fromMs).toISOString(),
+    to: new Date(toMs).toISOString(),
+    counts: Object.fromEntries(counts),
+    ...(clamp !== undefined ? { history_clamp: clamp } : {}),
+  })}\n`;
+}

@@ -1,0 +1,70 @@
+/**
+ * GET /v2/replay: the stored history of feed channels over a window as NDJSON (replay/stream.ts), streamed with
+ * backpressure (a line is produced only when the socket has taken the previous ones), gzip when the client accepts it.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { validationError } from '../envelope/errors.ts';
+import { errorResponses } from '../envelope/envelope-schemas.ts';
+import { clampWindow } from '../limits/history-clamp.ts';
+import type { ApiInstance, AppContext } from '../types.ts';
+import { MAX_REPLAY_CHANNELS, parseReplayRequest } from './request.ts';
+import { replayLines } from './stream.ts';
+
+export const TAG = 'replay';
+export const NDJSON = 'application/x-ndjson';
+
+export const replayQuery = z.object({
+  channels: z
+    .string()
+    .max(2_000)
+    .describe(
+      `comma-separated feed channels (1 to ${MAX_REPLAY_CHANNELS}): tape.{symbol}, levels.{symbol}[.{venue,...}], chain.{symbol}[.{venue,...}]`,
+    ),
+  from: z.string().max(64).describe('start of the window, inclusive: ISO-8601 instant or epoch ms'),
+  to: z.string().max(64).describe('end of the window, inclusive, after `from`, not in the future: ISO-8601 instant or epoch ms'),
+});
+
+const ndjson = {
+  description: 'NDJSON stream: one message per line, then the replay_done line',
+  content: { [NDJSON]: { schema: z.string().describe('NDJSON lines') } },
+};
+
+const acceptsGzip = (header: string | string[] | undefined): boolean =>
+  (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').some((p) => {
+    const [coding, ...params] = p.trim().toLowerCase().split(';');
+    return coding === 'gzip' && !params.some((x) => /^\s*q=0(\.0*)?\s*$/.test(x));
+  });
+
+export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
+  app.get('/v2/replay', {
+    schema: {
+      tags: [TAG],
+      summary: 'Replay of feed channels',
+      description:
+        'The stored history of WebSocket feed channels over a window, merged in time order, as NDJSON: one `{"channel","at","seq","data"}` line per message (`data` as the live channel sends it; `at` the instant it represents), ordered by instant, then channel name, then the channel\'s own order; a last `{"type":"replay_done","from","to","counts"}` line. Levels: every stored snapshot; tape: the stored trades in /v2/tape ascending order; chain: a `snapshot` then `changes` per stored 30 s chain (3 days kept). The window is clamped to the plan\'s history window. Gzip with `Accept-Encoding: gzip`.',
+      querystring: replayQuery,
+      response: { 200: ndjson, ...errorResponses({ auth: true }) },
+    },
+    handler: async (request, reply) => {
+      const parsed = parseReplayRequest(request.query, ctx.clock());
+      if (!parsed.ok) throw validationError(parsed.problems.map((p) => ({ ...p, location: 'query' })));
+      const clamp = clampWindow({ from: parsed.request.fromMs, to: parsed.request.toMs }, ctx.historyPolicy(request));
+      const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
+      const lines = Readable.from(replayLines(ctx.store, served, clamp.clamp ?? undefined), {
+        objectMode: false,
+        highWaterMark: 64 * 1024,
+      });
+      reply.header('content-type', `${NDJSON}; charset=utf-8`).header('vary', 'accept-encoding');
+      // The typed reply takes the documented body (a string); the stream is that string, sent as it is produced.
+      const untyped = reply as unknown as FastifyReply;
+      if (!acceptsGzip(request.headers['accept-encoding'])) return untyped.send(lines);
+      const gzip = createGzip();
+      pipeline(lines, gzip).catch((err: unknown) => request.log.warn({ err }, 'replay stream ended early'));
+      return untyped.header('content-encoding', 'gzip').send(gzip);
+    },
+  });
+}
