@@ -7,6 +7,7 @@ import { fixtureLine, fixtureText } from '#ingest/venues/fixtures/load.ts';
 import { createConnector } from '#ingest/venues/registry.ts';
 import type { ParserContext, VenueConnectorSpec } from '#ingest/connector/types.ts';
 import { corpus, rate } from './parser-rate.ts';
+import { runPeerParserBench } from './ingest-parsers-peer.ts';
 
 interface Case {
   readonly venue: 'deribit' | 'bybit' | 'okx' | 'binance';
@@ -93,6 +94,7 @@ export async function runParserBench(): Promise<void> {
       `  ${c.venue.padEnd(8)} parse ${kfps(parsed).padStart(8)}   JSON.parse ${kfps(base).padStart(8)}   ratio ${(parsed / base).toFixed(2)}   ${parsed >= 200_000 ? 'OK' : 'BELOW 200k target'}`,
     );
   }
+  runPeerParserBench();
   await Promise.resolve();
 }
 

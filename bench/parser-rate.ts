@@ -9,13 +9,13 @@ export function corpus(lines: readonly string[], idPattern: RegExp): string[] {
   return out;
 }
 
-/** Frames per second of `fn` over the corpus, looped for RUN_MS on this core. */
-export function rate<T>(frames: readonly T[], fn: (f: T) => unknown): number {
+/** Frames per second of `fn` over the corpus, looped for `runMs` (default RUN_MS) on this core. */
+export function rate<T>(frames: readonly T[], fn: (f: T) => unknown, runMs = RUN_MS): number {
   let sink = 0;
   let done = 0;
   const start = performance.now();
   let elapsed = 0;
-  while (elapsed < RUN_MS) {
+  while (elapsed < runMs) {
     for (const f of frames) if (fn(f) !== undefined) sink++;
     done += frames.length;
     elapsed = performance.now() - start;

@@ -8,6 +8,11 @@ import type { ControlFrame, ParseResult, RestParseResult } from './types.ts';
 
 export type Obj = Readonly<Record<string, unknown>>;
 
+/** 10^0 .. 10^22: the powers of ten a double holds exactly. */
+const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+/** 1e-6 .. 1e14, index i holding 10^(i - 6). */
+const POW10_FROM_MINUS_6: readonly number[] = Array.from({ length: 21 }, (_, i) => Number(`1e${i - 6}`));
+
 export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -21,21 +26,68 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** A string field, or null. */
-export function str(o: Obj, key: string): string | null {
-  const v = o[key];
+/**
+ * Value readers: the same rules as `str` / `num` / `idOf` applied to a value the caller read itself. Hot paths read
+ * each field at its own site (`t['p']`), which keeps that property load monomorphic, then narrow it here.
+ */
+export function strValue(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
 /** A finite number from a JSON number or a non-empty decimal string, else null. */
-export function num(o: Obj, key: string): number | null {
-  const v = o[key];
+export function numValue(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (typeof v === 'string' && v !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
+    const n = plainDecimal(v);
+    if (n === n) return n; // not NaN: a plain decimal
+    const parsed = Number(v);
+    return Number.isFinite(parsed) ? parsed : null;
   }
   return null;
+}
+
+/**
+ * `Number(s)` for a plain decimal (optional '-', at most 15 digits, at most one '.', at least one digit), else NaN.
+ * The digits form an exact integer m < 2^53 and the result is m / 10^fractionDigits, one correctly rounded division,
+ * which is the double `Number(s)` gives; anything else (exponents, '+', spaces, longer digit runs) is left to `Number`.
+ */
+function plainDecimal(s: string): number {
+  const len = s.length;
+  let i = s.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  let m = 0;
+  let digits = 0;
+  let dot = -1;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && dot === -1) {
+      dot = i;
+    } else {
+      return Number.NaN;
+    }
+  }
+  if (digits === 0 || digits > 15) return Number.NaN;
+  const n = dot === -1 ? m : m / (POW10[len - dot - 1] ?? Number.NaN);
+  return s.charCodeAt(0) === 45 ? -n : n;
+}
+
+/** A trade / message id that may be a number or a string. */
+export function idValue(v: unknown): string | null {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** A string field, or null. */
+export function str(o: Obj, key: string): string | null {
+  return strValue(o[key]);
+}
+
+/** A finite number from a JSON number or a non-empty decimal string, else null. */
+export function num(o: Obj, key: string): number | null {
+  return numValue(o[key]);
 }
 
 /** Like `num` but null for values <= 0 (venues send 0 / -1 for "no bid", "no IV"). */
@@ -46,10 +98,7 @@ export function positive(o: Obj, key: string): number | null {
 
 /** A trade / message id that may be a number or a string. */
 export function idOf(o: Obj, key: string): string | null {
-  const v = o[key];
-  if (typeof v === 'string' && v !== '') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return null;
+  return idValue(o[key]);
 }
 
 export function obj(o: Obj, key: string): Obj | null {
@@ -62,8 +111,37 @@ export function arr(o: Obj, key: string): readonly unknown[] | null {
   return Array.isArray(v) ? v : null;
 }
 
-/** Removes binary floating-point noise from derived values (0.7844000000000001 -> 0.7844). */
+/**
+ * Removes binary floating-point noise from derived values (0.7844000000000001 -> 0.7844): the value rounded to 15
+ * significant digits, exactly `Number(x.toPrecision(15))`. For 1e-6 <= |x| < 1e15 it is computed without a string:
+ * m = round(|x| * 10^k) with k = 14 - decimal exponent, and m / 10^k (both exact or correctly rounded, as the string
+ * round trip is). x is returned as is when it already is the double of an at most 15-digit decimal (m / 10^k === |x|);
+ * a product landing on .5 and an exponent taken one off next to a power of ten (m outside 1e14..1e15) take the string
+ * round trip.
+ */
+/** floor(log10(a)) for 1e-6 <= a < 1e15 by comparisons (may be one off within a rounding step of a power of ten). */
+function decimalExponent(a: number): number {
+  let lo = -6;
+  let hi = 14;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a >= (POW10_FROM_MINUS_6[mid + 6] ?? 0)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 export function clean(x: number): number {
+  const a = x < 0 ? -x : x;
+  if (a < 1e15 && Math.floor(a) === a) return x + 0; // an integer below 1e15 has at most 15 digits (+0 turns -0 into 0)
+  if (a >= 1e-6 && a < 1e15) {
+    const scale = POW10[14 - decimalExponent(a)] ?? 0;
+    const p = a * scale;
+    const m = Math.round(p);
+    const r = m / scale;
+    if (r === a && m <= 1e15) return x;
+    if (m > 1e14 && m < 1e15 && p - Math.floor(p) !== 0.5) return x < 0 ? -r : r;
+  }
   return Number(x.toPrecision(15));
 }
 

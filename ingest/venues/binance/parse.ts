@@ -17,6 +17,9 @@ import {
   rowId,
   str,
   symbolForBase,
+  idValue,
+  numValue,
+  strValue,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -33,15 +36,18 @@ export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResul
   if (msg === undefined) return deadLetter('malformed json');
   if (Array.isArray(msg)) return items(msg, '', ctx);
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
-  if ('result' in msg && 'id' in msg) return ignored('ack', idOf(msg, 'id') ?? undefined);
-  const error = obj(msg, 'error');
-  if (error !== null) return ignored('venue_error', `${num(error, 'code') ?? ''} ${str(error, 'msg') ?? ''}`.trim());
-  const stream = str(msg, 'stream');
+  const stream = strValue(msg['stream']);
+  if (stream === null || msg['error'] !== undefined || msg['result'] !== undefined) {
+    if ('result' in msg && 'id' in msg) return ignored('ack', idOf(msg, 'id') ?? undefined);
+    const error = obj(msg, 'error');
+    if (error !== null) return ignored('venue_error', `${num(error, 'code') ?? ''} ${str(error, 'msg') ?? ''}`.trim());
+  }
   const data = stream === null ? msg : msg['data'];
   const channel = stream ?? '';
   if (Array.isArray(data)) return items(data, channel, ctx);
   if (!isObj(data)) return deadLetter('data is not an object', channel);
-  return items([data], channel, ctx);
+  const row: Row = { out: [], error: null };
+  return item(data, channel, ctx, row) ?? result(row, channel);
 }
 
 /**
@@ -63,13 +69,23 @@ export function parseBinanceTradeRows(
 function items(list: readonly unknown[], channel: string, ctx: ParserContext): ParseResult {
   const row: Row = { out: [], error: null };
   for (const d of list) {
-    if (!isObj(d)) return deadLetter('data item is not an object', channel);
-    const e = str(d, 'e');
-    const handler = e === null ? undefined : HANDLERS[e];
-    if (handler === undefined) return deadLetter(`unknown event type: ${String(e)}`, channel);
-    handler(d, ctx, row);
-    if (row.error !== null) return deadLetter(row.error, channel);
+    const failed = item(d, channel, ctx, row);
+    if (failed !== null) return failed;
   }
+  return result(row, channel);
+}
+
+/** Adds the events of one data item to `row`: null, or the dead letter when the item is malformed. */
+function item(d: unknown, channel: string, ctx: ParserContext, row: Row): ParseResult | null {
+  if (!isObj(d)) return deadLetter('data item is not an object', channel);
+  const e = strValue(d['e']);
+  const handler = e === null ? undefined : HANDLERS[e];
+  if (handler === undefined) return deadLetter(`unknown event type: ${String(e)}`, channel);
+  handler(d, ctx, row);
+  return row.error === null ? null : deadLetter(row.error, channel);
+}
+
+function result(row: Row, channel: string): ParseResult {
   if (row.out.length === 0 && row.dropped !== undefined) return ignored('dropped', row.dropped);
   return eventsOrUntracked(row.out, channel);
 }
@@ -89,21 +105,18 @@ function instrumentOf(name: string, ctx: ParserContext): Instrument | null {
 }
 
 /** `m` = buyer is maker, so the taker sold; options also carry `S`, used when `m` is absent. */
-function takerSide(d: Obj): TakerSide | null {
-  const m = d['m'];
+function takerSide(m: unknown, s: unknown): TakerSide | null {
   if (typeof m === 'boolean') return m ? 'sell' : 'buy';
-  const s = str(d, 'S');
   return s === 'BUY' ? 'buy' : s === 'SELL' ? 'sell' : null;
 }
 
 function trade(d: Obj, ctx: ParserContext, row: Row): void {
-  const name = str(d, 's');
-  const ts = num(d, 'T');
-  const price = num(d, 'p');
-  const qty = num(d, 'q');
-  const side = takerSide(d);
-  const agg = idOf(d, 'a');
-  const tradeId = str(d, 'e') === 'aggTrade' ? (agg ?? `${idOf(d, 'f') ?? ''}-${idOf(d, 'l') ?? ''}`) : idOf(d, 't');
+  const name = strValue(d['s']);
+  const ts = numValue(d['T']);
+  const price = numValue(d['p']);
+  const qty = numValue(d['q']);
+  const side = takerSide(d['m'], d['S']);
+  const tradeId = d['e'] === 'aggTrade' ? (idValue(d['a']) ?? `${idValue(d['f']) ?? ''}-${idValue(d['l']) ?? ''}`) : idValue(d['t']);
   if (name === null || ts === null || price === null || qty === null || side === null || tradeId === null) {
     row.error = 'trade missing s/T/p/q/side/id';
     return;
@@ -141,14 +154,14 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
         iv: null,
         indexPrice: null,
         underlyingPrice: null,
-        block: str(d, 'X') === 'BLOCK',
+        block: d['X'] === 'BLOCK',
       },
     });
     return;
   }
   const spot = ctx.connection.startsWith('spot');
   // USD-M futures `@trade` prints insurance-fund and ADL fills too (`X`); only MARKET prints are taker trades.
-  const type = str(d, 'X');
+  const type = strValue(d['X']);
   if (!spot && type !== null && type !== 'MARKET') {
     row.dropped = `non-market futures trade (X=${type})`;
     return;

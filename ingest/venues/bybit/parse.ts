@@ -8,16 +8,18 @@ import {
   deadLetter,
   events,
   eventsOrUntracked,
-  idOf,
   ignored,
   isObj,
+  idValue,
   isUsd,
   mul,
   num,
+  numValue,
   parseJson,
   positive,
   rowId,
   str,
+  strValue,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -32,11 +34,14 @@ export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult 
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
-  const topic = str(msg, 'topic');
+  const topic = strValue(msg['topic']);
   if (topic === null) return control(msg);
+  const data = msg['data'];
+  if (topic.startsWith('publicTrade.') || topic === 'publicTrade') {
+    return Array.isArray(data) ? trades(data, topic, ctx) : deadLetter('publicTrade data is not an array', topic);
+  }
   const dot = topic.indexOf('.');
   const family = dot === -1 ? topic : topic.slice(0, dot);
-  const data = msg['data'];
   switch (family) {
     case 'publicTrade':
       return Array.isArray(data) ? trades(data, topic, ctx) : deadLetter('publicTrade data is not an array', topic);
@@ -69,11 +74,6 @@ function control(msg: Obj): ParseResult {
 
 function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
   return lookupInstrument(ctx, name, bybitInstrumentFromName);
-}
-
-function takerSide(o: Obj): TakerSide | null {
-  const s = str(o, 'S');
-  return s === 'Buy' ? 'buy' : s === 'Sell' ? 'sell' : null;
 }
 
 function isOptionName(name: string): boolean {
@@ -112,15 +112,15 @@ export function parseBybitRecentTrades(
 
 function trades(data: readonly unknown[], topic: string, ctx: ParserContext): ParseResult {
   const out: MarketEvent[] = [];
-  const spot = ctx.connection.startsWith('spot');
   for (const t of data) {
     if (!isObj(t)) return deadLetter('trade is not an object', topic);
-    const name = str(t, 's');
-    const id = idOf(t, 'i');
-    const ts = num(t, 'T');
-    const price = num(t, 'p');
-    const size = num(t, 'v');
-    const side = takerSide(t);
+    const name = strValue(t['s']);
+    const id = idValue(t['i']);
+    const ts = numValue(t['T']);
+    const price = numValue(t['p']);
+    const size = numValue(t['v']);
+    const s = t['S'];
+    const side: TakerSide | null = s === 'Buy' ? 'buy' : s === 'Sell' ? 'sell' : null;
     if (name === null || id === null || ts === null || price === null || size === null || side === null) {
       return deadLetter('trade missing s/i/T/p/v/S', topic);
     }
@@ -137,7 +137,7 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
         return deadLetter(`instrument ${name} lacks strike/expiry/type`, topic);
       if (!isUsd(inst.quoteCurrency)) return deadLetter(`unexpected option quote currency ${inst.quoteCurrency}`, topic);
       const coins = mul(size, inst.contractSize);
-      const indexPrice = num(t, 'iP');
+      const indexPrice = numValue(t['iP']);
       if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
       out.push({
         type: 'option_trade',
@@ -158,13 +158,14 @@ function trades(data: readonly unknown[], topic: string, ctx: ParserContext): Pa
           size: coins,
           premiumUsd: mul(price, coins),
           side,
-          iv: num(t, 'iv'),
+          iv: numValue(t['iv']),
           indexPrice,
           underlyingPrice: null,
           block: t['BT'] === true,
         },
       });
     } else if (inst.kind === 'perp' || inst.kind === 'spot') {
+      const spot = ctx.connection.startsWith('spot');
       const market = spot ? 'spot' : 'perp';
       out.push({
         type: spot ? 'spot_trade' : 'perp_trade',

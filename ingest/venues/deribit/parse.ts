@@ -21,6 +21,9 @@ import {
   str,
   symbolForBase,
   clean,
+  idValue,
+  numValue,
+  strValue,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent, TakerSide } from '#schemas/events.ts';
@@ -37,12 +40,16 @@ export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResul
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
-  const method = str(msg, 'method');
+  const method = strValue(msg['method']);
   if (method === 'subscription') {
-    const params = obj(msg, 'params');
-    const channel = params === null ? null : str(params, 'channel');
+    const p = msg['params'];
+    const params = isObj(p) ? p : null;
+    const channel = params === null ? null : strValue(params['channel']);
     if (params === null || channel === null) return deadLetter('subscription without params.channel');
     const data = params['data'];
+    if (channel.startsWith('trades.') || channel === 'trades') {
+      return Array.isArray(data) ? parseTrades(data, channel, ctx) : deadLetter('trades data is not an array', channel);
+    }
     const dot = channel.indexOf('.');
     const family = dot === -1 ? channel : channel.slice(0, dot);
     switch (family) {
@@ -72,11 +79,6 @@ export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResul
   return deadLetter(`unknown message${method === null ? '' : `: ${method}`}`);
 }
 
-function side(o: Obj): TakerSide | null {
-  const d = str(o, 'direction');
-  return d === 'buy' || d === 'sell' ? d : null;
-}
-
 function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
   return lookupInstrument(ctx, name, deribitInstrumentFromName);
 }
@@ -94,7 +96,19 @@ function isInverse(i: Instrument): boolean {
   return !isUsd(i.settlementCurrency);
 }
 
-type Collect = { readonly out: MarketEvent[] } & { error: string | null };
+/**
+ * Trades of one list: the events, the first error, the instrument of the previous trade (`lastName` / `lastInst`: a
+ * burst of trades on one instrument resolves it once per list) and the index price this list last stored
+ * (`lastIndexSymbol` / `lastIndex`: an unchanged index is not stored again).
+ */
+type Collect = {
+  readonly out: MarketEvent[];
+  error: string | null;
+  lastName: string | null;
+  lastInst: Instrument | null;
+  lastIndexSymbol: string | null;
+  lastIndex: number;
+};
 
 /**
  * A list of trade objects in the WebSocket/REST trade shape (REST recent trades, gap fill): the events, or the
@@ -104,7 +118,7 @@ export function parseDeribitTradeList(
   data: readonly unknown[],
   ctx: ParserContext,
 ): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
-  const c: Collect = { out: [], error: null };
+  const c: Collect = { out: [], error: null, lastName: null, lastInst: null, lastIndexSymbol: null, lastIndex: Number.NaN };
   for (const t of data) {
     if (!isObj(t)) return { ok: false, reason: 'trade is not an object' };
     parseTrade(t, ctx, c);
@@ -114,7 +128,7 @@ export function parseDeribitTradeList(
 }
 
 function parseTrades(data: readonly unknown[], channel: string, ctx: ParserContext): ParseResult {
-  const c: Collect = { out: [], error: null };
+  const c: Collect = { out: [], error: null, lastName: null, lastInst: null, lastIndexSymbol: null, lastIndex: Number.NaN };
   for (const t of data) {
     if (!isObj(t)) return deadLetter('trade is not an object', channel);
     parseTrade(t, ctx, c);
@@ -124,22 +138,33 @@ function parseTrades(data: readonly unknown[], channel: string, ctx: ParserConte
 }
 
 function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
-  const name = str(t, 'instrument_name');
-  const tradeId = idOf(t, 'trade_id');
-  const ts = num(t, 'timestamp');
-  const price = num(t, 'price');
-  const amount = num(t, 'amount');
-  const s = side(t);
+  const name = strValue(t['instrument_name']);
+  const tradeId = idValue(t['trade_id']);
+  const ts = numValue(t['timestamp']);
+  const price = numValue(t['price']);
+  const amount = numValue(t['amount']);
+  const direction = t['direction'];
+  const s: TakerSide | null = direction === 'buy' || direction === 'sell' ? direction : null;
   if (name === null || tradeId === null || ts === null || price === null || amount === null || s === null) {
     c.error = 'trade missing instrument_name/trade_id/timestamp/price/amount/direction';
     return;
   }
-  const inst = ctx.instruments.get(name) ?? ctx.nameCache.get(name) ?? fromName(name, ctx, c);
+  let inst: Instrument | null;
+  if (name === c.lastName) inst = c.lastInst;
+  else {
+    inst = (ctx.instruments.size === 0 ? undefined : ctx.instruments.get(name)) ?? ctx.nameCache.get(name) ?? fromName(name, ctx, c);
+    c.lastName = name;
+    c.lastInst = inst;
+  }
   if (inst === null || (inst.kind !== 'option' && inst.kind !== 'perp')) return; // untracked, future, combo
   const symbol = inst.symbol;
   const receivedAt = ctx.receivedAt;
-  const indexPrice = num(t, 'index_price');
-  if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
+  const indexPrice = numValue(t['index_price']);
+  if (indexPrice !== null && (indexPrice !== c.lastIndex || symbol !== c.lastIndexSymbol)) {
+    ctx.indexPrices.set(symbol, indexPrice);
+    c.lastIndex = indexPrice;
+    c.lastIndexSymbol = symbol;
+  }
   if (inst.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       c.error = `instrument ${name} lacks strike/expiry/type`;
@@ -174,11 +199,11 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
         size,
         premiumUsd: mul(priceUsd, size),
         side: s,
-        iv: ivFromPercent(num(t, 'iv')),
+        iv: ivFromPercent(numValue(t['iv'])),
         indexPrice,
-        underlyingPrice: num(t, 'underlying_price'),
+        underlyingPrice: numValue(t['underlying_price']),
         tradeId,
-        block: str(t, 'block_trade_id') !== null,
+        block: typeof t['block_trade_id'] === 'string',
       },
     });
     return;
@@ -201,7 +226,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
       tradeId,
     },
   });
-  const liq = str(t, 'liquidation');
+  const liq = strValue(t['liquidation']);
   if (liq !== null) {
     // T: the taker was liquidated (a taker sell closes a long); M: the maker (opposite side) was liquidated.
     const takerPos: 'long' | 'short' = s === 'sell' ? 'long' : 'short';

@@ -7,18 +7,19 @@ import {
   arr,
   deadLetter,
   eventsOrUntracked,
-  idOf,
   ignored,
   isObj,
   isUsd,
   mul,
   num,
-  obj,
   parseJson,
   positive,
   rowId,
   str,
   symbolForBase,
+  idValue,
+  numValue,
+  strValue,
 } from '../../connector/parse-helpers.ts';
 import type { Obj } from '../../connector/parse-helpers.ts';
 import type { Instrument, MarketEvent } from '#schemas/events.ts';
@@ -35,15 +36,16 @@ export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
-  const event = str(msg, 'event');
+  const event = strValue(msg['event']);
   if (event !== null) {
     if (event === 'subscribe' || event === 'unsubscribe') return ignored('ack', event);
     if (event === 'error') return ignored('venue_error', `${str(msg, 'code') ?? ''} ${str(msg, 'msg') ?? ''}`.trim());
     return ignored('info', event);
   }
-  const argObj = obj(msg, 'arg');
-  const channel = argObj === null ? null : str(argObj, 'channel');
-  const data = arr(msg, 'data');
+  const arg = msg['arg'];
+  const channel = isObj(arg) ? strValue(arg['channel']) : null;
+  const d = msg['data'];
+  const data = Array.isArray(d) ? (d as readonly unknown[]) : null;
   if (channel === null || data === null) return deadLetter('push without arg.channel / data array');
   const handler = HANDLERS[channel];
   if (handler === undefined) return deadLetter(`unknown channel: ${channel}`, channel);
@@ -106,12 +108,12 @@ function toUsd(price: number, inst: Instrument, idx: number | null, ctx: ParserC
 }
 
 function trade(d: Obj, ctx: ParserContext, row: Row): void {
-  const instId = str(d, 'instId');
-  const tradeId = idOf(d, 'tradeId');
-  const ts = num(d, 'ts');
-  const px = num(d, 'px');
-  const sz = num(d, 'sz');
-  const side = str(d, 'side');
+  const instId = strValue(d['instId']);
+  const tradeId = idValue(d['tradeId']);
+  const ts = numValue(d['ts']);
+  const px = numValue(d['px']);
+  const sz = numValue(d['sz']);
+  const side = d['side'];
   if (instId === null || tradeId === null || ts === null || px === null || sz === null || (side !== 'buy' && side !== 'sell')) {
     row.error = 'trade missing instId/tradeId/ts/px/sz/side';
     return;
@@ -127,7 +129,7 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
       row.error = `instrument ${instId} lacks strike/expiry/type`;
       return;
     }
-    const indexPrice = num(d, 'idxPx');
+    const indexPrice = numValue(d['idxPx']);
     if (indexPrice !== null) ctx.indexPrices.set(inst.symbol, indexPrice);
     const priceUsd = toUsd(px, inst, indexPrice, ctx);
     if (priceUsd === null) {
@@ -153,9 +155,9 @@ function trade(d: Obj, ctx: ParserContext, row: Row): void {
         priceUsd,
         size,
         premiumUsd: mul(priceUsd, size),
-        iv: num(d, 'fillVol'),
+        iv: numValue(d['fillVol']),
         indexPrice,
-        underlyingPrice: num(d, 'fwdPx'),
+        underlyingPrice: numValue(d['fwdPx']),
         block: false,
       },
     });
