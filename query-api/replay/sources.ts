@@ -17,7 +17,7 @@ import { metaOf } from '#processors/snapshots/levels-step.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
 import { readTapeEntries } from '../tape/read.ts';
-import type { TapeFilter } from '../tape/filter.ts';
+import { allTrades } from '../tape/filter.ts';
 import type { TapeCursor } from '../tape/cursor.ts';
 import { levelsNotification } from '../ws/bus-source.ts';
 import { chainViewOf, changesJson, snapshotJson } from '../ws/chain-feed.ts';
@@ -37,17 +37,7 @@ export interface ReplayWindow {
 export type ReplayData = string;
 
 async function* tapeItems(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
-  const filter: TapeFilter = {
-    symbol,
-    fromMs: w.fromMs,
-    toMs: w.toMs,
-    venues: [],
-    expiryDates: [],
-    type: null,
-    side: null,
-    minPremiumUsd: 0,
-    block: null,
-  };
+  const filter = allTrades(symbol, w.fromMs, w.toMs);
   let cursor: TapeCursor | null = null;
   for (;;) {
     const { entries, more } = await readTapeEntries(store, filter, 'asc', page, cursor);

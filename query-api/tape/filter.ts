@@ -21,6 +21,11 @@ export interface TapeFilter {
   readonly block: 'only' | 'exclude' | null;
 }
 
+/** Every trade of a symbol in [fromMs, toMs]: no venue, expiry, type, side, premium or block filter. */
+export function allTrades(symbol: MarketSymbol, fromMs: number, toMs: number): TapeFilter {
+  return { symbol, fromMs, toMs, venues: [], expiryDates: [], type: null, side: null, minPremiumUsd: 0, block: null };
+}
+
 export interface TapePage {
   readonly trades: TapeRow[];
   readonly nextCursor: string | null;

@@ -18,7 +18,7 @@ import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts
 import type { MarketSymbol, OptionTrade } from '#schemas/events.ts';
 import { BusMirror } from './bus-mirror.ts';
 import type { TapeCursor, TapeOrder } from './cursor.ts';
-import { utcDate, type TapeFilter, type TapePage } from './filter.ts';
+import { allTrades, utcDate, type TapeFilter, type TapePage } from './filter.ts';
 import { readTapeEntries } from './read.ts';
 import { SymbolTail, type TailEntry } from './tail.ts';
 import { tapeRow } from './tape-row.ts';
@@ -163,17 +163,7 @@ export class TapeTail {
       : full
         ? tail.floor + 1
         : Math.max(tail.floor + 1, now - RECENT_MS);
-    const filter: TapeFilter = {
-      symbol,
-      fromMs,
-      toMs: NO_END_MS,
-      venues: [],
-      expiryDates: [],
-      type: null,
-      side: null,
-      minPremiumUsd: 0,
-      block: null,
-    };
+    const filter = allTrades(symbol, fromMs, NO_END_MS);
     const { entries, more } = await readTapeEntries(this.opts.store, filter, 'desc', this.opts.capacity, null);
     // With more stored than the capacity, every trade newer than the oldest one read is in `entries`.
     const oldest = entries[entries.length - 1];
