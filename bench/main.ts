@@ -3,7 +3,8 @@
  * against a baseline measured in the same run. Benchmarks are not tests: they never fail on a target, they report.
  *
  * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
- * throughput + end-to-end sandbox -> bus -> ClickHouse), api (HTTP load), market (series queries over a year),
+ * throughput + end-to-end sandbox -> bus -> ClickHouse), parsers (the parser part of ingest alone: vs JSON.parse and
+ * vs the peer library tardis-dev), api (HTTP load), market (series queries over a year),
  * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out),
  * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1), options (chain snapshot
  * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day), level-study
@@ -18,6 +19,10 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
     async () => (await import('./ingest-parsers.ts')).runParserBench,
     async () => (await import('./ingest-parsers-smaller-venues.ts')).runSmallerVenueParserBench,
     async () => (await import('./ingest-e2e.ts')).runIngestE2eBench,
+  ],
+  parsers: [
+    async () => (await import('./ingest-parsers.ts')).runParserBench,
+    async () => (await import('./ingest-parsers-smaller-venues.ts')).runSmallerVenueParserBench,
   ],
   api: [async () => (await import('./api.ts')).runApiBench],
   market: [async () => (await import('./market.ts')).runMarketBench],
