@@ -57,7 +57,7 @@ export function lookupInstrument(
   name: string,
   fromName: (name: string, receivedAt: number) => Instrument | null,
 ): Instrument | null {
-  const known = ctx.instruments.size === 0 ? undefined : ctx.instruments.get(name);
+  const known = ctx.instruments.get(name);
   if (known !== undefined) return known;
   const cached = ctx.nameCache.get(name);
   if (cached !== undefined) return cached;

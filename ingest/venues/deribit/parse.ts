@@ -97,17 +97,14 @@ function isInverse(i: Instrument): boolean {
 }
 
 /**
- * Trades of one list: the events, the first error, the instrument of the previous trade (`lastName` / `lastInst`: a
- * burst of trades on one instrument resolves it once per list) and the index price this list last stored
- * (`lastIndexSymbol` / `lastIndex`: an unchanged index is not stored again).
+ * Trades of one list: the events, the first error and the instrument of the previous trade (`lastName` / `lastInst`:
+ * a burst of trades on one instrument resolves it once per list).
  */
 type Collect = {
   readonly out: MarketEvent[];
   error: string | null;
   lastName: string | null;
   lastInst: Instrument | null;
-  lastIndexSymbol: string | null;
-  lastIndex: number;
 };
 
 /**
@@ -118,7 +115,7 @@ export function parseDeribitTradeList(
   data: readonly unknown[],
   ctx: ParserContext,
 ): { ok: true; events: readonly MarketEvent[] } | { ok: false; reason: string } {
-  const c: Collect = { out: [], error: null, lastName: null, lastInst: null, lastIndexSymbol: null, lastIndex: Number.NaN };
+  const c: Collect = { out: [], error: null, lastName: null, lastInst: null };
   for (const t of data) {
     if (!isObj(t)) return { ok: false, reason: 'trade is not an object' };
     parseTrade(t, ctx, c);
@@ -128,7 +125,7 @@ export function parseDeribitTradeList(
 }
 
 function parseTrades(data: readonly unknown[], channel: string, ctx: ParserContext): ParseResult {
-  const c: Collect = { out: [], error: null, lastName: null, lastInst: null, lastIndexSymbol: null, lastIndex: Number.NaN };
+  const c: Collect = { out: [], error: null, lastName: null, lastInst: null };
   for (const t of data) {
     if (!isObj(t)) return deadLetter('trade is not an object', channel);
     parseTrade(t, ctx, c);
@@ -152,7 +149,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
   let inst: Instrument | null;
   if (name === c.lastName) inst = c.lastInst;
   else {
-    inst = (ctx.instruments.size === 0 ? undefined : ctx.instruments.get(name)) ?? ctx.nameCache.get(name) ?? fromName(name, ctx, c);
+    inst = ctx.instruments.get(name) ?? ctx.nameCache.get(name) ?? fromName(name, ctx, c);
     c.lastName = name;
     c.lastInst = inst;
   }
@@ -160,11 +157,7 @@ function parseTrade(t: Obj, ctx: ParserContext, c: Collect): void {
   const symbol = inst.symbol;
   const receivedAt = ctx.receivedAt;
   const indexPrice = numValue(t['index_price']);
-  if (indexPrice !== null && (indexPrice !== c.lastIndex || symbol !== c.lastIndexSymbol)) {
-    ctx.indexPrices.set(symbol, indexPrice);
-    c.lastIndex = indexPrice;
-    c.lastIndexSymbol = symbol;
-  }
+  if (indexPrice !== null) ctx.indexPrices.set(symbol, indexPrice);
   if (inst.kind === 'option') {
     if (inst.strike === null || inst.expiry === null || inst.optionType === null) {
       c.error = `instrument ${name} lacks strike/expiry/type`;
