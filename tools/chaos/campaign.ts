@@ -41,7 +41,11 @@ function median(xs: readonly number[]): number | null {
 /** One summary per scenario, in the order of first appearance; `runs` holds each run's rows. */
 export function summarize(runs: readonly (readonly ScenarioRow[])[]): ScenarioSummary[] {
   const by = new Map<string, ScenarioRow[]>();
-  for (const rows of runs) for (const r of rows) by.set(r.id, [...(by.get(r.id) ?? []), r]);
+  for (const r of runs.flat()) {
+    const rows = by.get(r.id);
+    if (rows === undefined) by.set(r.id, [r]);
+    else rows.push(r);
+  }
   return [...by.values()].map((rows) => {
     const ran = rows.filter((r) => r.skipped === undefined);
     const recovered = ran.flatMap((r) => (r.recoverSeconds === null ? [] : [r.recoverSeconds]));
