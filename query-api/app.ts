@@ -34,6 +34,8 @@ import type { ApiInstance, AppContext, CacheHealth, RouteFamily } from './types.
 import { readTlsConfig, startTlsReloader, type TlsPair, type TlsReloader } from './tls.ts';
 import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
+import { ConnectionCap } from './ws/connection-cap.ts';
+import { wsReplayPort } from './replay/ws-replay.ts';
 
 export interface AppDeps {
   readonly store: Store;
@@ -54,7 +56,7 @@ export interface AppDeps {
   /** Per-request access logs at info level. Default true. */
   readonly requestLogging?: boolean;
   /** The WebSocket feed /v2/ws, fed from this bus (needs `snapshots`); see ws/feed.ts. */
-  readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis'>;
+  readonly feed?: Omit<WsFeedOptions, 'snapshots' | 'redis' | 'replay'> & { readonly replayStallMs?: number };
   /**
    * The bus the in-memory trade mirrors follow: the tape tail (config.tapeTailRows > 0: the newest /v2/tape pages
    * from memory, tape/tail-feed.ts) and the live flow book (config.liveFlowTrades > 0: /v2/tape/flow-by-strike from
@@ -184,6 +186,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
         })
       : null;
 
+  const replayCap = new ConnectionCap({
+    ...(shared !== undefined ? { redis: shared } : {}),
+    keyPrefix: config.redisKeyPrefix,
+    scope: 'replay',
+    fallbackFactor: config.rateLimitFallbackFactor,
+    log: app.log,
+  });
+
   const ctx: AppContext = {
     store,
     config,
@@ -198,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     tapeTail,
     liveFlow,
     routeCache: new RouteCache(config.routeCacheMs, clock),
+    replayCap,
     historyPolicy: (request) => ({
       // null = the plan keeps all history (no clamp); no entitlement (no key) = none.
       historyDays: request.entitlement == null ? 0 : request.entitlement.historyDays,
@@ -212,6 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     await liveFlow?.stop();
     await usage.close();
     await limiter.close();
+    replayCap.close();
   });
   // SIGHUP and the certificate files' watch (started once the app is ready) end with the app.
   let tlsReloader: TlsReloader | null = null;
@@ -238,7 +250,18 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   }
   const feed =
     deps.feed !== undefined && deps.snapshots !== undefined
-      ? await attachWsFeed(app, { ...deps.feed, snapshots: deps.snapshots, ...(shared !== undefined ? { redis: shared } : {}) })
+      ? await attachWsFeed(app, {
+          ...deps.feed,
+          snapshots: deps.snapshots,
+          ...(shared !== undefined ? { redis: shared } : {}),
+          replay: wsReplayPort({
+            store,
+            cap: replayCap,
+            clock,
+            log: app.log,
+            ...(deps.feed.replayStallMs !== undefined ? { stallMs: deps.feed.replayStallMs } : {}),
+          }),
+        })
       : null;
   app.decorate('wsFeed', feed);
   // The trade mirrors subscribe in the background (a Kafka group join takes seconds): until their first load the

@@ -10,6 +10,7 @@ import type { Entitlement } from './accounts/plans.ts';
 import type { AccountsRepository } from './accounts/repository.ts';
 import type { ApiConfig } from './config.ts';
 import type { RouteCache } from './cache/route-cache.ts';
+import type { ConnectionCap } from './ws/connection-cap.ts';
 import type { Responder } from './envelope/envelope.ts';
 import type { HistoryPolicy } from './limits/history-clamp.ts';
 import type { LimitDecision, RateLimiter } from './limits/limiter.ts';
@@ -44,6 +45,8 @@ export interface AppContext {
   readonly liveFlow: LiveFlow | null;
   /** The ~30 s response cache of the computed routes (cache/route-cache.ts). */
   readonly routeCache: RouteCache;
+  /** Concurrent replays per user (WebSocket public/replay and GET /v2/replay; replay/caps.ts). */
+  readonly replayCap: ConnectionCap;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */
   historyPolicy(request: FastifyRequest): HistoryPolicy;
 }

@@ -75,6 +75,10 @@ export const METRIC = {
   wsFeedSkipped: 'gex_ws_feed_skipped_total',
   wsCloses: 'gex_ws_closes_total',
   wsFanout: 'gex_ws_fanout_seconds',
+  // Replays (query-api/replay)
+  replaysActive: 'gex_running_replays',
+  replays: 'gex_replays_total',
+  replayMessages: 'gex_replay_messages_total',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -350,8 +350,9 @@ describe('discovery routes', () => {
       ['2.14.0', '2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0'],
     );
     const current = data.releases[0]?.changes ?? [];
-    assert.equal(current.length, 11);
-    assert.ok(current.at(-1)?.startsWith('`/v2/replay`'));
+    assert.equal(current.length, 12);
+    assert.ok(current.at(-2)?.startsWith('`/v2/replay`'));
+    assert.ok(current.at(-1)?.startsWith('WebSocket `public/replay`'));
     assert.ok(current[0]?.includes('`exchanges` -> `exchange_breakdown`'));
     assert.ok(current[1]?.includes('real daily series') && current[1].includes('never `intraday-fallback`'));
     assert.ok(current.some((c) => c.includes('`trade_count` and `notional_volume`')));

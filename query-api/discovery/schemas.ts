@@ -100,6 +100,16 @@ export const metaData = z.object({
       close_codes: z.array(z.object({ code: z.number().int(), reason: z.string() })),
       rpc_error_codes: z.record(z.string(), z.number().int()),
       max_subscriptions_per_connection: z.number().int(),
+      replay: z
+        .object({
+          methods: z.record(z.string(), z.string()),
+          notifications: z.record(z.string(), z.string()),
+          concurrent_caps: z.array(z.object({ level: z.string(), max_replays: z.number().int() })),
+          max_channels: z.number().int(),
+          speed: z.object({ default: z.string(), min: z.number(), max: z.number() }),
+          flow_control: z.array(z.string()),
+        })
+        .describe('public/replay: the stored history of feed channels over the connection (GET /v2/replay is the same stream as NDJSON)'),
       notes: z.array(z.string()),
     })
     .describe('the WebSocket feed /v2/ws (see /v2/asyncapi.json)'),

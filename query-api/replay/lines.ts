@@ -9,18 +9,31 @@
  */
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 
-/** One message line; `dataJson` is the channel's data already serialized. */
-export function messageLine(channel: string, atMs: number, seq: number, dataJson: string): string {
-  return `{"channel":${JSON.stringify(channel)},"at":"${new Date(atMs).toISOString()}","seq":${seq},"data":${dataJson}}\n`;
+/** One message document (a line's content, a WebSocket replay notification's params); `dataJson` is the data serialized. */
+export function messageJson(channel: string, atMs: number, seq: number, dataJson: string): string {
+  return `{"channel":${JSON.stringify(channel)},"at":"${new Date(atMs).toISOString()}","seq":${seq},"data":${dataJson}}`;
 }
 
-/** The closing line. */
-export function doneLine(fromMs: number, toMs: number, counts: ReadonlyMap<string, number>, clamp?: HistoryClamp): string {
-  return `${JSON.stringify({
-    type: 'replay_done',
+/** One message line. */
+export const messageLine = (channel: string, atMs: number, seq: number, dataJson: string): string =>
+  `${messageJson(channel, atMs, seq, dataJson)}\n`;
+
+/** The closing document's fields (the NDJSON line adds `type`, the WebSocket notification `replay_id` and `status`). */
+export function doneFields(
+  fromMs: number,
+  toMs: number,
+  counts: ReadonlyMap<string, number>,
+  clamp?: HistoryClamp,
+): { from: string; to: string; counts: Record<string, number>; history_clamp?: HistoryClamp } {
+  return {
     from: new Date(fromMs).toISOString(),
     to: new Date(toMs).toISOString(),
     counts: Object.fromEntries(counts),
     ...(clamp !== undefined ? { history_clamp: clamp } : {}),
-  })}\n`;
+  };
+}
+
+/** The closing line. */
+export function doneLine(fromMs: number, toMs: number, counts: ReadonlyMap<string, number>, clamp?: HistoryClamp): string {
+  return `${JSON.stringify({ type: 'replay_done', ...doneFields(fromMs, toMs, counts, clamp) })}\n`;
 }

@@ -20,7 +20,7 @@ export interface ReplayRequest {
 }
 
 export interface ReplayProblem {
-  readonly name: 'channels' | 'from' | 'to';
+  readonly name: 'channels' | 'from' | 'to' | 'speed';
   readonly message: string;
   readonly received: string;
 }
@@ -36,12 +36,16 @@ export function replayInstant(text: string): number | null {
   return isIsoInstant(text) ? Date.parse(text) : null;
 }
 
-function channelsOf(text: string, problems: ReplayProblem[]): Channel[] {
-  // A venue list is comma-separated inside a channel name: split on commas that start a new channel kind.
-  const names = text
+/** The channel names of a `channels` query value: a venue list is comma-separated inside a name, so the text is split on
+ * the commas that start a new channel kind. */
+export function splitChannels(text: string): string[] {
+  return text
     .split(/,(?=\s*(?:tape|levels|chain)\.)/)
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+function channelsOf(names: readonly string[], problems: ReplayProblem[]): Channel[] {
   const unknown = names.filter((n) => parseChannel(n) === null);
   if (unknown.length > 0)
     problems.push({
@@ -54,15 +58,23 @@ function channelsOf(text: string, problems: ReplayProblem[]): Channel[] {
     const c = parseChannel(n);
     if (c !== null) channels.set(c.name, c);
   }
-  if (names.length === 0) problems.push({ name: 'channels', message: 'at least one channel', received: text.slice(0, 200) });
+  if (names.length === 0) problems.push({ name: 'channels', message: 'at least one channel', received: names.join(',').slice(0, 200) });
   if (channels.size > MAX_REPLAY_CHANNELS)
     problems.push({ name: 'channels', message: `at most ${MAX_REPLAY_CHANNELS} channels`, received: String(channels.size) });
   return [...channels.values()];
 }
 
-/** The request, or every problem found (channels, from, to, from < to, to not after `nowMs`). */
+/** The request of GET /v2/replay or `gex replay` (channels as one comma-separated value), or every problem found. */
 export function parseReplayRequest(
   q: { readonly channels: string; readonly from: string; readonly to: string },
+  nowMs: number,
+): ParsedReplay {
+  return parseReplayWindow({ channels: splitChannels(q.channels), from: q.from, to: q.to }, nowMs);
+}
+
+/** The request from channel names, or every problem found (channels, from, to, from < to, to not after `nowMs`). */
+export function parseReplayWindow(
+  q: { readonly channels: readonly string[]; readonly from: string; readonly to: string },
   nowMs: number,
 ): ParsedReplay {
   const problems: ReplayProblem[] = [];

@@ -5,12 +5,17 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import type { Level } from '../accounts/plans.ts';
 import { z } from 'zod';
-import { validationError } from '../envelope/errors.ts';
+import { randomUUID } from 'node:crypto';
+import { ApiError, validationError } from '../envelope/errors.ts';
 import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { clampWindow } from '../limits/history-clamp.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
+import { REPLAY_CAPS } from './caps.ts';
+import { replayMetrics } from './metrics.ts';
 import { MAX_REPLAY_CHANNELS, parseReplayRequest } from './request.ts';
 import { replayLines } from './stream.ts';
 
@@ -39,13 +44,52 @@ const acceptsGzip = (header: string | string[] | undefined): boolean =>
     return coding === 'gzip' && !params.some((x) => /^\s*q=0(\.0*)?\s*$/.test(x));
   });
 
+/**
+ * Counts the replay against the user's concurrent replays (REPLAY_CAPS, shared with the WebSocket method) until the
+ * response ends; over the cap: 429.
+ */
+async function admit(ctx: AppContext, userId: string | undefined, level: Level | undefined, reply: { raw: ServerResponse }): Promise<void> {
+  if (userId === undefined || level === undefined) return;
+  const id = randomUUID();
+  const admission = await ctx.replayCap.acquire(userId, id, REPLAY_CAPS[level]);
+  if (!admission.allowed) {
+    replayMetrics.ended.inc({ transport: 'http', status: 'refused' });
+    throw new ApiError(
+      'RATE_LIMIT_EXCEEDED',
+      `concurrent replay limit reached (${admission.limit} for level ${level}${admission.fallback ? ', per-machine fallback' : ''})`,
+      { limit: 'concurrent_replays', max: admission.limit, count: admission.count },
+      { 'retry-after': '5' },
+    );
+  }
+  reply.raw.once('close', () => ctx.replayCap.release(id));
+}
+
+/** The lines, counted in the replay metrics: `completed` when the done line was produced, else `stopped` or `failed`. */
+async function* counted(lines: AsyncGenerator<string>): AsyncGenerator<string> {
+  replayMetrics.active.inc({ transport: 'http' });
+  let status: 'completed' | 'stopped' | 'failed' = 'stopped';
+  try {
+    for await (const line of lines) {
+      if (!line.startsWith('{"type":')) replayMetrics.messages.inc({ transport: 'http' });
+      yield line;
+    }
+    status = 'completed';
+  } catch (err) {
+    status = 'failed';
+    throw err;
+  } finally {
+    replayMetrics.active.dec({ transport: 'http' });
+    replayMetrics.ended.inc({ transport: 'http', status });
+  }
+}
+
 export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<void> {
   app.get('/v2/replay', {
     schema: {
       tags: [TAG],
       summary: 'Replay of feed channels',
       description:
-        'The stored history of WebSocket feed channels over a window, merged in time order, as NDJSON: one `{"channel","at","seq","data"}` line per message (`data` as the live channel sends it; `at` the instant it represents), ordered by instant, then channel name, then the channel\'s own order; a last `{"type":"replay_done","from","to","counts"}` line. Levels: every stored snapshot; tape: the stored trades in /v2/tape ascending order; chain: a `snapshot` then `changes` per stored 30 s chain (3 days kept). The window is clamped to the plan\'s history window. Gzip with `Accept-Encoding: gzip`.',
+        'The stored history of WebSocket feed channels over a window, merged in time order, as NDJSON: one `{"channel","at","seq","data"}` line per message (`data` as the live channel sends it; `at` the instant it represents), ordered by instant, then channel name, then the channel\'s own order; a last `{"type":"replay_done","from","to","counts"}` line. Levels: every stored snapshot; tape: the stored trades in /v2/tape ascending order; chain: a `snapshot` then `changes` per stored 30 s chain (3 days kept). The window is clamped to the plan\'s history window. A replay counts against the plan\'s concurrent replays (with the WebSocket method `public/replay`; /v2/meta `websocket.replay`): over the cap, 429 with Retry-After. Gzip with `Accept-Encoding: gzip`.',
       querystring: replayQuery,
       response: { 200: ndjson, ...errorResponses({ auth: true }) },
     },
@@ -54,7 +98,8 @@ export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       if (!parsed.ok) throw validationError(parsed.problems.map((p) => ({ ...p, location: 'query' })));
       const clamp = clampWindow({ from: parsed.request.fromMs, to: parsed.request.toMs }, ctx.historyPolicy(request));
       const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
-      const lines = Readable.from(replayLines(ctx.store, served, clamp.clamp ?? undefined), {
+      await admit(ctx, request.account?.userId, request.entitlement?.level, reply);
+      const lines = Readable.from(counted(replayLines(ctx.store, served, clamp.clamp ?? undefined)), {
         objectMode: false,
         highWaterMark: 64 * 1024,
       });

@@ -7,7 +7,7 @@ import { SYMBOLS, VENUES } from '#schemas/events.ts';
 import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { OPENAPI_VERSION } from '../plugins/docs.ts';
 import type { RouteFamily } from '../types.ts';
-import { WS_CHANNELS, websocketMeta } from './catalog.ts';
+import { replayMeta, WS_CHANNELS, websocketMeta } from './catalog.ts';
 import { CLOSE } from './protocol.ts';
 
 const rpcRequest = (method: string, params: Record<string, unknown>, required: readonly string[]) => ({
@@ -74,6 +74,8 @@ export function asyncApiDocument(
 ): Record<string, unknown> {
   const meta = websocketMeta(fallbackFactor);
   const [tape, levels, chain] = WS_CHANNELS;
+  const replay = replayMeta();
+  const instant = { type: ['string', 'integer'], description: 'ISO-8601 instant with a time zone, or epoch ms' };
   return {
     asyncapi: '3.0.0',
     info: {
@@ -108,6 +110,10 @@ export function asyncApiDocument(
           tape: { $ref: '#/components/messages/tape' },
           levels: { $ref: '#/components/messages/levels' },
           chain: { $ref: '#/components/messages/chain' },
+          replay: { $ref: '#/components/messages/replay' },
+          replayControl: { $ref: '#/components/messages/replayControl' },
+          replayMessage: { $ref: '#/components/messages/replayMessage' },
+          replayDone: { $ref: '#/components/messages/replayDone' },
         },
       },
     },
@@ -145,6 +151,20 @@ export function asyncApiDocument(
         description: chain.description,
         messages: [{ $ref: '#/channels/feed/messages/chain' }],
       },
+      sendReplay: {
+        action: 'receive',
+        channel: { $ref: '#/channels/feed' },
+        summary: 'public/replay and its controls',
+        description: replay.flow_control.join('; '),
+        messages: [{ $ref: '#/channels/feed/messages/replay' }, { $ref: '#/channels/feed/messages/replayControl' }],
+      },
+      publishReplay: {
+        action: 'send',
+        channel: { $ref: '#/channels/feed' },
+        summary: 'replay messages, then replay_done',
+        description: `${replay.notifications['replay'] ?? ''} ${replay.notifications['replay_done'] ?? ''}`,
+        messages: [{ $ref: '#/channels/feed/messages/replayMessage' }, { $ref: '#/channels/feed/messages/replayDone' }],
+      },
     },
     components: {
       securitySchemes: { apiKey: { type: 'httpApiKey', name: 'X-API-Key', in: 'header' } },
@@ -167,6 +187,91 @@ export function asyncApiDocument(
           payload: rpcRequest('public/unsubscribe', { channels: { type: 'array', items: { type: 'string' } } }, ['channels']),
         },
         ping: { payload: rpcRequest('public/ping', {}, []) },
+        replay: {
+          description: replay.methods['public/replay'],
+          payload: rpcRequest(
+            'public/replay',
+            {
+              channels: {
+                type: 'array',
+                minItems: 1,
+                maxItems: replay.max_channels,
+                items: { type: 'string' },
+                examples: [['levels.BTCUSDT', 'tape.BTCUSDT']],
+              },
+              from: instant,
+              to: instant,
+              speed: {
+                oneOf: [{ const: 'max' }, { type: 'number', minimum: replay.speed.min, maximum: replay.speed.max }],
+                default: 'max',
+              },
+            },
+            ['channels', 'from', 'to'],
+          ),
+        },
+        replayControl: {
+          description: Object.entries(replay.methods)
+            .filter(([m]) => m !== 'public/replay')
+            .map(([m, d]) => `${m}: ${d}`)
+            .join('; '),
+          payload: {
+            type: 'object',
+            required: ['jsonrpc', 'id', 'method'],
+            properties: {
+              jsonrpc: { const: '2.0' },
+              id: { type: ['integer', 'string'] },
+              method: { enum: ['public/replay_pause', 'public/replay_resume', 'public/replay_stop'] },
+            },
+          },
+        },
+        replayMessage: {
+          description: replay.notifications['replay'],
+          payload: {
+            type: 'object',
+            properties: {
+              jsonrpc: { const: '2.0' },
+              method: { const: 'replay' },
+              params: {
+                type: 'object',
+                properties: {
+                  channel: { type: 'string' },
+                  at: { type: 'string', format: 'date-time' },
+                  seq: { type: 'integer', minimum: 1 },
+                  data: { type: 'object', description: "the live channel's notification data" },
+                },
+              },
+            },
+          },
+        },
+        replayDone: {
+          description: replay.notifications['replay_done'],
+          payload: {
+            type: 'object',
+            properties: {
+              jsonrpc: { const: '2.0' },
+              method: { const: 'replay_done' },
+              params: {
+                type: 'object',
+                properties: {
+                  replay_id: { type: 'string' },
+                  status: { enum: ['completed', 'stopped', 'failed'] },
+                  from: { type: 'string', format: 'date-time' },
+                  to: { type: 'string', format: 'date-time' },
+                  counts: { type: 'object', additionalProperties: { type: 'integer' } },
+                  history_clamp: { type: 'object' },
+                  error: {
+                    type: 'object',
+                    properties: {
+                      code: { type: 'string' },
+                      message: { type: 'string' },
+                      resume_from: { type: 'string', format: 'date-time' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
         response: {
           payload: {
             type: 'object',

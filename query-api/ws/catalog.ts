@@ -1,5 +1,7 @@
 /** The feed's published facts, for /v2/meta `websocket` and the AsyncAPI document (one source). */
 import { LEVELS } from '../accounts/plans.ts';
+import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, REPLAY_CAPS, REPLAY_HIGH_WATER, REPLAY_LOW_WATER, REPLAY_STALL_MS } from '../replay/caps.ts';
+import { MAX_REPLAY_CHANNELS } from '../replay/request.ts';
 import { LEASE_MS, WS_CONNECTION_CAPS } from './connection-cap.ts';
 import { CLOSE, METHODS, RPC_ERROR } from './protocol.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_SUBSCRIPTIONS } from './session.ts';
@@ -20,6 +22,45 @@ export const WS_CHANNELS = [
   },
 ] as const;
 
+export interface ReplayMeta {
+  methods: Record<string, string>;
+  notifications: Record<string, string>;
+  concurrent_caps: { level: string; max_replays: number }[];
+  max_channels: number;
+  speed: { default: string; min: number; max: number };
+  flow_control: string[];
+}
+
+/** The replay methods (query-api/replay/ws-replay.ts): /v2/meta `websocket.replay` and the AsyncAPI document. */
+export function replayMeta(): ReplayMeta {
+  return {
+    methods: {
+      'public/replay':
+        'params {channels: [name, ...], from, to (ISO-8601 or epoch ms, inclusive), speed ("max" or a real-time multiple)}: the stored history of the channels merged in time order (instant, channel name, channel order); answered with {replay_id, channels, from, to, speed[, history_clamp]} before the first message; one replay per connection',
+      'public/replay_pause': 'no params: holds the replay between two messages; answered with {replay_id, state: "paused", sent}',
+      'public/replay_resume': 'no params: goes on (real-time pacing excludes the pause); answered with {replay_id, state: "running", sent}',
+      'public/replay_stop':
+        'no params: ends the replay; answered with {replay_id, state: "stopping", sent}, then replay_done with status "stopped"',
+    },
+    notifications: {
+      replay:
+        '{"method":"replay","params":{channel, at, seq, data}}: a line of GET /v2/replay; data exactly as the live channel sends it, at the instant it represents, seq 1, 2, ... per channel in this replay',
+      replay_done:
+        '{"method":"replay_done","params":{replay_id, status: "completed"|"stopped"|"failed", from, to, counts[, history_clamp][, error {code, message, resume_from}]}}: the last message of a replay (none when the connection closed)',
+    },
+    concurrent_caps: LEVELS.map((level) => ({ level, max_replays: REPLAY_CAPS[level] })),
+    max_channels: MAX_REPLAY_CHANNELS,
+    speed: { default: 'max', min: MIN_REPLAY_SPEED, max: MAX_REPLAY_SPEED },
+    flow_control: [
+      'concurrent replays count per user across connections, API processes (REDIS_URL) and GET /v2/replay; over the cap: error 10005 (GET /v2/replay: 429)',
+      "the window is clamped to the plan's history window as as_of reads are (evaluation keys: enforced; history_clamp reports it)",
+      `speed max is paced by the client: a message is written only while the connection's send buffer is under ${REPLAY_HIGH_WATER} bytes (once above, when it is down to ${REPLAY_LOW_WATER}); the next store page is read only then, so server memory stays bounded whatever the window`,
+      `a client that does not take ${REPLAY_HIGH_WATER - REPLAY_LOW_WATER} bytes within ${REPLAY_STALL_MS / 1000} s is closed with 4009; other connections are not affected`,
+      'store failure mid-replay: replay_done with status "failed" and error.resume_from (replay again from there; messages at that instant are sent again)',
+    ],
+  };
+}
+
 export function websocketMeta(fallbackFactor: number): {
   path: string;
   protocol: string;
@@ -31,6 +72,7 @@ export function websocketMeta(fallbackFactor: number): {
   close_codes: { code: number; reason: string }[];
   rpc_error_codes: Record<string, number>;
   max_subscriptions_per_connection: number;
+  replay: ReplayMeta;
   notes: string[];
 } {
   return {
@@ -53,6 +95,7 @@ export function websocketMeta(fallbackFactor: number): {
     close_codes: Object.values(CLOSE).map((c) => ({ code: c.code, reason: c.reason })),
     rpc_error_codes: { ...RPC_ERROR },
     max_subscriptions_per_connection: MAX_SUBSCRIPTIONS,
+    replay: replayMeta(),
     notes: [
       'seq counts the notifications of a channel in this server process; a jump means a gap (reconnect and resubscribe)',
       `the server sends {"method":"heartbeat"} every ${DEFAULT_HEARTBEAT_MS / 1000} s; public/ping answers "pong"`,

@@ -1,5 +1,6 @@
 /**
- * Concurrent WebSocket connections per user, across the user's keys and (with Redis) across API processes.
+ * Concurrent WebSocket connections (or, with another `scope`, concurrent replays) per user, across the user's keys and
+ * (with Redis) across API processes.
  * Redis: one sorted set per user, a member per open connection scored with its lease expiry; admission is one
  * Lua script (drop expired leases, count, add). Each process renews its leases every LEASE_RENEW_MS, so the
  * connections of a crashed process stop counting after LEASE_MS. Redis failing or slower than its timeout:
@@ -43,6 +44,8 @@ interface Lease {
 export interface ConnectionCapOptions {
   readonly redis?: RedisCounter;
   readonly keyPrefix: string;
+  /** What is counted, part of the Redis key: `ws:c` (connections, the default) or `replay` (concurrent replays). */
+  readonly scope?: string;
   readonly fallbackFactor: number;
   readonly log: FastifyBaseLogger;
   readonly retrySharedAfterMs?: number;
@@ -67,7 +70,7 @@ export class ConnectionCap {
   }
 
   private key(userId: string): string {
-    return `${this.opts.keyPrefix}ws:c:${userId}`;
+    return `${this.opts.keyPrefix}${this.opts.scope ?? 'ws:c'}:${userId}`;
   }
 
   /** Admits connection `connId` of `userId` under `cap`, or refuses it. */

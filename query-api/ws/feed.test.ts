@@ -279,6 +279,8 @@ describe('/v2/ws: real ws clients against the real server', () => {
           connection_caps: unknown;
           close_codes: { code: number }[];
           channels: { name: string; status: string }[];
+          methods: string[];
+          replay: { concurrent_caps: unknown; speed: unknown };
         };
       };
     }>().data.websocket;
@@ -297,6 +299,14 @@ describe('/v2/ws: real ws clients against the real server', () => {
       ws.channels.map((c) => c.status),
       ['live', 'live', 'live'],
     );
+    assert.deepEqual(ws.methods.slice(-4), ['public/replay', 'public/replay_pause', 'public/replay_resume', 'public/replay_stop']);
+    assert.deepEqual(ws.replay.concurrent_caps, [
+      { level: 'starter', max_replays: 1 },
+      { level: 'standard', max_replays: 2 },
+      { level: 'pro', max_replays: 5 },
+      { level: 'enterprise', max_replays: 20 },
+    ]);
+    assert.deepEqual(ws.replay.speed, { default: 'max', min: 0.1, max: 1_000_000 });
     assert.equal((await app.inject({ url: '/v2/asyncapi.json' })).statusCode, 401);
     const doc = await app.inject({ url: '/v2/asyncapi.json', headers: { 'x-api-key': keys['pro'] ?? '' } });
     assert.equal(doc.statusCode, 200);
@@ -311,6 +321,8 @@ describe('/v2/ws: real ws clients against the real server', () => {
       'publishTape',
       'publishLevels',
       'publishChain',
+      'sendReplay',
+      'publishReplay',
     ]);
   });
 

@@ -15,6 +15,7 @@ import { openSession } from './handshake.ts';
 import { ChainFeed } from './chain-feed.ts';
 import { FeedHub } from './hub.ts';
 import { CLOSE } from './protocol.ts';
+import type { ReplayPort } from './replay-port.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BUFFERED_BYTES, type Session } from './session.ts';
 
 export const WS_PATH = '/v2/ws';
@@ -30,6 +31,8 @@ export interface WsFeedOptions {
   readonly authTimeoutMs?: number;
   /** Send buffer bound per connection (bytes); above it the session is closed with 4009. Default 4 MiB. */
   readonly maxBufferedBytes?: number;
+  /** The replay methods (query-api/replay/ws-replay.ts); absent: `public/replay` answers "not available". */
+  readonly replay?: ReplayPort;
 }
 
 export interface WsFeed {
@@ -60,6 +63,7 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
     authTimeoutMs: opts.authTimeoutMs ?? 5_000,
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    ...(opts.replay !== undefined ? { replay: opts.replay } : {}),
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = (req.url ?? '').split('?')[0];

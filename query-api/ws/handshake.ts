@@ -13,6 +13,7 @@ import type { FeedHub } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import { CLOSE, parseFrame, result, rpcError, RPC_ERROR, type RequestId } from './protocol.ts';
 import { FrameQueue } from './frame-queue.ts';
+import type { ReplayOutput, ReplayPort } from './replay-port.ts';
 import { Session } from './session.ts';
 
 export interface HandshakeDeps {
@@ -25,6 +26,8 @@ export interface HandshakeDeps {
   readonly maxBufferedBytes: number;
   /** Live sessions (for shutdown). */
   readonly sessions: Set<Session>;
+  /** The replay methods (absent: not available). */
+  readonly replay?: ReplayPort;
 }
 
 type Verdict =
@@ -106,9 +109,12 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
   if (ws.readyState !== ws.OPEN) return deps.cap.release(connId);
   const level = verdict.ent.level;
   wsMetrics.connections.inc({ level });
+  const replay = deps.replay;
+  const client = { userId: verdict.account.userId, level, historyDays: verdict.ent.historyDays, evaluation: verdict.account.evaluation };
   const session = new Session({
     ws,
     hub: deps.hub,
+    ...(replay !== undefined ? { replay: (out: ReplayOutput) => replay(client, out) } : {}),
     maxBufferedBytes: deps.maxBufferedBytes,
     heartbeatMs: deps.heartbeatMs,
     onEnd: () => {

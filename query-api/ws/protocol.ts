@@ -30,9 +30,22 @@ export const RPC_ERROR = {
   invalidParams: -32602,
   unknownChannel: 10001,
   tooManySubscriptions: 10002,
+  replayRunning: 10003,
+  noReplay: 10004,
+  replayCap: 10005,
 } as const;
 
-export const METHODS = ['public/auth', 'public/subscribe', 'public/unsubscribe', 'public/unsubscribe_all', 'public/ping'] as const;
+export const METHODS = [
+  'public/auth',
+  'public/subscribe',
+  'public/unsubscribe',
+  'public/unsubscribe_all',
+  'public/ping',
+  'public/replay',
+  'public/replay_pause',
+  'public/replay_resume',
+  'public/replay_stop',
+] as const;
 export type Method = (typeof METHODS)[number];
 
 export type RequestId = string | number | null;

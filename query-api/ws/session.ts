@@ -1,5 +1,6 @@
 /**
- * One authenticated WebSocket session: JSON-RPC requests (subscribe, unsubscribe, ping), bounded writes
+ * One authenticated WebSocket session: JSON-RPC requests (subscribe, unsubscribe, ping; the replay methods go to its
+ * replay controller, replay-port.ts), bounded writes
  * (a session whose send buffer exceeds `maxBufferedBytes` is closed with 4009 and never written again) and
  * the server heartbeat.
  */
@@ -8,6 +9,7 @@ import type { FeedHub, Subscriber } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import { CLOSE, channelList, heartbeat, parseChannel, result, rpcError, RPC_ERROR } from './protocol.ts';
 import type { Channel, RpcRequest } from './protocol.ts';
+import type { ReplayOutput, SessionReplay } from './replay-port.ts';
 
 export const MAX_SUBSCRIPTIONS = 100;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -22,16 +24,24 @@ export interface SessionOptions {
   readonly heartbeatMs: number;
   /** Called once when the session ends (any cause). */
   readonly onEnd: () => void;
+  /** The session's replay controller (absent: the replay methods are not available). */
+  readonly replay?: (out: ReplayOutput) => SessionReplay;
 }
 
-export class Session implements Subscriber {
+export class Session implements Subscriber, ReplayOutput {
   private readonly subscriptions = new Set<string>();
   private closed = false;
   private readonly heartbeatTimer: NodeJS.Timeout;
+  private readonly replay: SessionReplay | null;
 
   constructor(private readonly opts: SessionOptions) {
     this.heartbeatTimer = setInterval(() => this.send(heartbeat(Date.now()), 'heartbeat'), opts.heartbeatMs);
+    this.replay = opts.replay?.(this) ?? null;
     opts.ws.once('close', () => this.end());
+  }
+
+  bufferedAmount(): number {
+    return this.opts.ws.bufferedAmount;
   }
 
   /** Bounded write of a response or heartbeat; false when the session is closed or was just cut off. */
@@ -52,13 +62,20 @@ export class Session implements Subscriber {
     const ws = this.opts.ws;
     if (ws.readyState !== ws.OPEN) return false;
     if (ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
-      wsMetrics.slowDisconnects.inc();
-      this.close(CLOSE.slowConsumer.code, `${CLOSE.slowConsumer.reason} (${this.opts.maxBufferedBytes} bytes)`);
-      setTimeout(() => ws.terminate(), SLOW_CLOSE_GRACE_MS).unref();
+      this.cutOff(`${this.opts.maxBufferedBytes} bytes`);
       return false;
     }
     ws.send(frame, { binary: false });
     return true;
+  }
+
+  /** Closes a slow consumer with 4009 (`detail` in the reason); a peer that does not read its close frame is dropped. */
+  cutOff(detail: string): void {
+    if (this.closed) return;
+    wsMetrics.slowDisconnects.inc();
+    this.close(CLOSE.slowConsumer.code, `${CLOSE.slowConsumer.reason} (${detail})`);
+    const ws = this.opts.ws;
+    setTimeout(() => ws.terminate(), SLOW_CLOSE_GRACE_MS).unref();
   }
 
   reply(text: string): void {
@@ -81,6 +98,12 @@ export class Session implements Subscriber {
         return this.reply(result(req.id, 'pong'));
       case 'public/auth':
         return this.reply(rpcError(req.id, RPC_ERROR.invalidRequest, 'already authenticated'));
+      case 'public/replay':
+      case 'public/replay_pause':
+      case 'public/replay_resume':
+      case 'public/replay_stop':
+        if (this.replay === null) return this.reply(rpcError(req.id, RPC_ERROR.methodNotFound, 'replay is not available on this server'));
+        return this.replay.handle(req);
     }
   }
 
@@ -143,6 +166,7 @@ export class Session implements Subscriber {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeatTimer);
+    this.replay?.end();
     this.opts.hub.remove(this, this.subscriptions);
     this.subscriptions.clear();
     this.opts.onEnd();

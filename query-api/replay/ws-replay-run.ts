@@ -1,0 +1,205 @@
+/**
+ * One WebSocket replay: pulls the replay's messages (stream.ts) and writes each as a `replay` notification through the
+ * session's bounded output, then a `replay_done` notification.
+ * - speed "max": paced by the client's consumption. A message is written only when the socket's send buffer has room
+ *   under REPLAY_HIGH_WATER (once above it, when it is down to REPLAY_LOW_WATER), and the next store page is read only
+ *   when the previous one is written, so the window is never buffered in memory. A client that does not take the
+ *   difference within `stallMs` is closed with 4009.
+ * - speed x: a message is written once (at - from) / x of wall time has passed since the start, pauses excluded (and
+ *   never before the buffer has room).
+ * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
+ * The loop yields to the event loop every YIELD_EVERY messages, so live notifications and other sessions go on.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { HistoryClamp } from '../limits/history-clamp.ts';
+import type { ReplayOutput } from '../ws/replay-port.ts';
+import { REPLAY_HIGH_WATER, REPLAY_LOW_WATER, REPLAY_STALL_MS, type ReplaySpeed } from './caps.ts';
+import { doneFields, messageJson } from './lines.ts';
+import { replayMetrics } from './metrics.ts';
+import type { ReplayRequest } from './request.ts';
+import type { ReplayMessage } from './stream.ts';
+
+const POLL_MS = 2;
+const YIELD_EVERY = 128;
+/** Longest single sleep: pause, resume and stop wake it at once anyway. */
+const MAX_SLEEP_MS = 1_000;
+
+export type ReplayStatus = 'completed' | 'stopped' | 'failed';
+
+export interface ReplayRunOptions {
+  readonly id: string;
+  readonly request: ReplayRequest;
+  readonly speed: ReplaySpeed;
+  readonly clamp: HistoryClamp | null;
+  readonly messages: AsyncGenerator<ReplayMessage>;
+  readonly out: ReplayOutput;
+  readonly log: FastifyBaseLogger;
+  readonly stallMs?: number;
+}
+
+/** A `replay` notification: params are the NDJSON line's fields. */
+export const replayNotification = (m: ReplayMessage): string =>
+  `{"jsonrpc":"2.0","method":"replay","params":${messageJson(m.channel, m.atMs, m.seq, m.dataJson)}}`;
+
+export class ReplayRun {
+  readonly counts: Map<string, number>;
+  /** Settles with the status once the replay is over (never rejects). */
+  readonly finished: Promise<ReplayStatus>;
+  private pausedSince: number | null = null;
+  private pausedMs = 0;
+  private stopping = false;
+  private sessionEnded = false;
+  private wake: (() => void) | null = null;
+  private lastAtMs: number | null = null;
+
+  constructor(private readonly opts: ReplayRunOptions) {
+    this.counts = new Map(opts.request.channels.map((c) => [c.name, 0]));
+    this.finished = this.run();
+  }
+
+  get paused(): boolean {
+    return this.pausedSince !== null;
+  }
+
+  /** Messages sent so far. */
+  sent(): number {
+    let n = 0;
+    for (const c of this.counts.values()) n += c;
+    return n;
+  }
+
+  pause(): void {
+    if (this.pausedSince === null) this.pausedSince = performance.now();
+  }
+
+  resume(): void {
+    if (this.pausedSince === null) return;
+    this.pausedMs += performance.now() - this.pausedSince;
+    this.pausedSince = null;
+    this.kick();
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.kick();
+  }
+
+  /** The session ended: stop and send nothing more. */
+  end(): void {
+    this.sessionEnded = true;
+    this.stop();
+  }
+
+  private kick(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /** Waits while paused; true when the replay is to stop. */
+  private async held(): Promise<boolean> {
+    while (this.pausedSince !== null && !this.stopping) await this.sleep(MAX_SLEEP_MS);
+    return this.stopping;
+  }
+
+  /** Waits until `dueMs` (performance.now() scale, pauses excluded); true when the replay is to stop. */
+  private async until(dueMs: number): Promise<boolean> {
+    for (;;) {
+      if (await this.held()) return true;
+      const left = dueMs + this.pausedMs - performance.now();
+      if (left <= 0) return false;
+      await this.sleep(Math.min(left, MAX_SLEEP_MS));
+    }
+  }
+
+  /**
+   * Waits for room for `bytes` in the send buffer: once the buffer is above the high-water mark, until it is down to
+   * the low-water mark (a stream's hysteresis). True when the replay is to stop: stopped, or the client did not take
+   * the difference within `stallMs` (then the session is closed with 4009).
+   */
+  private async room(bytes: number): Promise<boolean> {
+    const { out } = this.opts;
+    const level = out.bufferedAmount();
+    if (level === 0 || level + bytes <= REPLAY_HIGH_WATER) return this.stopping;
+    const stallMs = this.opts.stallMs ?? REPLAY_STALL_MS;
+    let since = performance.now();
+    while (out.bufferedAmount() > REPLAY_LOW_WATER) {
+      if (this.pausedSince !== null) {
+        if (await this.held()) return true;
+        since = performance.now();
+      }
+      if (this.stopping) return true;
+      if (performance.now() - since > stallMs) {
+        out.cutOff(`replay not read for ${stallMs / 1000} s`);
+        return true;
+      }
+      await this.sleep(POLL_MS);
+    }
+    return this.stopping;
+  }
+
+  private async loop(): Promise<'completed' | 'stopped'> {
+    const { messages, speed, out, request } = this.opts;
+    const start = performance.now();
+    let n = 0;
+    for (;;) {
+      if (await this.held()) return 'stopped';
+      const r = await messages.next();
+      if (r.done === true) return 'completed';
+      const m = r.value;
+      if (speed !== 'max' && (await this.until(start + (m.atMs - request.fromMs) / speed))) return 'stopped';
+      const frame = Buffer.from(replayNotification(m), 'utf8');
+      if (await this.room(frame.length)) return 'stopped';
+      if (!out.deliver(frame)) return 'stopped';
+      this.counts.set(m.channel, m.seq);
+      this.lastAtMs = m.atMs;
+      replayMetrics.messages.inc({ transport: 'ws' });
+      if (++n % YIELD_EVERY === 0) await nextTurn();
+    }
+  }
+
+  private async run(): Promise<ReplayStatus> {
+    let status: ReplayStatus;
+    let error: { code: string; message: string; resume_from: string } | null = null;
+    try {
+      status = await this.loop();
+    } catch (err) {
+      status = 'failed';
+      this.opts.log.warn({ err, replay: this.opts.id }, 'replay failed');
+      error = {
+        code: 'UPSTREAM_ERROR',
+        message: 'the store could not be read; replay again from resume_from (messages at that instant are sent again)',
+        resume_from: new Date(this.lastAtMs ?? this.opts.request.fromMs).toISOString(),
+      };
+    }
+    await this.opts.messages.return(undefined).catch(() => undefined);
+    replayMetrics.ended.inc({ transport: 'ws', status });
+    if (!this.sessionEnded) this.opts.out.deliver(Buffer.from(this.doneNotification(status, error), 'utf8'));
+    return status;
+  }
+
+  private doneNotification(status: ReplayStatus, error: Readonly<Record<string, string>> | null): string {
+    const { id, request, clamp } = this.opts;
+    const params = {
+      replay_id: id,
+      status,
+      ...doneFields(request.fromMs, request.toMs, this.counts, clamp ?? undefined),
+      ...(error !== null ? { error } : {}),
+    };
+    return JSON.stringify({ jsonrpc: '2.0', method: 'replay_done', params });
+  }
+}
