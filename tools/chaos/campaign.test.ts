@@ -12,6 +12,8 @@ const row = (id: string, o: Partial<ScenarioRow> = {}): ScenarioRow => ({
   lost: 0,
   lostDelivered: 0,
   lostSample: [],
+  late: 0,
+  lateSeconds: null,
   doubled: 0,
   recovered: 0,
   recoverSeconds: 10,
@@ -27,7 +29,7 @@ const row = (id: string, o: Partial<ScenarioRow> = {}): ScenarioRow => ({
 test('a campaign summary per scenario: passes, sums of lost / doubled / crashed, recovery median and max', () => {
   const runs = [
     [row('a', { recoverSeconds: 12 }), row('c', { recoverSeconds: 40 })],
-    [row('a', { recoverSeconds: 20, crashed: ['processor-a'] }), row('c', { recoverSeconds: null, lost: 3 })],
+    [row('a', { recoverSeconds: 20, crashed: ['processor-a'] }), row('c', { recoverSeconds: null, lost: 3, late: 686, lateSeconds: 40 })],
     [row('a', { recoverSeconds: 16, apiNoAnswerDuring: 2 }), row('c', { skipped: 'external broker' })],
   ];
   const s = summarize(runs);
@@ -39,6 +41,8 @@ test('a campaign summary per scenario: passes, sums of lost / doubled / crashed,
       passes: 2,
       skipped: 0,
       lost: 0,
+      late: 0,
+      lateMaxSeconds: null,
       doubled: 0,
       crashed: 1,
       apiNoAnswer: 2,
@@ -53,6 +57,8 @@ test('a campaign summary per scenario: passes, sums of lost / doubled / crashed,
       passes: 1,
       skipped: 1,
       lost: 3,
+      late: 686,
+      lateMaxSeconds: 40,
       doubled: 0,
       crashed: 0,
       apiNoAnswer: 0,
@@ -67,9 +73,10 @@ test('a campaign summary per scenario: passes, sums of lost / doubled / crashed,
   assert.equal(table.length, 4);
   assert.match(
     table[0] ?? '',
-    /^\| scenario +\| runs \| passes \| skipped \| lost \| doubled \| crashed \| API no answer \| recover s p50 \|/,
+    /^\| scenario +\| runs \| passes \| skipped \| lost \| late \(max s\) \| doubled \| crashed \| API no answer \| recover s p50 \|/,
   );
-  assert.match(table[2] ?? '', /^\| a scenario a \|\s+3 \|\s+2 \|\s+0 \|\s+0 \|\s+0 \|\s+1 \|\s+2 \|\s+16\.0 \|\s+20\.0 \|\s+0 \|$/);
+  assert.match(table[2] ?? '', /^\| a scenario a \|\s+3 \|\s+2 \|\s+0 \|\s+0 \|\s+0 \|\s+0 \|\s+1 \|\s+2 \|\s+16\.0 \|\s+20\.0 \|\s+0 \|$/);
+  assert.match(table[3] ?? '', /^\| c scenario c \|\s+3 \|\s+1 \|\s+1 \|\s+3 \|\s+686 \(40\) \|/);
 });
 
 test('fault instants: the first run at 30 % of the flood, the others uniform in [15 %, 70 %]', () => {

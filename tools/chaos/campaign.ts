@@ -21,6 +21,9 @@ export interface ScenarioSummary {
   readonly passes: number;
   readonly skipped: number;
   readonly lost: number;
+  /** Trades stored after the raw writers reported caught up (not lost), and the longest such delay over the runs. */
+  readonly late: number;
+  readonly lateMaxSeconds: number | null;
   readonly doubled: number;
   /** Processes that exited by themselves, over all runs. */
   readonly crashed: number;
@@ -57,6 +60,8 @@ export function summarize(runs: readonly (readonly ScenarioRow[])[]): ScenarioSu
       passes: ran.filter(passed).length,
       skipped: rows.length - ran.length,
       lost: ran.reduce((n, r) => n + r.lost, 0),
+      late: ran.reduce((n, r) => n + r.late, 0),
+      lateMaxSeconds: ran.reduce<number | null>((m, r) => (r.lateSeconds === null ? m : Math.max(m ?? 0, r.lateSeconds)), null),
       doubled: ran.reduce((n, r) => n + r.doubled, 0),
       crashed: ran.reduce((n, r) => n + r.crashed.length, 0),
       apiNoAnswer: ran.reduce((n, r) => n + r.apiNoAnswerDuring, 0),
@@ -78,6 +83,7 @@ const COLUMNS: readonly [string, (s: ScenarioSummary) => string][] = [
   ['passes', (s) => String(s.passes)],
   ['skipped', (s) => String(s.skipped)],
   ['lost', (s) => String(s.lost)],
+  ['late (max s)', (s) => (s.late === 0 ? '0' : `${s.late} (${s.lateMaxSeconds?.toFixed(0) ?? '?'})`)],
   ['doubled', (s) => String(s.doubled)],
   ['crashed', (s) => String(s.crashed)],
   ['API no answer', (s) => String(s.apiNoAnswer)],

@@ -9,6 +9,7 @@ import type { Cluster, ProcName } from './cluster.ts';
 import type { ApiPoller } from './api-poller.ts';
 import type { BrokerControl } from './kafka-broker.ts';
 import { compareSlice, type LedgerMark, type LedgerSlice, type TradeCount } from './ledger-compare.ts';
+import { settled, type LostSample } from './settle.ts';
 
 export interface ChaosEnv {
   readonly cluster: Cluster;
@@ -47,7 +48,14 @@ export interface ScenarioDef {
   skip?(env: ChaosEnv): string | null;
 }
 
-export interface ScenarioRow extends TradeCount {
+/** Trades stored after the raw writers reported caught up (settle.ts): stored, so not lost, but late. */
+export interface Lateness {
+  readonly late: number;
+  /** From the first comparison to the last late trade's arrival (null: none late). */
+  readonly lateSeconds: number | null;
+}
+
+export interface ScenarioRow extends TradeCount, Lateness {
   readonly id: string;
   readonly name: string;
   readonly recoverSeconds: number | null;
@@ -144,18 +152,17 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
 
 /**
  * After the flood: the option trades committed (but the model's own trickle), then the comparison repeated every
- * 2 s until nothing is lost or the lost count stayed the same 3 times in a row (timeout 180 s).
+ * 2 s until it is final (settle.ts: nothing missing, the missing count unchanged for 30 s, or 240 s).
  */
-async function settle(env: ChaosEnv, mark: LedgerMark, until: LedgerMark, sinceMs: number): Promise<TradeCount> {
+async function settle(env: ChaosEnv, mark: LedgerMark, until: LedgerMark, sinceMs: number): Promise<TradeCount & Lateness> {
   await waitUntil('the option trades committed', async () => (await env.cluster.kafka.pending()) <= DRAINED_PENDING, 180_000, 500);
-  const deadline = Date.now() + 180_000;
-  const seen: number[] = [];
+  const samples: LostSample[] = [];
   for (;;) {
     const slice = (await env.sandbox.ask({ cmd: 'ledger', mark, until }))['slice'] as LedgerSlice;
     const count = await compareSlice(env.cluster.store, slice, sinceMs);
-    seen.push(count.lost);
-    const last3 = seen.slice(-3);
-    if (count.lost === 0 || (last3.length === 3 && last3.every((n) => n === last3[0])) || Date.now() > deadline) return count;
+    samples.push({ atMs: Date.now(), lost: count.lost });
+    const verdict = settled(samples);
+    if (verdict.final) return { ...count, late: verdict.late, lateSeconds: verdict.lateSeconds };
     await sleep(2000);
   }
 }

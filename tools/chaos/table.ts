@@ -7,6 +7,7 @@ const COLUMNS: readonly [string, (r: ScenarioRow) => string][] = [
   ['delivered', (r) => String(r.delivered)],
   ['stored', (r) => String(r.stored)],
   ['lost', (r) => String(r.lost)],
+  ['late (s)', (r) => (r.late === 0 ? '0' : `${r.late} (${r.lateSeconds?.toFixed(0) ?? '?'})`)],
   ['doubled', (r) => String(r.doubled)],
   ['REST-filled', (r) => String(r.recovered)],
   ['recover s', (r) => (r.recoverSeconds === null ? 'n/a' : r.recoverSeconds.toFixed(1))],
