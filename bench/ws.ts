@@ -7,6 +7,9 @@
  *      (sampled clients), slow-consumer disconnects,
  *   3. baseline: a bare `ws` server consuming the same bus and broadcasting JSON.stringify(row) to every
  *      client in a loop, same clients, same rate, same measure.
+ * Ages of a message per hop, feed and baseline alike: hub (bus publish -> the fan-out starts: bus and source lag),
+ * fan-out (the write to the last subscriber), client (publish -> receive on a sampled client), plus the server's peak
+ * RSS during the run.
  * The clients run in a child process (bench/ws-clients-process.ts). Targets: fan-out p99 < 50 ms, no
  * slow-consumer disconnect. Settings: WS_BENCH_CLIENTS (1000), WS_BENCH_RATE (2000), WS_BENCH_SECONDS (10).
  */
@@ -57,19 +60,47 @@ function trade(n: number): OptionTrade {
   };
 }
 
+/** Wall time (Date.now()) at which trade n was published, for the age of a message at each hop. */
+let publishedAt: number[] = [];
+
+/** Trade number of a tape row's JSON (its trade_id), without parsing the document. */
+function tradeNo(json: string): number {
+  const i = json.indexOf('"trade_id":"') + 12;
+  return Number(json.slice(i, json.indexOf('"', i)));
+}
+
+/** Age (ms) at the hub of the message carrying `json`: bus publish -> the feed's source hands it to the fan-out. */
+const ageOf = (json: string): number => Date.now() - (publishedAt[tradeNo(json)] ?? Date.now());
+
 /** Publishes RATE trades/s in 10 ms steps for SECONDS. */
 async function publishAtRate(bus: MemoryBus): Promise<number> {
   const perStep = Math.max(1, Math.round(RATE / 100));
   const start = performance.now();
+  publishedAt = [];
   let n = 0;
   for (let step = 0; step < SECONDS * 100; step++) {
     const due = start + step * 10;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    const batch = Array.from({ length: perStep }, () => encodeMarketEvent({ type: 'option_trade', event: trade(n++) }).message);
+    const batch = Array.from({ length: perStep }, () => {
+      publishedAt[n] = Date.now();
+      return encodeMarketEvent({ type: 'option_trade', event: trade(n++) }).message;
+    });
     await bus.publish(TOPICS.option_trade, batch);
   }
   return n;
+}
+
+/** Peak RSS of this process (the server) while `run` runs, sampled every 200 ms. */
+async function peakRss<T>(run: () => Promise<T>): Promise<{ value: T; peakRssMb: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 200);
+  try {
+    const value = await run();
+    return { value, peakRssMb: Math.round(peak / 2 ** 20) };
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 function child(): { proc: ChildProcess; ask: (m: unknown) => Promise<Record<string, unknown>> } {
@@ -105,6 +136,7 @@ async function baseline(bus: MemoryBus, clients: ReturnType<typeof child>): Prom
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const fanout: number[] = [];
+  const hubAge: number[] = [];
   let seq = 0;
   const consumer = await bus.subscribe({
     groupId: `bench-bare-${process.pid}`,
@@ -115,24 +147,30 @@ async function baseline(bus: MemoryBus, clients: ReturnType<typeof child>): Prom
         const at = performance.now();
         const e = decodeMarketEvent(TOPICS.option_trade, m.value);
         if (e.type !== 'option_trade') continue;
-        const text = JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'subscription',
-          params: { channel: 'tape.BTCUSDT', seq: ++seq, data: tapeRow(e.event) },
-        });
+        const row = tapeRow(e.event);
+        hubAge.push(Date.now() - (publishedAt[Number(row.trade_id)] ?? Date.now()));
+        const text = JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params: { channel: 'tape.BTCUSDT', seq: ++seq, data: row } });
         for (const ws of sockets) ws.send(text);
         fanout.push(performance.now() - at);
       }
     },
   });
   await clients.ask({ cmd: 'connect', url, keys: [''], n: CLIENTS, subscribe: false });
-  const published = await publishAtRate(bus);
+  const { value: published, peakRssMb } = await peakRss(() => publishAtRate(bus));
   await sleep(1000);
   const seen = await clients.ask({ cmd: 'report' });
   await clients.ask({ cmd: 'close' });
   await consumer.stop();
   await new Promise<void>((r) => wss.close(() => server.close(() => r())));
-  return { published, fanout_p50_ms: quantile(fanout, 0.5), fanout_p99_ms: quantile(fanout, 0.99), ...seen };
+  return {
+    published,
+    hub_age_p50_ms: quantile(hubAge, 0.5),
+    hub_age_p99_ms: quantile(hubAge, 0.99),
+    fanout_p50_ms: quantile(fanout, 0.5),
+    fanout_p99_ms: quantile(fanout, 0.99),
+    ...seen,
+    server_peak_rss_mb: peakRssMb,
+  };
 }
 
 export async function runWsBench(): Promise<void> {
@@ -155,8 +193,10 @@ export async function runWsBench(): Promise<void> {
   const feed = app.wsFeed;
   if (feed === null) throw new Error('feed not attached');
   const fanout: number[] = [];
+  const hubAge: number[] = [];
   const publish = feed.hub.publish.bind(feed.hub);
   feed.hub.publish = (name, data, at) => {
+    hubAge.push(ageOf(data));
     const n = publish(name, data, at);
     fanout.push(performance.now() - at);
     return n;
@@ -178,7 +218,7 @@ export async function runWsBench(): Promise<void> {
     const slowBefore = await slowDisconnects();
     await clients.ask({ cmd: 'connect', url, keys: ordered, n: CLIENTS, subscribe: true });
     await sleep(500);
-    const published = await publishAtRate(bus);
+    const { value: published, peakRssMb } = await peakRss(() => publishAtRate(bus));
     await sleep(1000);
     const seen = await clients.ask({ cmd: 'report' });
     await clients.ask({ cmd: 'close' });
@@ -188,11 +228,14 @@ export async function runWsBench(): Promise<void> {
       seconds: SECONDS,
       published,
       expected_messages: published * CLIENTS,
+      hub_age_p50_ms: quantile(hubAge, 0.5),
+      hub_age_p99_ms: quantile(hubAge, 0.99),
       fanout_p50_ms: quantile(fanout, 0.5),
       fanout_p99_ms: quantile(fanout, 0.99),
       slow_consumer_disconnects: (await slowDisconnects()) - slowBefore,
       ...seen,
       rss_per_idle_connection_kb: Math.round((rssIdle - rssBefore) / CLIENTS / 102.4) / 10,
+      server_peak_rss_mb: peakRssMb,
     };
     process.stdout.write(`ws feed: ${JSON.stringify(feedResult)}\n`);
     const bare = await baseline(bus, clients);

@@ -22,6 +22,7 @@ import { A, C, seedGex } from '../testing/gex-fixture.ts';
 import { migratedStore, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import { connectClient, type FeedMessage, type TestClient } from '../ws/testing/client.ts';
+import { feedTrade } from '../ws/testing/trade.ts';
 import { REPLAY_CAPS } from './caps.ts';
 
 const NOW = C + 10_000;
@@ -35,30 +36,7 @@ const BULK = 40_000;
 const BULK_TO = BULK_FROM + BULK;
 const STALL_MS = 600;
 
-function bulkTrade(n: number): OptionTrade {
-  return {
-    venue: 'deribit',
-    symbol: 'BTCUSDT',
-    ts: BULK_FROM + n,
-    receivedAt: BULK_FROM + n + 5,
-    id: `deribit:bulk:${n}`,
-    instrument: `BTC-27MAR26-100000-C-${'X'.repeat(200)}`,
-    strike: 100_000,
-    expiry: A + 30 * 86_400_000,
-    optionType: 'call',
-    price: 0.01,
-    priceCurrency: 'BTC',
-    priceUsd: 1_000,
-    size: 1,
-    premiumUsd: 1_000,
-    side: 'buy',
-    iv: 0.5,
-    indexPrice: 100_000,
-    underlyingPrice: 100_100,
-    tradeId: String(n),
-    block: false,
-  };
-}
+const bulkTrade = (n: number): OptionTrade => feedTrade(BULK_FROM + n, n, { prefix: 'bulk', pad: 200 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

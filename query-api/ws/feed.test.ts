@@ -14,33 +14,11 @@ import type { ApiInstance } from '../types.ts';
 import { tapeRow } from '../tape/tape-row.ts';
 import { AccountsRepository } from '../accounts/repository.ts';
 import { connectClient, type TestClient } from './testing/client.ts';
+import { feedTrade } from './testing/trade.ts';
 
 const BASE_TS = Date.UTC(2026, 2, 20, 12, 0, 0);
 
-function trade(n: number, symbol: 'BTCUSDT' | 'ETHUSDT' = 'BTCUSDT', pad = 0): OptionTrade {
-  return {
-    venue: 'deribit',
-    symbol,
-    ts: BASE_TS + n,
-    receivedAt: BASE_TS + n + 5,
-    id: `deribit:t:${n}`,
-    instrument: `BTC-27MAR26-100000-C${'X'.repeat(pad)}`,
-    strike: 100_000,
-    expiry: Date.UTC(2026, 2, 27, 8),
-    optionType: 'call',
-    price: 0.01,
-    priceCurrency: 'BTC',
-    priceUsd: 1_000,
-    size: 1,
-    premiumUsd: 1_000,
-    side: 'buy',
-    iv: 0.5,
-    indexPrice: 100_000,
-    underlyingPrice: 100_100,
-    tradeId: String(n),
-    block: false,
-  };
-}
+const trade = (n: number, symbol: 'BTCUSDT' | 'ETHUSDT' = 'BTCUSDT', pad = 0): OptionTrade => feedTrade(BASE_TS + n, n, { symbol, pad });
 
 async function slowDisconnects(): Promise<number> {
   const m = await metricsRegistry.getSingleMetric('gex_ws_slow_consumer_disconnects_total')?.get();
