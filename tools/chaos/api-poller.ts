@@ -1,6 +1,7 @@
 /**
  * Polls both API processes while a scenario runs (every `everyMs`: /v2/health and /v2/tape/recent on each), and
- * keeps every answer's time and status (0 = no answer within 3 s: refused connection or timeout).
+ * keeps every answer's time and status (0 = no answer within 3 s: refused connection or timeout). An API a scenario
+ * killed on purpose is not probed while it is down.
  */
 export interface Probe {
   readonly t: number;
@@ -14,6 +15,7 @@ export class ApiPoller {
   readonly probes: Probe[] = [];
   #timer: NodeJS.Timeout | null = null;
   #inFlight = 0;
+  readonly #skipped = new Set<string>();
 
   constructor(
     private readonly apiUrls: readonly string[],
@@ -24,7 +26,7 @@ export class ApiPoller {
   start(): void {
     this.#timer ??= setInterval(() => {
       if (this.#inFlight > 8) return; // a frozen API: do not pile up requests
-      for (const base of this.apiUrls) for (const p of PATHS) void this.#probe(`${base}${p}`);
+      for (const base of this.apiUrls) if (!this.#skipped.has(base)) for (const p of PATHS) void this.#probe(`${base}${p}`);
     }, this.everyMs);
   }
 
@@ -42,6 +44,12 @@ export class ApiPoller {
       this.#inFlight--;
     }
     this.probes.push({ t, url, status });
+  }
+
+  /** Stops (or resumes) probing one API, e.g. while a scenario has killed it on purpose. */
+  skip(base: string, on: boolean): void {
+    if (on) this.#skipped.add(base);
+    else this.#skipped.delete(base);
   }
 
   stop(): void {

@@ -2,15 +2,17 @@
  * `npm run chaos`: the product as separate processes on a real Kafka broker, fed by the sandbox, under injected faults;
  * prints one row per scenario (offered, stored, lost, doubled, time to recover, API 5xx) and writes them as JSON.
  *
- *   npm run chaos -- [--scenarios a,b,c,d,e,f] [--seconds 20] [--rate 5] [--store-down-seconds 30]
+ *   npm run chaos -- [--scenarios a,b,...,j] [--seconds 20] [--rate 5] [--store-down-seconds 30]
  *                    [--repeat N] [--contention [K]] [--seed S] [--brokers host:port] [--json FILE] [--work-dir DIR]
  *
  *   --scenarios           which scenarios, in order (default all): a SIGKILL ingest mid-flood, b SIGKILL processor B
- *                         mid-batch, c Kafka broker stop/start, d store unavailable, e malformed frames, f slow consumer
+ *                         mid-batch, c Kafka broker stop/start, d store unavailable, e malformed frames, f slow consumer,
+ *                         g broker down 3 min, h store holder SIGKILL and restart, i SIGKILL of an API replica during
+ *                         WS feed + replay, j broker down 30 s + processor B SIGKILL
  *   --seconds             flood length per scenario (default 20); the fault is injected 30 % into it
  *   --rate                option trades per venue every 100 ms during the flood (default 1 = 10/s per venue)
  *   --store-down-seconds  how long scenario d freezes the store holder (default 30)
- *   --brokers             use this Kafka instead of the harness's own broker (then scenario c is skipped)
+ *   --brokers             use this Kafka instead of the harness's own broker (then scenarios c, g, j are skipped)
  *   --repeat              a campaign: the scenarios N times (default 1), each run on a fresh cluster with its own fault
  *                         instant (run 1 at 30 % of the flood, the others uniform in 15-70 %, from --seed); prints each
  *                         run's table and one summary per scenario (runs, passes, lost, doubled, crashed, recovery)

@@ -1,9 +1,12 @@
 /**
- * The chaos scenarios (a-f). Each injects its fault 30 % into the flood (run-scenario.ts does the rest).
+ * The chaos scenarios: a-f here, g, h, j in long-outages.ts, i in api-kill.ts. Each injects its fault `faultAt` into the
+ * flood (run-scenario.ts does the rest).
  */
 import { PROCS } from './cluster.ts';
 import { deliveredSince, metricSum, sleep, waitUntil, type ChaosEnv, type FaultReport, type ScenarioDef } from './run-scenario.ts';
 import type { LedgerMark } from './ledger-compare.ts';
+import { API_SCENARIOS } from './api-kill.ts';
+import { LONG_OUTAGE_SCENARIOS } from './long-outages.ts';
 
 /** How long a killed ingest stays dead before it is started again. */
 const INGEST_DEAD_MS = 2000;
@@ -144,4 +147,13 @@ const slowConsumer: ScenarioDef = {
   },
 };
 
-export const SCENARIOS: readonly ScenarioDef[] = [ingestKill, processorKill, brokerBounce, storeDown, malformed, slowConsumer];
+export const SCENARIOS: readonly ScenarioDef[] = [
+  ingestKill,
+  processorKill,
+  brokerBounce,
+  storeDown,
+  malformed,
+  slowConsumer,
+  ...LONG_OUTAGE_SCENARIOS,
+  ...API_SCENARIOS,
+].sort((x, y) => (x.id < y.id ? -1 : 1));
