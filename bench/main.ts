@@ -8,7 +8,9 @@
  * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out),
  * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1), options (chain snapshot
  * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day), level-study
- * (/v2/gex/level-study over a year of 30 s snapshots, cold and warm, vs the bare SELECT and the pure computation).
+ * (/v2/gex/level-study over a year of 30 s snapshots, cold and warm, vs the bare SELECT and the pure computation),
+ * replay (GET /v2/replay and the WebSocket `public/replay` over 30 days of levels and 10 M trades vs the bare reads;
+ * the live feed's delay during 20 concurrent replays).
  */
 type Suite = () => Promise<void>;
 
@@ -31,6 +33,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   'options-greeks': [async () => (await import('./options-greeks.ts')).runOptionsGreeksBench],
   options: [async () => (await import('./options.ts')).runOptionsBench],
   'level-study': [async () => (await import('./level-study.ts')).runLevelStudyBench],
+  replay: [async () => (await import('./replay.ts')).runReplayBench],
 };
 
 async function main(args: readonly string[]): Promise<number> {

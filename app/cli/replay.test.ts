@@ -54,9 +54,11 @@ test(
       const key = await userWithKey(store, { userId: 'replay-cli', plan: 'enterprise' });
       await store.close();
 
-      // The window ends at C (12:01 UTC today) or, earlier in the day, a second ago: `to` is never in the future.
-      const to = new Date(Math.min(C + 5_000, Date.now() - 1_000)).toISOString();
-      const from = new Date(A - 3 * 3600_000).toISOString();
+      // The window ends at C (12:01 UTC today) or, earlier in the day, a second ago: `to` is never in the future, and
+      // `from` is 3 h before the seeded ticks or before `to`, whichever is earlier (before 09:00 UTC the window is empty).
+      const toMs = Math.min(C + 5_000, Date.now() - 1_000);
+      const to = new Date(toMs).toISOString();
+      const from = new Date(Math.min(A, toMs) - 3 * 3600_000).toISOString();
       const args = ['replay', 'levels.BTCUSDT.okx,deribit', 'tape.BTCUSDT,chain.BTCUSDT', '--from', from, '--to', to];
       const local = await gex(dir, [...args, '--data-dir', dir]);
       assert.equal(local.code, 0, local.stderr);

@@ -1,6 +1,7 @@
 /**
  * The snapshot processor's own reads of the tables it writes: one instant's venue rows (state carried across
- * ticks), the last gamma-flow point (the cumulative sum goes on) and the last completed tick (restart point).
+ * ticks; the replay reads those of a range of instants at once), the last gamma-flow point (the cumulative sum
+ * goes on) and the last completed tick (restart point).
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
 import type { Store } from '#clickhouse/store.ts';
@@ -19,6 +20,20 @@ ORDER BY venue LIMIT 1 BY venue`;
 export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: number): Promise<StoredSnapshotRow[]> {
   const rows = await store.query<SnapshotRecord>(ROWS_AT, { symbol, t: Math.trunc(computedAt) });
   return rows.map((r) => fromSnapshotRecord(symbol, r));
+}
+
+const RECORDS_BETWEEN = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
+WHERE symbol = {symbol:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
+ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
+
+/**
+ * The venue rows of every snapshot instant in [fromMs, toMs], in (computed_at, venue) order, one per (instant,
+ * venue): for each instant the rows `rowsAt` reads, in one query for the whole range. Records as stored
+ * (`fromSnapshotRecord` decodes one), so a caller holding many instants decodes one instant at a time. The
+ * result is every row of the range: callers bound the range (the rows are ~30-60 KB a venue).
+ */
+export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
+  return store.query<SnapshotRecord>(RECORDS_BETWEEN, { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) });
 }
 
 export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,

@@ -1,31 +1,53 @@
 /**
  * The stored history of each replay channel as a pull-based source (merge.ts), read from the store in bounded
- * pages: at most one page (REPLAY_PAGE trades, or REPLAY_PAGE instants, then one snapshot at a time) is held per
- * channel, the next page is read only when the merge has consumed the previous one.
+ * pages, one page ahead (read-ahead.ts: the next page is read while the previous one is sent, so the store's reads
+ * overlap the serialization): at most two pages (REPLAY_PAGE trades, or a read of snapshot rows of about
+ * LEVELS_READ_BYTES) are held per channel, and no further page is read until the merge has taken the held ones.
  * - tape.{symbol}: the stored trades of the window in /v2/tape's ascending order (ts, venue, id; option_trades
  *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time.
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
- *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant.
+ *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
+ *   rows of consecutive instants are read in one query (processor-reads.ts snapshotRecordsBetween), as many
+ *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read), and decoded one instant at a time.
  * - chain.{symbol}[.venues]: every stored 30 s chain of the window (option_chain_snapshots, the finest tier, kept
  *   3 days), a `snapshot` message at the first instant, then one `changes` message per instant against the
- *   previous one, as the live chain channel sends them (ws/chain-feed.ts).
+ *   previous one, as the live chain channel sends them (ws/chain-feed.ts). One instant per read: each instant's
+ *   chain (hundreds of rows a venue) and its trade figures (a 24 h window of its own) are read as the chain routes
+ *   read them (options/chain-reads.ts servedChainRowsAt).
  */
 import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { rowsAt } from '#processors/snapshots/processor-reads.ts';
+import { snapshotRecordsBetween } from '#processors/snapshots/processor-reads.ts';
 import { metaOf } from '#processors/snapshots/levels-step.ts';
+import { fromSnapshotRecord, type SnapshotRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
 import { readTapeEntries } from '../tape/read.ts';
 import { allTrades } from '../tape/filter.ts';
-import type { TapeCursor } from '../tape/cursor.ts';
 import { levelsNotification } from '../ws/bus-source.ts';
 import { chainViewOf, changesJson, snapshotJson } from '../ws/chain-feed.ts';
 import type { Channel } from '../ws/protocol.ts';
 import type { ReplayItem, ReplaySource } from './merge.ts';
+import { readAhead } from './read-ahead.ts';
 
-/** Trades or snapshot instants read per store query. */
-export const REPLAY_PAGE = 1_000;
+/** A page of the tape read (tape/read.ts readTapeEntries). */
+type TapePage = Awaited<ReturnType<typeof readTapeEntries>>;
+
+/**
+ * Trades or snapshot instants read per store query. A tape page costs ~25 ms of fixed engine time (option_trades
+ * FINAL) plus ~5 µs a trade: 5,000 trades a page read ~2.5x faster than 1,000, for a few MB held (bench/RESULTS.md
+ * "replay").
+ */
+export const REPLAY_PAGE = 5_000;
+
+/**
+ * Snapshot rows read per store query for a levels channel, about (bytes as the store hands them over: JSON, mostly
+ * the base64 levels_pack, ~45 KB a venue row): a few MiB, below the ~10 MiB from which the embedded engine hands a
+ * result to JavaScript several times slower per byte (gex/level-study-reads.ts PATH_PIECE_MS).
+ */
+export const LEVELS_READ_BYTES = 4 * 2 ** 20;
+/** Instants of a levels channel's first read, before the size of an instant's rows is known. */
+const FIRST_LEVELS_READ = 4;
 
 /** The window of a replay, ms UTC, both ends included. */
 export interface ReplayWindow {
@@ -37,15 +59,17 @@ export interface ReplayWindow {
 export type ReplayData = string;
 
 async function* tapeItems(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
-  const filter = allTrades(symbol, w.fromMs, w.toMs);
-  let cursor: TapeCursor | null = null;
-  for (;;) {
-    const { entries, more } = await readTapeEntries(store, filter, 'asc', page, cursor);
-    for (const e of entries) yield { atMs: e.ts, value: JSON.stringify(e.row) };
-    const last = entries[entries.length - 1];
-    if (!more || last === undefined) return;
-    cursor = { ts: last.ts, venue: last.venue, id: last.id, order: 'asc' };
-  }
+  const read = async (previous: TapePage | null): Promise<TapePage | null> => {
+    if (previous === null) return readTapeEntries(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null);
+    const last = previous.entries[previous.entries.length - 1];
+    if (!previous.more || last === undefined) return null;
+    // The window starts at the cursor's instant (the rows after the cursor are there anyway): the primary key then
+    // skips what earlier pages read; with the whole window a page's read grows with its position (~120 vs ~40 ms a
+    // 5,000-trade page half-way through 3 M stored trades).
+    const cursor = { ts: last.ts, venue: last.venue, id: last.id, order: 'asc' } as const;
+    return readTapeEntries(store, allTrades(symbol, last.ts, w.toMs), 'asc', page, cursor);
+  };
+  for await (const { entries } of readAhead(read)) for (const e of entries) yield { atMs: e.ts, value: JSON.stringify(e.row) };
 }
 
 /** Instants of a table in (after, to] ∩ [from, to], ascending, at most `limit`, each once. */
@@ -68,11 +92,63 @@ async function* instants(store: Store, sql: string, symbol: MarketSymbol, w: Rep
   }
 }
 
+/** Size of a stored record as JSON, about: the packed levels, four heatmap-cell arrays (~20 characters a number), the rest. */
+export const recordBytes = (r: SnapshotRecord): number => r.levels_pack.length + 80 * r.cell_strike.length + 200;
+
+/** The stored records of instants `ts` (ascending) grouped by instant, from one query over [first, last]; their size (recordBytes). */
+async function recordsOf(
+  store: Store,
+  symbol: MarketSymbol,
+  ts: readonly number[],
+): Promise<{ readonly byInstant: Map<number, SnapshotRecord[]>; readonly bytes: number }> {
+  const byInstant = new Map<number, SnapshotRecord[]>();
+  let bytes = 0;
+  const first = ts[0];
+  const last = ts[ts.length - 1];
+  if (first === undefined || last === undefined) return { byInstant, bytes };
+  for (const r of await snapshotRecordsBetween(store, symbol, first, last)) {
+    bytes += recordBytes(r);
+    const group = byInstant.get(r.computed_at_ms);
+    if (group === undefined) byInstant.set(r.computed_at_ms, [r]);
+    else group.push(r);
+  }
+  return { byInstant, bytes };
+}
+
+/** One read of a levels channel: instants, their stored records, and the instants per read that fit LEVELS_READ_BYTES. */
+interface LevelsPage {
+  readonly instants: readonly number[];
+  readonly byInstant: Map<number, SnapshotRecord[]>;
+  readonly perRead: number;
+}
+
 async function* levelsItems(store: Store, channel: Channel, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
-  for await (const t of instants(store, LEVEL_INSTANTS, channel.symbol, w, page)) {
-    const rows = await rowsAt(store, channel.symbol, t);
-    if (rows.length === 0) continue;
-    yield { atMs: t, value: levelsNotification({ meta: metaOf(channel.symbol, t, rows), rows }, channel) };
+  const { symbol } = channel;
+  const listed = instants(store, LEVEL_INSTANTS, symbol, w, page);
+  const read = async (previous: LevelsPage | null): Promise<LevelsPage | null> => {
+    const group: number[] = [];
+    for (let n = previous?.perRead ?? Math.min(page, FIRST_LEVELS_READ); group.length < n;) {
+      const t = await listed.next();
+      if (t.done === true) break;
+      group.push(t.value);
+    }
+    if (group.length === 0) return null;
+    const { byInstant, bytes } = await recordsOf(store, symbol, group);
+    const perRead =
+      byInstant.size === 0
+        ? (previous?.perRead ?? group.length)
+        : Math.max(1, Math.min(page, Math.floor(LEVELS_READ_BYTES / (bytes / byInstant.size))));
+    return { instants: group, byInstant, perRead };
+  };
+  for await (const p of readAhead(read)) {
+    for (const t of p.instants) {
+      // Rows at an instant the list does not name (an incomplete cycle between two completed ones) come with the range, unsent.
+      const records = p.byInstant.get(t);
+      if (records === undefined) continue;
+      p.byInstant.delete(t);
+      const rows = records.map((r) => fromSnapshotRecord(symbol, r));
+      yield { atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) };
+    }
   }
 }
 
