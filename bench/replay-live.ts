@@ -16,6 +16,7 @@ import { encodeMarketEvent } from '#schemas/event-codec.ts';
 import { TOPICS, type OptionTrade } from '#schemas/events.ts';
 import type { ApiInstance } from '#query-api/types.ts';
 import type { ReplayResult, StartCommand, Transport } from './replay-clients-process.ts';
+import { feedTrade } from '#query-api/ws/testing/trade.ts';
 
 const CLIENTS = Number(process.env['BENCH_REPLAY_LIVE_CLIENTS'] ?? 100);
 const RATE = Number(process.env['BENCH_REPLAY_LIVE_RATE'] ?? 200);
@@ -71,31 +72,7 @@ export interface LiveFigures {
   readonly replays: { readonly messages: number; readonly perSecond: number; readonly statuses: string } | null;
 }
 
-function trade(n: number): OptionTrade {
-  const now = Date.now();
-  return {
-    venue: 'deribit',
-    symbol: 'BTCUSDT',
-    ts: now,
-    receivedAt: now,
-    id: `live:${n}`,
-    instrument: 'BTC-27MAR26-100000-C',
-    strike: 100_000,
-    expiry: Date.UTC(2026, 2, 27, 8),
-    optionType: 'call',
-    price: 0.0125,
-    priceCurrency: 'BTC',
-    priceUsd: 1_250,
-    size: 0.5,
-    premiumUsd: 625,
-    side: 'buy',
-    iv: 0.52,
-    indexPrice: 100_000,
-    underlyingPrice: 100_100,
-    tradeId: String(n),
-    block: false,
-  };
-}
+const trade = (n: number): OptionTrade => feedTrade(Date.now(), n, { prefix: 'live' });
 
 /** Publishes RATE trades/s in 10 ms steps for SECONDS; returns how many. */
 async function publishAtRate(bus: MemoryBus): Promise<number> {

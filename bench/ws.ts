@@ -28,37 +28,14 @@ import { apiConfig } from '#query-api/config.ts';
 import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { migratedStore, userWithKey } from '#query-api/testing/harness.ts';
 import { tapeRow } from '#query-api/tape/tape-row.ts';
+import { feedTrade } from '#query-api/ws/testing/trade.ts';
 
 const CLIENTS = Number(process.env['WS_BENCH_CLIENTS'] ?? 1000);
 const RATE = Number(process.env['WS_BENCH_RATE'] ?? 2000);
 const SECONDS = Number(process.env['WS_BENCH_SECONDS'] ?? 10);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function trade(n: number): OptionTrade {
-  const now = Date.now();
-  return {
-    venue: 'deribit',
-    symbol: 'BTCUSDT',
-    ts: now,
-    receivedAt: now,
-    id: `bench:${n}`,
-    instrument: 'BTC-27MAR26-100000-C',
-    strike: 100_000,
-    expiry: Date.UTC(2026, 2, 27, 8),
-    optionType: 'call',
-    price: 0.0125,
-    priceCurrency: 'BTC',
-    priceUsd: 1_250,
-    size: 0.5,
-    premiumUsd: 625,
-    side: 'buy',
-    iv: 0.52,
-    indexPrice: 100_000,
-    underlyingPrice: 100_100,
-    tradeId: String(n),
-    block: false,
-  };
-}
+const trade = (n: number): OptionTrade => feedTrade(Date.now(), n, { prefix: 'bench' });
 
 /** Wall time (Date.now()) at which trade n was published, for the age of a message at each hop. */
 let publishedAt: number[] = [];

@@ -30,7 +30,7 @@ const apiKill: ScenarioDef = {
     const window = { channels: [CHANNEL], from: to - REPLAY_WINDOW_MS, to, speed: REPLAY_SPEED };
     await victim.request('public/replay', window);
     await sleep(1000);
-    env.poller.skip(api1, true);
+    env.poller.exclude(api1, true);
     const start = Date.now();
     await sup.kill(PROCS.api1);
     const victimClose = await victim.closed;
@@ -38,7 +38,7 @@ const apiKill: ScenarioDef = {
     await sup.restart(PROCS.api1);
     const end = Date.now();
     const backAt = await waitUntil('API 1 answering', async () => (await fetch(`${api1}/v2/health`)).ok, 60_000);
-    env.poller.skip(api1, false);
+    env.poller.exclude(api1, false);
     // The victim's client fails over: the replay again on API 2, then the feed on the restarted API 1.
     const failover = await connectFeed(wsUrl(api2), apiKey);
     await failover.request('public/replay', { ...window, speed: 'max' });

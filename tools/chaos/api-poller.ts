@@ -15,7 +15,7 @@ export class ApiPoller {
   readonly probes: Probe[] = [];
   #timer: NodeJS.Timeout | null = null;
   #inFlight = 0;
-  readonly #skipped = new Set<string>();
+  readonly #excluded = new Set<string>();
 
   constructor(
     private readonly apiUrls: readonly string[],
@@ -26,7 +26,7 @@ export class ApiPoller {
   start(): void {
     this.#timer ??= setInterval(() => {
       if (this.#inFlight > 8) return; // a frozen API: do not pile up requests
-      for (const base of this.apiUrls) if (!this.#skipped.has(base)) for (const p of PATHS) void this.#probe(`${base}${p}`);
+      for (const base of this.apiUrls) if (!this.#excluded.has(base)) for (const p of PATHS) void this.#probe(`${base}${p}`);
     }, this.everyMs);
   }
 
@@ -47,9 +47,9 @@ export class ApiPoller {
   }
 
   /** Stops (or resumes) probing one API, e.g. while a scenario has killed it on purpose. */
-  skip(base: string, on: boolean): void {
-    if (on) this.#skipped.add(base);
-    else this.#skipped.delete(base);
+  exclude(base: string, on: boolean): void {
+    if (on) this.#excluded.add(base);
+    else this.#excluded.delete(base);
   }
 
   stop(): void {
