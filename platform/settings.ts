@@ -137,7 +137,7 @@ export const SETTINGS = {
     flag: 'data-dir',
     schema: z.string().min(1),
     default: './data',
-    description: 'Data directory of the embedded store (one process per directory).',
+    description: 'Data directory: the embedded store (one process per directory) and the ingest publish spool (ingest-spool/).',
   },
   host: { env: 'HOST', flag: 'host', schema: z.string().min(1), default: '127.0.0.1', description: 'Address the API listens on.' },
   port: { env: 'PORT', flag: 'port', schema: port, default: '8080', description: 'Port of the /v2 API.' },
@@ -198,6 +198,14 @@ export const SETTINGS = {
     default: '0',
     description:
       'At start, once every socket of a venue is open, fill the trades of this many ms back from its REST recent-trades endpoints (the gap-fill venues): a restarted ingest process recovers what its predecessor did not publish. 0 = off.',
+  },
+  ingestSpoolMb: {
+    env: 'INGEST_SPOOL_MB',
+    flag: 'ingest-spool-mb',
+    schema: z.coerce.number().int().min(0),
+    default: '1024',
+    description:
+      'Disk spool of the ingest role under DATA_DIR/ingest-spool: while Kafka refuses or stalls a publish (at the publisher high-water mark), events are written there and the venues stay read; published in order once Kafka is back (a spool left by a stopped process is published first at the next start). Above this many MiB on disk, reading pauses again. 0 = no spool (reading pauses at the high-water mark).',
   },
   // --- query API (the api role); see query-api/README.md
   apiKeyPrefix: {

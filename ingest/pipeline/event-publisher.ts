@@ -5,6 +5,7 @@ import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
 import { childLogger } from '#platform/log.ts';
 import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
+import type { PublishSpool, SpoolBatch } from './publish-spool.ts';
 
 export interface PublisherOptions {
   /** Flush a topic as soon as it holds this many messages. */
@@ -13,6 +14,12 @@ export interface PublisherOptions {
   readonly lingerMs: number;
   /** Above this many buffered-or-in-flight messages `add` returns a promise to await (backpressure). */
   readonly highWaterMark: number;
+  /**
+   * Where messages go while the bus is down: at the high-water mark with a batch refused or pending for
+   * SPOOL_AFTER_MS, new messages are appended to this disk spool instead of holding the callers back, and published
+   * from it in order once the bus takes them again. Without one, callers wait at the high-water mark.
+   */
+  readonly spool?: PublishSpool;
 }
 
 const CLOSE_RETRIES = 5;
@@ -25,6 +32,10 @@ interface TopicBatch {
   readonly messages: BusMessage[];
 }
 const DEFAULTS: PublisherOptions = { maxBatch: 2000, lingerMs: 25, highWaterMark: 50_000 };
+/** A batch refused, or pending this long, at the high-water mark: the bus is down, and new messages go to the spool. */
+export const SPOOL_AFTER_MS = 2000;
+/** How often a caller held at the high-water mark re-checks whether the spool should take over. */
+const STALL_CHECK_MS = 250;
 
 /**
  * Batches normalized events and dead letters per topic and publishes them on the bus. Encoding happens once per
@@ -39,6 +50,15 @@ export class EventPublisher {
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   private closing = false;
+  /** New messages go to the spool (from a stall until the spool is read to its end). */
+  private spooling = false;
+  /** Since when the batch being published has been trying (null = none). */
+  private batchSince: number | null = null;
+  /** A batch was refused since the last accepted one. */
+  private refused = false;
+  /** The promise callers wait on at the high-water mark while a spool may take over. */
+  private gate: Promise<void> | null = null;
+  private gateTimer: NodeJS.Timeout | null = null;
   /**
    * A batch the bus refuses is retried with the shared backoff rather than dropped (callers are held back by the
    * high-water mark meanwhile). Once closing, it gives up after CLOSE_RETRIES attempts and `flush` throws.
@@ -47,7 +67,10 @@ export class EventPublisher {
     name: 'bus.publish',
     log,
     retry: PUBLISH_RETRY,
-    classify: (_err, attempts) => (this.closing && attempts >= CLOSE_RETRIES ? 'fail' : 'retry'),
+    classify: (_err, attempts) => {
+      this.refused = true;
+      return this.closing && attempts >= CLOSE_RETRIES ? 'fail' : 'retry';
+    },
     context: (b) => ({ topic: b.topic, size: b.messages.length }),
     run: async (b) => ok(await this.bus.publish(b.topic, b.messages)),
   };
@@ -57,6 +80,8 @@ export class EventPublisher {
     opts: Partial<PublisherOptions> = {},
   ) {
     this.opts = { ...DEFAULTS, ...opts };
+    // A spool left by a previous process is published before anything new.
+    if (this.opts.spool?.hasUnread) this.startSpooling();
   }
 
   /** Queue events; resolves immediately unless the publisher is above its high-water mark. */
@@ -87,31 +112,54 @@ export class EventPublisher {
     return this.pressure();
   }
 
-  /** Publish everything buffered and wait until the bus accepted it. */
+  /** Publish everything buffered (the spool too) and wait until the bus accepted it. */
   async flush(): Promise<void> {
     this.drain();
     await this.chain;
+    while (this.spooling && this.failure === null) {
+      this.pumpSpool();
+      await this.chain;
+    }
     if (this.failure) throw this.failure;
   }
 
+  /** Flush; with a spool, what the bus did not take stays in it for the next process. */
   async close(): Promise<void> {
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      this.openGate();
+      this.opts.spool?.close();
+    }
   }
 
-  private async publishBatch(batch: TopicBatch): Promise<void> {
+  /** True when the batch was accepted. */
+  private async publishBatch(batch: TopicBatch): Promise<boolean> {
+    this.batchSince = Date.now();
     try {
       await runStep(this.publishStep, batch);
+      this.refused = false;
+      return true;
     } catch (err) {
       this.failure = err instanceof Error ? err : new Error(String(err));
+      return false;
     } finally {
+      this.batchSince = null;
       this.inFlight -= batch.messages.length;
+      // Room on the chain: the spool moves up (the batches drained from memory when spooling began come first).
+      if (this.spooling && this.failure === null) this.pumpSpool();
     }
   }
 
   private push(topic: string, message: BusMessage): void {
+    if (this.spooling && this.opts.spool) {
+      this.opts.spool.append(topic, message);
+      ingestMetrics.spooled.inc();
+      return;
+    }
     let buf = this.buffers.get(topic);
     if (!buf) this.buffers.set(topic, (buf = []));
     buf.push(message);
@@ -126,8 +174,84 @@ export class EventPublisher {
    * add sent one tiny batch per frame to Kafka once behind: ~5k events/s instead of ~45k).
    */
   private pressure(): Promise<void> | undefined {
+    const spool = this.opts.spool;
+    if (this.spooling && spool) {
+      ingestMetrics.spoolBytes.set(spool.bytes);
+      return spool.bytes < spool.maxBytes ? undefined : this.chain;
+    }
     if (this.buffered + this.inFlight < this.opts.highWaterMark) return undefined;
-    return this.chain;
+    if (spool === undefined || this.closing) return this.chain;
+    if (this.stalled()) {
+      this.startSpooling();
+      return undefined;
+    }
+    // Held until the bus catches up, or until it is found stalled and the spool takes over.
+    this.gate ??= new Promise<void>((resolve) => {
+      const settle = (): void => {
+        this.openGate();
+        resolve();
+      };
+      void this.chain.then(settle);
+      this.gateTimer = setInterval(() => {
+        if (this.stalled()) this.startSpooling();
+        if (this.spooling || this.buffered + this.inFlight < this.opts.highWaterMark) settle();
+      }, STALL_CHECK_MS);
+    });
+    return this.gate;
+  }
+
+  private openGate(): void {
+    if (this.gateTimer) clearInterval(this.gateTimer);
+    this.gateTimer = null;
+    this.gate = null;
+  }
+
+  /** The bus refused a batch since the last accepted one, or one has been pending SPOOL_AFTER_MS. */
+  private stalled(): boolean {
+    return this.refused || (this.batchSince !== null && Date.now() - this.batchSince >= SPOOL_AFTER_MS);
+  }
+
+  /** From now on new messages go to the spool; what is buffered in memory is published first. */
+  private startSpooling(): void {
+    if (this.spooling || this.opts.spool === undefined) return;
+    this.drain();
+    this.spooling = true;
+    log.warn({ buffered: this.inFlight, spoolBytes: this.opts.spool.bytes }, 'bus stalled: spooling to disk');
+    this.pumpSpool();
+  }
+
+  /**
+   * Moves spooled messages onto the publish chain, at most two batches ahead of the bus; each batch is released
+   * (deleted from disk) once accepted. Once nothing is left unread, new messages go to memory again: they queue
+   * behind the last spooled batch, so the bus order is the order of `add`.
+   */
+  private pumpSpool(): void {
+    const spool = this.opts.spool;
+    while (this.spooling && spool !== undefined && this.inFlight < this.opts.maxBatch * 2) {
+      const batch = spool.take(this.opts.maxBatch);
+      ingestMetrics.spoolBytes.set(spool.bytes);
+      if (batch === null) {
+        this.spooling = false;
+        log.info({}, 'publish spool read to its end: publishing directly');
+        break;
+      }
+      this.inFlight += batch.records.length;
+      this.chain = this.chain.then(() => this.publishSpooled(batch));
+    }
+  }
+
+  /** One spooled batch, a bus batch per topic in order; released when all were accepted, then the pump goes on. */
+  private async publishSpooled(batch: SpoolBatch): Promise<void> {
+    const byTopic = new Map<string, BusMessage[]>();
+    for (const r of batch.records) {
+      let list = byTopic.get(r.topic);
+      if (!list) byTopic.set(r.topic, (list = []));
+      list.push(r.message);
+    }
+    let accepted = true;
+    for (const [topic, messages] of byTopic) accepted = (await this.publishBatch({ topic, messages })) && accepted;
+    if (accepted) batch.release();
+    if (this.opts.spool) ingestMetrics.spoolBytes.set(this.opts.spool.bytes);
   }
 
   private drain(): void {
@@ -138,7 +262,7 @@ export class EventPublisher {
       this.buffers.set(topic, []);
       this.buffered -= buf.length;
       this.inFlight += buf.length;
-      this.chain = this.chain.then(() => this.publishBatch({ topic, messages: buf }));
+      this.chain = this.chain.then(async () => void (await this.publishBatch({ topic, messages: buf })));
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 
@@ -13,6 +13,16 @@ export const ingestMetrics = {
     name: METRIC.ingestParseErrors,
     help: 'Frames that failed to parse or validate and went to the dead-letter topic, by venue and reason class',
     labelNames: ['venue', 'reason'] as const,
+    registers: [metricsRegistry],
+  }),
+  spoolBytes: new Gauge({
+    name: METRIC.ingestSpoolBytes,
+    help: 'Bytes in the publish spool: messages held on disk while the bus refuses or stalls (0 = publishing directly)',
+    registers: [metricsRegistry],
+  }),
+  spooled: new Counter({
+    name: METRIC.ingestSpooledMessages,
+    help: 'Messages written to the publish spool',
     registers: [metricsRegistry],
   }),
 };

@@ -3,6 +3,7 @@ import type { Bus } from '#bus/types.ts';
 import type { VenueUrls } from '../connector/types.ts';
 import { createConnector } from '../venues/registry.ts';
 import { EventPublisher } from './event-publisher.ts';
+import { PublishSpool } from './publish-spool.ts';
 import { startVenue, type RunningVenue, type VenueRunnerOptions } from './venue-runner.ts';
 import type { SocketEvent } from '../transport/resilient-socket.ts';
 import type { PublisherOptions } from './event-publisher.ts';
@@ -21,6 +22,8 @@ export interface IngestOptions {
   /** See VenueRunnerOptions.startFillMs (INGEST_START_FILL_MS). */
   readonly startFillMs?: number;
   readonly publisher?: Partial<PublisherOptions>;
+  /** The publish spool (publish-spool.ts): its directory and size bound. Unset: none. */
+  readonly spool?: { readonly dir: string; readonly maxBytes: number };
   /** Observer of every socket's lifecycle events, by venue and connection id. */
   readonly onSocketEvent?: (venue: Venue, connection: string, event: SocketEvent) => void;
 }
@@ -35,7 +38,8 @@ export interface RunningIngest {
 /** The ingest role: one connector per configured venue, all publishing through one batching publisher. */
 export async function startIngest(opts: IngestOptions): Promise<RunningIngest> {
   const log = childLogger('ingest');
-  const publisher = new EventPublisher(opts.bus, opts.publisher);
+  const spool = opts.spool ? new PublishSpool(opts.spool).open() : undefined;
+  const publisher = new EventPublisher(opts.bus, { ...opts.publisher, ...(spool ? { spool } : {}) });
   const started = await Promise.allSettled(
     opts.venues.map((venue) =>
       startVenue({

@@ -39,6 +39,8 @@ export const METRIC = {
   ingestDuplicateTrades: 'gex_ingest_duplicate_trades_total',
   ingestGapFills: 'gex_ingest_gap_fills_total',
   ingestGapFillTrades: 'gex_ingest_gap_fill_trades_total',
+  ingestSpoolBytes: 'gex_ingest_spool_bytes',
+  ingestSpooledMessages: 'gex_ingest_spooled_messages_total',
   // processors
   rawWriterRows: 'gex_raw_writer_rows_total',
   rawWriterUndecodable: 'gex_raw_writer_undecodable_messages_total',

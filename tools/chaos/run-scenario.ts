@@ -4,8 +4,9 @@
  * the stored trades compared with the sandbox ledger (ledger-compare.ts) and the API answers counted.
  */
 import type { SandboxProcess } from '#sandbox/harness/sandbox-process.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 import { parseExposition, sumOf } from '../soak/prom-text.ts';
-import type { Cluster, ProcName } from './cluster.ts';
+import { PROCS, type Cluster, type ProcName } from './cluster.ts';
 import type { ApiPoller } from './api-poller.ts';
 import type { BrokerControl } from './kafka-broker.ts';
 import { compareSlice, type LedgerMark, type LedgerSlice, type TradeCount } from './ledger-compare.ts';
@@ -115,11 +116,12 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
   await sandbox.ask({ cmd: 'flood', perVenue: env.perVenue, everyMs: env.everyMs });
   await sleep(env.floodMs * env.faultAt);
   const fault = skip === null ? await def.inject(env, mark) : { start: Date.now(), end: Date.now(), backAt: Date.now(), checks: {} };
-  // Data caught up: the faulty part is back and the raw writers are at most a batch behind.
+  // Data caught up: the faulty part is back, ingest's publish spool is empty and the raw writers are at most a batch
+  // behind.
   if (fault.repaired) await waitUntil(`${def.id}: the repair`, fault.repaired, 120_000, 500);
   const dataAt = await waitUntil(
     'the raw writers caught up',
-    async () => (await cluster.kafka.pending()) <= DRAINED_PENDING,
+    async () => (await metricSum(env, PROCS.ingest, METRIC.ingestSpoolBytes)) === 0 && (await cluster.kafka.pending()) <= DRAINED_PENDING,
     180_000,
   ).catch(() => null);
   const floodLeft = t0 + env.floodMs - Date.now();

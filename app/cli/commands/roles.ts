@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CliCommand, CommandArgs } from '../command.ts';
 import { SETTINGS } from '#platform/settings.ts';
 import type { Venue } from '#schemas/events.ts';
@@ -63,7 +63,16 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
   if (roles.has('ingest')) {
     // Fed by the sandbox, only the venues it serves are connected (live URLs are unreachable offline).
     const venues = sandbox ? config.venues.filter((v) => urls[v] !== undefined) : config.venues;
-    const ingest = await startIngest({ bus: ctx.bus, venues, symbols: config.symbols, urls, startFillMs: config.ingestStartFillMs });
+    const spool =
+      config.ingestSpoolMb > 0 ? { dir: join(config.dataDir, 'ingest-spool'), maxBytes: config.ingestSpoolMb * 1024 * 1024 } : undefined;
+    const ingest = await startIngest({
+      bus: ctx.bus,
+      venues,
+      symbols: config.symbols,
+      urls,
+      startFillMs: config.ingestStartFillMs,
+      ...(spool ? { spool } : {}),
+    });
     ctx.onShutdown(() => ingest.stop());
   }
   let api: RunningApi | null = null;
