@@ -29,7 +29,7 @@ const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
   api: [async () => (await import('./api.ts')).runApiBench],
   market: [async () => (await import('./market.ts')).runMarketBench],
   flow: [async () => (await import('./flow.ts')).runFlowBench, async () => (await import('./flow-routes.ts')).runFlowRoutesBench],
-  ws: [async () => (await import('./ws.ts')).runWsBench],
+  ws: [async () => (await import('./ws-fanout.ts')).runWsFanoutBench, async () => (await import('./ws.ts')).runWsBench],
   'options-greeks': [async () => (await import('./options-greeks.ts')).runOptionsGreeksBench],
   options: [async () => (await import('./options.ts')).runOptionsBench],
   'level-study': [async () => (await import('./level-study.ts')).runLevelStudyBench],

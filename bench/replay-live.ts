@@ -95,16 +95,16 @@ const quantile = (xs: readonly number[], q: number): number => {
 
 const probes = new WeakMap<ApiInstance, number[]>();
 
-/** Fan-out durations of the app's feed, recorded around FeedHub.publish (installed once per app). */
+/** Fan-out durations of the app's feed, recorded around FeedHub.publishMany, the trades' path (installed once per app). */
 function fanout(app: ApiInstance): number[] {
   const known = probes.get(app);
   if (known !== undefined) return known;
   const feed = app.wsFeed;
   if (feed === null) throw new Error('the app has no WebSocket feed');
   const samples: number[] = [];
-  const publish = feed.hub.publish.bind(feed.hub);
-  feed.hub.publish = (name, data, at) => {
-    const n = publish(name, data, at);
+  const publishMany = feed.hub.publishMany.bind(feed.hub);
+  feed.hub.publishMany = (name, data, at) => {
+    const n = publishMany(name, data, at);
     samples.push(performance.now() - at);
     return n;
   };

@@ -1,6 +1,7 @@
 /**
  * Child process of the ws bench: opens N WebSocket clients to a URL and reads every message promptly.
- * IPC commands: {cmd:'connect', url, keys, n, subscribe}, {cmd:'report'}, {cmd:'close'}. Sampler clients (every
+ * IPC commands: {cmd:'connect', url, keys, n, subscribe}, {cmd:'report'}, {cmd:'close'}. `received` counts the
+ * notifications (frames with "subscription") of the current clients. Sampler clients (every
  * 20th) parse each notification and record receive time − trade time (the trade's `time` is its publish time).
  */
 import { WebSocket } from 'ws';
@@ -15,6 +16,8 @@ interface Connect {
 type Command = Connect | { cmd: 'report' } | { cmd: 'close' };
 
 let clients: WebSocket[] = [];
+/** Connect generation: clients of an earlier one (closed, still draining what the server had queued) are not counted. */
+let generation = 0;
 let received = 0;
 let closedAbnormally: Record<string, number> = {};
 let latencies: number[] = [];
@@ -22,6 +25,7 @@ let latencies: number[] = [];
 const send = (m: unknown): void => void process.send?.(m);
 
 async function connect(c: Connect): Promise<void> {
+  const gen = ++generation;
   received = 0;
   closedAbnormally = {};
   latencies = [];
@@ -34,10 +38,10 @@ async function connect(c: Connect): Promise<void> {
           const ws = new WebSocket(c.url, { headers: { 'X-API-Key': key } });
           const sampler = i % 20 === 0;
           ws.on('message', (data: Buffer) => {
+            if (gen !== generation || !data.includes('"subscription"')) return;
             received++;
             if (!sampler) return;
             const text = data.toString('utf8');
-            if (!text.includes('"subscription"')) return;
             const m = JSON.parse(text) as { params: { data: { time: string } } };
             latencies.push(Date.now() - Date.parse(m.params.data.time));
           });
@@ -68,6 +72,7 @@ process.on('message', (m: Command) => {
       sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null);
     send({ received, samples: sorted.length, e2e_p50_ms: q(0.5), e2e_p99_ms: q(0.99), closedAbnormally });
   } else {
+    generation++;
     for (const ws of clients) ws.close(1000);
     clients = [];
     send({ ok: true });

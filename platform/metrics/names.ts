@@ -75,6 +75,7 @@ export const METRIC = {
   wsBytesSent: 'gex_ws_bytes_sent_total',
   wsSlowConsumerDisconnects: 'gex_ws_slow_consumer_disconnects_total',
   wsFeedSkipped: 'gex_ws_feed_skipped_total',
+  wsFeedDropped: 'gex_ws_feed_dropped_total',
   wsCloses: 'gex_ws_closes_total',
   wsFanout: 'gex_ws_fanout_seconds',
   // Replays (query-api/replay)

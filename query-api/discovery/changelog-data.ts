@@ -21,6 +21,12 @@ const R = (version: string, released_at: string, breaking: boolean, summary: str
 
 export const RELEASES: readonly Release[] = [
   R(
+    '2.14.1',
+    '2026-11-27',
+    false,
+    'WebSocket `tape` channels under overload: a trade that waited over 2 s in the server for its fan-out is not sent and its channel `seq` still advances, so a subscriber sees the gap as a seq jump and reads the missed trades from `/v2/tape` (published in /v2/meta and the AsyncAPI document)',
+  ),
+  R(
     '2.14.0',
     '2026-11-26',
     true,
@@ -52,7 +58,7 @@ export const RELEASES: readonly Release[] = [
   R('2.2.0', '2026-07-30', true, 'default positioning becomes `flow`'),
 ];
 
-export const CURRENT_RELEASE = '2.14.0';
+export const CURRENT_RELEASE = '2.14.1';
 
 /**
  * v1 still serves data v2 excludes (macro) and v1 keys keep working, so it is not sunset; v2 is the current

@@ -96,7 +96,7 @@ describe('discovery routes', () => {
     assert.equal(data.status, 'ok');
     assert.equal(data.cache, true);
     assert.equal(data.database, true);
-    assert.equal(data.version, '2.14.0');
+    assert.equal(data.version, '2.14.1');
     const sick = await testApp(t.store, {}, { cacheHealth: () => ({ ok: false, age_seconds: 600 }) });
     const r = assertOk<{ status: string; cache: boolean; database: boolean; checks: { cache: unknown } }>(
       await sick.inject({ url: '/v2/health' }),
@@ -336,12 +336,15 @@ describe('discovery routes', () => {
       docs_url: string;
       openapi_url: string;
     }>(await get('/v2/changelog'));
-    assert.equal(data.current_version, '2.14.0');
+    assert.equal(data.current_version, '2.14.1');
     assert.equal(data.v1_status, 'deprecated');
     assert.equal(data.docs_url, '/v2/docs');
     assert.equal(data.openapi_url, '/v2/openapi.json');
-    assert.equal(data.releases.length, 20);
-    assert.equal(data.releases[0]?.version, '2.14.0');
+    assert.equal(data.releases.length, 21);
+    assert.equal(data.releases[0]?.version, '2.14.1');
+    assert.equal(data.releases[0]?.breaking, false);
+    assert.equal(data.releases[0]?.changes.length, 1);
+    assert.ok(data.releases[0]?.changes[0]?.includes('`seq` still advances'));
     assert.equal(data.releases.at(-1)?.version, '2.2.0');
     const dates = data.releases.map((r) => r.released_at);
     assert.deepEqual(dates, [...dates].sort().reverse());
@@ -349,7 +352,7 @@ describe('discovery routes', () => {
       data.releases.filter((r) => r.breaking).map((r) => r.version),
       ['2.14.0', '2.12.0', '2.11.0', '2.10.0', '2.8.1', '2.8.0', '2.6.2', '2.6.0', '2.5.0', '2.2.0'],
     );
-    const current = data.releases[0]?.changes ?? [];
+    const current = data.releases[1]?.changes ?? [];
     assert.equal(current.length, 12);
     assert.ok(current.at(-2)?.startsWith('`/v2/replay`'));
     assert.ok(current.at(-1)?.startsWith('WebSocket `public/replay`'));
@@ -357,7 +360,7 @@ describe('discovery routes', () => {
     assert.ok(current[1]?.includes('real daily series') && current[1].includes('never `intraday-fallback`'));
     assert.ok(current.some((c) => c.includes('`trade_count` and `notional_volume`')));
     assert.ok(current.some((c) => c.includes('`meta.extra.aggregation`')));
-    assert.deepEqual(data.releases[1]?.changes, [
+    assert.deepEqual(data.releases[2]?.changes, [
       'constant-maturity vol, chain over WebSocket, strike ladder, calibrated range, COT, filings',
       'fixed iv smile and premium tide 0dte',
       'two venues added to chain',

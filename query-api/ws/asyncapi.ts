@@ -9,6 +9,7 @@ import { OPENAPI_VERSION } from '../plugins/docs.ts';
 import type { RouteFamily } from '../types.ts';
 import { replayMeta, WS_CHANNELS, websocketMeta } from './catalog.ts';
 import { CLOSE } from './protocol.ts';
+import { TRADE_MAX_AGE_MS } from './trade-backlog.ts';
 
 const rpcRequest = (method: string, params: Record<string, unknown>, required: readonly string[]) => ({
   type: 'object',
@@ -49,7 +50,18 @@ const notificationOf = (data: Record<string, unknown>) => ({
   properties: {
     jsonrpc: { const: '2.0' },
     method: { const: 'subscription' },
-    params: { type: 'object', properties: { channel: { type: 'string' }, seq: { type: 'integer', minimum: 1 }, data } },
+    params: {
+      type: 'object',
+      properties: {
+        channel: { type: 'string' },
+        seq: {
+          type: 'integer',
+          minimum: 1,
+          description: `number of the notification on its channel in this server process; a jump is a gap: tape trades that waited over ${TRADE_MAX_AGE_MS / 1000} s for their fan-out are not sent but take their seqs (read them from /v2/tape)`,
+        },
+        data,
+      },
+    },
   },
 });
 

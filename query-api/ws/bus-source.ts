@@ -1,8 +1,8 @@
 /**
  * Feeds the hub from the bus: this API process's own consumer groups (a unique id per process, starting at
  * the end of the log) on the option-trade topic (→ `tape.{symbol}`) and the analytics snapshot topic
- * (→ `levels.{symbol}[.venues]`, and `chain.{symbol}[.venues]` through chain-feed.ts). A trade is mapped and serialized once per
- * event; a snapshot is loaded into
+ * (→ `levels.{symbol}[.venues]`, and `chain.{symbol}[.venues]` through chain-feed.ts). Trades go through the
+ * backlog (trade-backlog.ts: batched fan-out, age bound), each mapped and serialized once per event; a snapshot is loaded into
  * the snapshot cache once per process (one ClickHouse read of its rows, shared with the REST routes) and
  * rendered once per active venue filter. Nothing is read per client.
  */
@@ -19,8 +19,8 @@ import type { StoredSnapshot } from '../gex/as-of.ts';
 import type { SnapshotCache } from '../gex/snapshot-cache.ts';
 import { positioningMeta } from '../gex/positioning.ts';
 import { levelsPayload } from '../gex/render.ts';
-import { tapeRow } from '../tape/tape-row.ts';
 import type { ChainFeed } from './chain-feed.ts';
+import { TRADE_MAX_AGE_MS, TradeBacklog } from './trade-backlog.ts';
 import type { FeedHub } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import type { Channel } from './protocol.ts';
@@ -45,11 +45,12 @@ export function levelsNotification(s: StoredSnapshot, channel: Channel): string 
   });
 }
 
-export function publishTrade(hub: FeedHub, m: ConsumedMessage, receivedAt: number): void {
+/** Queues a bus trade for the fan-out of its tape channel (when that channel has subscribers). */
+export function queueTrade(hub: FeedHub, backlog: TradeBacklog, m: ConsumedMessage, receivedAt: number): void {
   const e = decodeMarketEvent(TOPICS.option_trade, m.value);
   if (e.type !== 'option_trade') return;
   const name = `tape.${e.event.symbol}`;
-  if (hub.hasSubscribers(name)) hub.publish(name, JSON.stringify(tapeRow(e.event)), receivedAt);
+  if (hub.hasSubscribers(name)) backlog.push(name, e.event, receivedAt);
 }
 
 export async function publishSnapshot(
@@ -71,10 +72,20 @@ export async function publishSnapshot(
 }
 
 export interface BusSource {
+  /** Trades received and not yet fanned out (ws/trade-backlog.ts). */
+  readonly backlog: TradeBacklog;
   stop(): Promise<void>;
 }
 
-export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCache, chains?: ChainFeed): Promise<BusSource> {
+export interface BusSourceOptions {
+  readonly chains?: ChainFeed;
+  /** Age bound of a trade waiting for its fan-out (ms); default TRADE_MAX_AGE_MS. */
+  readonly maxTradeAgeMs?: number;
+}
+
+export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCache, opts: BusSourceOptions = {}): Promise<BusSource> {
+  const { chains } = opts;
+  const backlog = new TradeBacklog(hub, opts.maxTradeAgeMs ?? TRADE_MAX_AGE_MS);
   const group = `ws-feed-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const guarded = async (what: string, m: ConsumedMessage, fn: () => void | Promise<void>): Promise<void> => {
     try {
@@ -90,20 +101,21 @@ export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCach
       topics: [topic],
       fromBeginning: false,
       eachBatch: async (batch) => {
-        for (const m of batch.messages) {
-          const at = performance.now();
-          await guarded(what, m, () => handle(m, at));
-        }
+        const at = performance.now();
+        for (const m of batch.messages) await guarded(what, m, () => handle(m, at));
       },
     });
-  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades.
+  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades. Trades are only queued here
+  // (the batch is handed over at once and the consumer takes the next one); the backlog fans them out.
   const consumers: BusConsumer[] = [
-    await consume(TOPICS.option_trade, 'tape', (m, at) => publishTrade(hub, m, at)),
+    await consume(TOPICS.option_trade, 'tape', (m, at) => queueTrade(hub, backlog, m, at)),
     await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at, chains)),
   ];
   return {
+    backlog,
     async stop() {
       await Promise.all(consumers.map((c) => c.stop()));
+      backlog.close();
     },
   };
 }

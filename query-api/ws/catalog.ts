@@ -5,6 +5,7 @@ import { MAX_REPLAY_CHANNELS } from '../replay/request.ts';
 import { LEASE_MS, WS_CONNECTION_CAPS } from './connection-cap.ts';
 import { CLOSE, METHODS, RPC_ERROR } from './protocol.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_SUBSCRIPTIONS } from './session.ts';
+import { TRADE_MAX_AGE_MS } from './trade-backlog.ts';
 
 export const WS_CHANNELS = [
   { name: 'tape.{symbol}', status: 'live', description: 'Every option trade as it is stored, across venues; data = one /v2/tape row.' },
@@ -97,9 +98,9 @@ export function websocketMeta(fallbackFactor: number): {
     max_subscriptions_per_connection: MAX_SUBSCRIPTIONS,
     replay: replayMeta(),
     notes: [
-      'seq counts the notifications of a channel in this server process; a jump means a gap (reconnect and resubscribe)',
+      `seq numbers the notifications of a channel in this server process; a jump means a gap: tape trades that waited over ${TRADE_MAX_AGE_MS / 1000} s for their fan-out (server overload) are not sent but take their seqs (read them from /v2/tape); otherwise reconnect and resubscribe`,
       `the server sends {"method":"heartbeat"} every ${DEFAULT_HEARTBEAT_MS / 1000} s; public/ping answers "pong"`,
-      `a client whose send buffer exceeds ${DEFAULT_MAX_BUFFERED_BYTES} bytes is closed with 4009 (slow consumer); nothing is dropped silently`,
+      `a client whose send buffer exceeds ${DEFAULT_MAX_BUFFERED_BYTES} bytes is closed with 4009 (slow consumer); nothing is dropped silently (dropped tape trades show as a seq jump)`,
     ],
   };
 }

@@ -31,12 +31,16 @@ export interface WsFeedOptions {
   readonly authTimeoutMs?: number;
   /** Send buffer bound per connection (bytes); above it the session is closed with 4009. Default 4 MiB. */
   readonly maxBufferedBytes?: number;
+  /** Age bound (ms) of a trade waiting for its fan-out; older ones are dropped and marked (ws/trade-backlog.ts). Default 2 s. */
+  readonly maxTradeAgeMs?: number;
   /** The replay methods (query-api/replay/ws-replay.ts); absent: `public/replay` answers "not available". */
   readonly replay?: ReplayPort;
 }
 
 export interface WsFeed {
   readonly hub: FeedHub;
+  /** The bus consumers and the trade backlog in front of the hub. */
+  readonly source: BusSource;
   readonly sessions: ReadonlySet<Session>;
   close(): Promise<void>;
 }
@@ -72,17 +76,21 @@ export async function attachWsFeed(app: ApiInstance, opts: WsFeedOptions): Promi
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      openSession(deps, ws, req.headers['x-api-key']).catch((err: unknown) => {
+      openSession(deps, ws, req.headers['x-api-key'], socket).catch((err: unknown) => {
         app.log.error({ err }, 'websocket session failed to open');
         ws.close(1011, 'internal error');
       });
     });
   };
   app.server.on('upgrade', onUpgrade);
-  const source: BusSource = await startBusSource(opts.bus, hub, opts.snapshots, chains);
+  const source: BusSource = await startBusSource(opts.bus, hub, opts.snapshots, {
+    chains,
+    ...(opts.maxTradeAgeMs !== undefined ? { maxTradeAgeMs: opts.maxTradeAgeMs } : {}),
+  });
   let closing: Promise<void> | null = null;
   const feed: WsFeed = {
     hub,
+    source,
     sessions,
     close() {
       closing ??= (async () => {

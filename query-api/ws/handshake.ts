@@ -14,7 +14,7 @@ import { wsMetrics } from './metrics.ts';
 import { CLOSE, parseFrame, result, rpcError, RPC_ERROR, type RequestId } from './protocol.ts';
 import { FrameQueue } from './frame-queue.ts';
 import type { ReplayOutput, ReplayPort } from './replay-port.ts';
-import { Session } from './session.ts';
+import { Session, type Corkable } from './session.ts';
 
 export interface HandshakeDeps {
   readonly accounts: AccountCache;
@@ -78,8 +78,16 @@ function firstFrameKey(
   });
 }
 
-/** Authenticates and admits an upgraded connection; the session then handles its frames. */
-export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey: string | string[] | undefined): Promise<void> {
+/**
+ * Authenticates and admits an upgraded connection; the session then handles its frames. `socket` is the upgrade's
+ * socket (the one `ws` writes to): the session corks it around a batch of frames.
+ */
+export async function openSession(
+  deps: HandshakeDeps,
+  ws: WebSocket,
+  headerKey: string | string[] | undefined,
+  socket?: Corkable,
+): Promise<void> {
   ws.on('error', () => undefined);
   // From the upgrade on: frames sent before the welcome (a subscribe right after open) wait for the session.
   const frames = new FrameQueue(ws);
@@ -113,6 +121,7 @@ export async function openSession(deps: HandshakeDeps, ws: WebSocket, headerKey:
   const client = { userId: verdict.account.userId, level, historyDays: verdict.ent.historyDays, evaluation: verdict.account.evaluation };
   const session = new Session({
     ws,
+    ...(socket !== undefined ? { socket } : {}),
     hub: deps.hub,
     ...(replay !== undefined ? { replay: (out: ReplayOutput) => replay(client, out) } : {}),
     maxBufferedBytes: deps.maxBufferedBytes,

@@ -9,10 +9,12 @@ import type { MarketSymbol } from '#schemas/events.ts';
 
 /**
  * What the hub needs of a session: a bounded write of an already encoded text frame (false = the session is gone
- * or was cut off). The hub counts messages and bytes once per publish.
+ * or was cut off), and of consecutive frames in one socket write (the number written: all of them, or fewer when
+ * the session is gone or was cut off on the way). The hub counts messages and bytes once per publish.
  */
 export interface Subscriber {
   deliver(frame: Buffer): boolean;
+  deliverMany(frames: readonly Buffer[], bytes: number): number;
 }
 
 interface ChannelState {
@@ -110,6 +112,47 @@ export class FeedHub {
     }
     wsMetrics.fanoutSeconds.observe({ kind: state.channel.kind }, (performance.now() - receivedAt) / 1000);
     return sent;
+  }
+
+  /**
+   * `publish` for consecutive notifications of one channel: seqs seq + 1 … seq + n, each encoded once, and every
+   * subscriber gets the n frames in one write (Subscriber.deliverMany). `receivedAt` is that of the oldest one.
+   * Returns the frames written, summed over the subscribers.
+   */
+  publishMany(name: string, dataJsons: readonly string[], receivedAt: number): number {
+    const state = this.channels.get(name);
+    if (state === undefined || dataJsons.length === 0) return 0;
+    let seq = this.seqs.get(name) ?? 0;
+    let bytes = 0;
+    const frames = dataJsons.map((d) => {
+      const frame = Buffer.from(notification(name, ++seq, d), 'utf8');
+      bytes += frame.length;
+      return frame;
+    });
+    this.seqs.set(name, seq);
+    let sent = 0;
+    let sentBytes = 0;
+    for (const s of state.subscribers) {
+      const n = s.deliverMany(frames, bytes);
+      sent += n;
+      sentBytes += n === frames.length ? bytes : frames.slice(0, n).reduce((b, f) => b + f.length, 0);
+    }
+    if (sent > 0) {
+      wsMetrics.messages.inc({ kind: state.channel.kind }, sent);
+      wsMetrics.bytes.inc(sentBytes);
+    }
+    wsMetrics.fanoutSeconds.observe({ kind: state.channel.kind }, (performance.now() - receivedAt) / 1000);
+    return sent;
+  }
+
+  /**
+   * Drop-and-mark: `count` notifications of a channel that are not sent (too old, ws/trade-backlog.ts) still take
+   * their seqs, so a subscriber sees the jump. Nothing happens on a channel without subscribers (its notifications
+   * are not counted either).
+   */
+  markDropped(name: string, count: number): void {
+    if (count <= 0 || !this.channels.has(name)) return;
+    this.seqs.set(name, (this.seqs.get(name) ?? 0) + count);
   }
 
   /** Drops a session from every channel. */

@@ -48,6 +48,16 @@ export const wsMetrics = {
         registers,
       }),
   ),
+  dropped: registeredMetric(
+    METRIC.wsFeedDropped,
+    () =>
+      new Counter({
+        name: METRIC.wsFeedDropped,
+        help: 'Bus messages not sent because they waited longer than the feed age bound (the channel seq still advances), by stream',
+        labelNames: ['stream'] as const,
+        registers,
+      }),
+  ),
   closes: registeredMetric(
     METRIC.wsCloses,
     () =>

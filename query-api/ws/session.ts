@@ -17,8 +17,16 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** After a 4009 close, a peer that does not read its close frame is dropped after this long. */
 const SLOW_CLOSE_GRACE_MS = 5_000;
 
+/** The connection's TCP socket as far as the session uses it: holding writes so several frames leave in one write. */
+export interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
 export interface SessionOptions {
   readonly ws: WebSocket;
+  /** The socket `ws` writes to (the upgrade's); absent: each frame of deliverMany is its own write. */
+  readonly socket?: Corkable;
   readonly hub: FeedHub;
   readonly maxBufferedBytes: number;
   readonly heartbeatMs: number;
@@ -67,6 +75,36 @@ export class Session implements Subscriber, ReplayOutput {
     }
     ws.send(frame, { binary: false });
     return true;
+  }
+
+  /**
+   * `deliver` for consecutive frames (`bytes` = their summed length), written in one go: the socket is corked
+   * around the `ws.send` calls so they leave in one write. The bound is checked once for the sum; when the sum would
+   * cross it, frame by frame as `deliver` does (the frames before the crossing are written, then the cut-off).
+   * Returns the number of frames written.
+   */
+  deliverMany(frames: readonly Buffer[], bytes: number): number {
+    if (frames.length === 1) return this.deliver(frames[0] as Buffer) ? 1 : 0;
+    if (this.closed) return 0;
+    const ws = this.opts.ws;
+    if (ws.readyState !== ws.OPEN) return 0;
+    const fits = ws.bufferedAmount + bytes <= this.opts.maxBufferedBytes;
+    const socket = this.opts.socket;
+    socket?.cork();
+    try {
+      if (fits) {
+        for (const f of frames) ws.send(f, { binary: false });
+        return frames.length;
+      }
+      let n = 0;
+      for (const f of frames) {
+        if (!this.deliver(f)) break;
+        n++;
+      }
+      return n;
+    } finally {
+      socket?.uncork();
+    }
   }
 
   /** Closes a slow consumer with 4009 (`detail` in the reason); a peer that does not read its close frame is dropped. */
