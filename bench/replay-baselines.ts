@@ -2,14 +2,14 @@
  * The bounds of the replay bench (bench/replay.ts), measured in the same run, in the server's process, without a
  * stream or a client:
  * - bareLevels: the snapshot rows of every instant of the window read by the levels replay's own SQL
- *   (processor-reads.ts snapshotRecordsBetween) in the replay's read sizes (LEVELS_READ_BYTES of rows a read), and
+ *   (processor-reads.ts levelRecordsBetween: no heatmap cells) in the replay's read sizes (LEVELS_READ_BYTES of rows a read), and
  *   the narrower column-wise read of the one column the levels need (venue, t, levels_pack through Native);
  * - bareTape: the tape replay's page reads (query-api/tape/read.ts readTapeEntries, REPLAY_PAGE trades a page, keyset cursor,
  *   each page's window from the cursor's instant).
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { snapshotRecordsBetween } from '#processors/snapshots/processor-reads.ts';
+import { levelRecordsBetween } from '#processors/snapshots/processor-reads.ts';
 import { LEVELS_READ_BYTES, recordBytes, REPLAY_PAGE } from '#query-api/replay/sources.ts';
 import type { TapeCursor } from '#query-api/tape/cursor.ts';
 import { allTrades } from '#query-api/tape/filter.ts';
@@ -35,7 +35,7 @@ ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
 
 /** Every instant of [start, end] (ticks INTERVAL apart), read as the levels replay reads them. */
 export async function bareLevels(store: Store, start: number, end: number): Promise<BareRead> {
-  const sample = await snapshotRecordsBetween(store, 'BTCUSDT', start, start + 7 * INTERVAL);
+  const sample = await levelRecordsBetween(store, 'BTCUSDT', start, start + 7 * INTERVAL);
   const perInstant = sample.reduce((n, r) => n + recordBytes(r), 0) / Math.max(1, new Set(sample.map((r) => r.computed_at_ms)).size);
   const perPiece = Math.max(1, Math.min(REPLAY_PAGE, Math.floor(LEVELS_READ_BYTES / Math.max(1, perInstant))));
   const step = perPiece * INTERVAL;
@@ -44,7 +44,7 @@ export async function bareLevels(store: Store, start: number, end: number): Prom
   let pieces = 0;
   let t0 = performance.now();
   for (let from = start; from <= end; from += step) {
-    const records = await snapshotRecordsBetween(store, 'BTCUSDT', from, Math.min(end, from + step - INTERVAL));
+    const records = await levelRecordsBetween(store, 'BTCUSDT', from, Math.min(end, from + step - INTERVAL));
     rows += records.length;
     units += new Set(records.map((r) => r.computed_at_ms)).size;
     pieces++;

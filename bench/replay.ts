@@ -9,7 +9,7 @@
  * Measure, each over GET /v2/replay (NDJSON) and the WebSocket method `public/replay` (speed max; skipped with a note
  * when the server does not offer it), one transport after the other:
  *   1. levels.BTCUSDT over the whole window to one client: messages/s, MB/s, against the bare SELECT of the same
- *      snapshot rows measured in this run (the replay's SQL, processor-reads.ts snapshotRecordsBetween, in the
+ *      snapshot rows measured in this run (the replay's SQL, processor-reads.ts levelRecordsBetween, in the
  *      replay's read sizes; target >= 0.5x), and the narrower Native read of the levels column alone; the server
  *      process's RSS growth during the replay (sampled every 100 ms; target < 64 MB; the embedded engine's caches
  *      are part of it: the bare SELECT's growth is printed beside it);

@@ -58,6 +58,9 @@ export function toSnapshotRecord(r: StoredSnapshotRow): Record<string, unknown> 
 export const SNAPSHOT_COLUMNS = `venue, ${msColumn('computed_at', 'computed_at_ms')}, grid_min, grid_step, grid_points, levels_pack,
   arrayMap(x -> ${msValue('x')}, cell_expiry) AS cell_expiry_ms, cell_strike, cell_gex_std, cell_gex_flow, source`;
 
+/** SNAPSHOT_COLUMNS without the four heatmap-cell arrays (half the read of a row, and most of its size as JSON). */
+export const SNAPSHOT_LEVEL_COLUMNS = `venue, ${msColumn('computed_at', 'computed_at_ms')}, grid_min, grid_step, grid_points, levels_pack, source`;
+
 export interface SnapshotRecord {
   readonly venue: Venue;
   readonly computed_at_ms: number;

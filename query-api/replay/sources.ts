@@ -7,7 +7,7 @@
  *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time.
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
- *   rows of consecutive instants are read in one query (processor-reads.ts snapshotRecordsBetween), as many
+ *   rows of consecutive instants are read in one query (processor-reads.ts levelRecordsBetween: no heatmap cells), as many
  *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read), and decoded one instant at a time.
  * - chain.{symbol}[.venues]: every stored 30 s chain of the window (option_chain_snapshots, the finest tier, kept
  *   3 days), a `snapshot` message at the first instant, then one `changes` message per instant against the
@@ -17,7 +17,7 @@
  */
 import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { snapshotRecordsBetween } from '#processors/snapshots/processor-reads.ts';
+import { levelRecordsBetween } from '#processors/snapshots/processor-reads.ts';
 import { metaOf } from '#processors/snapshots/levels-step.ts';
 import { fromSnapshotRecord, type SnapshotRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
@@ -106,7 +106,7 @@ async function recordsOf(
   const first = ts[0];
   const last = ts[ts.length - 1];
   if (first === undefined || last === undefined) return { byInstant, bytes };
-  for (const r of await snapshotRecordsBetween(store, symbol, first, last)) {
+  for (const r of await levelRecordsBetween(store, symbol, first, last)) {
     bytes += recordBytes(r);
     const group = byInstant.get(r.computed_at_ms);
     if (group === undefined) byInstant.set(r.computed_at_ms, [r]);
