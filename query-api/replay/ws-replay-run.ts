@@ -164,6 +164,8 @@ export class ReplayRun {
       if (speed !== 'max' && (await this.until(start + (m.atMs - request.fromMs) / speed))) return 'stopped';
       const frame = Buffer.from(replayNotification(m), 'utf8');
       if (await this.room(frame.length)) return 'stopped';
+      // The frames of this event-loop turn leave in one socket write.
+      out.holdWrites();
       if (!out.deliver(frame)) return 'stopped';
       this.counts.set(m.channel, m.seq);
       this.lastAtMs = m.atMs;

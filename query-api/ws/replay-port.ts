@@ -16,6 +16,11 @@ export interface ReplayOutput {
   reply(text: string): void;
   /** Closes the session as a slow consumer (4009, `detail` in the reason). */
   cutOff(detail: string): void;
+  /**
+   * Holds the frames delivered from now on in the connection's buffer until the end of the current event-loop turn,
+   * then writes them at once (one socket write for a run of frames instead of one each).
+   */
+  holdWrites(): void;
 }
 
 /** The authenticated user of the session. */

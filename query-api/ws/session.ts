@@ -39,6 +39,8 @@ export interface SessionOptions {
 export class Session implements Subscriber, ReplayOutput {
   private readonly subscriptions = new Set<string>();
   private closed = false;
+  /** holdWrites corked the socket and its uncork is scheduled. */
+  private writesHeld = false;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private readonly replay: SessionReplay | null;
 
@@ -105,6 +107,18 @@ export class Session implements Subscriber, ReplayOutput {
     } finally {
       socket?.uncork();
     }
+  }
+
+  /** ReplayOutput.holdWrites: the socket corked until the end of this event-loop turn (no-op without the socket). */
+  holdWrites(): void {
+    const socket = this.opts.socket;
+    if (socket === undefined || this.writesHeld) return;
+    this.writesHeld = true;
+    socket.cork();
+    setImmediate(() => {
+      this.writesHeld = false;
+      socket.uncork();
+    });
   }
 
   /** Closes a slow consumer with 4009 (`detail` in the reason); a peer that does not read its close frame is dropped. */
