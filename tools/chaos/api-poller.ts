@@ -1,7 +1,8 @@
 /**
  * Polls both API processes while a scenario runs (every `everyMs`: /v2/health and /v2/tape/recent on each), and
  * keeps every answer's time and status (0 = no answer within 3 s: refused connection or timeout). An API a scenario
- * killed on purpose is not probed while it is down.
+ * killed on purpose is not probed while it is down, and a probe it had in flight when it was killed is recorded as
+ * KILLED_IN_FLIGHT, not as unanswered (a SIGKILLed process cannot answer; a client retries on the other replica).
  */
 export interface Probe {
   readonly t: number;
@@ -10,6 +11,8 @@ export interface Probe {
 }
 
 const PATHS = ['/v2/health', '/v2/tape/recent?symbol=BTCUSDT&limit=20'];
+/** Status of a probe whose API was killed on purpose while it was in flight. */
+export const KILLED_IN_FLIGHT = -1;
 
 export class ApiPoller {
   readonly probes: Probe[] = [];
@@ -26,11 +29,11 @@ export class ApiPoller {
   start(): void {
     this.#timer ??= setInterval(() => {
       if (this.#inFlight > 8) return; // a frozen API: do not pile up requests
-      for (const base of this.apiUrls) if (!this.#excluded.has(base)) for (const p of PATHS) void this.#probe(`${base}${p}`);
+      for (const base of this.apiUrls) if (!this.#excluded.has(base)) for (const p of PATHS) void this.#probe(base, `${base}${p}`);
     }, this.everyMs);
   }
 
-  async #probe(url: string): Promise<void> {
+  async #probe(base: string, url: string): Promise<void> {
     this.#inFlight++;
     const t = Date.now();
     let status: number;
@@ -39,7 +42,7 @@ export class ApiPoller {
       await res.arrayBuffer();
       status = res.status;
     } catch {
-      status = 0;
+      status = this.#excluded.has(base) ? KILLED_IN_FLIGHT : 0;
     } finally {
       this.#inFlight--;
     }
