@@ -1,3 +1,4 @@
+import { processAlive } from '#platform/process-alive.ts';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,15 +17,6 @@ export function removeStoreEndpoint(dataDir: string): void {
   rmSync(join(dataDir, STORE_ENDPOINT_FILE), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The endpoint URL of the process holding the store under dataDir, when one is running and serving it. */
 export function runningStoreEndpoint(dataDir: string): string | undefined {
   let text: string;
@@ -36,7 +28,7 @@ export function runningStoreEndpoint(dataDir: string): string | undefined {
   try {
     const parsed = JSON.parse(text) as { url?: unknown; pid?: unknown };
     if (typeof parsed.url !== 'string' || typeof parsed.pid !== 'number') return undefined;
-    return alive(parsed.pid) ? parsed.url : undefined;
+    return processAlive(parsed.pid) ? parsed.url : undefined;
   } catch {
     return undefined; // a file cut short by a crash: as if absent
   }

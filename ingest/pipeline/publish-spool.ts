@@ -23,6 +23,7 @@ import {
 import { join } from 'node:path';
 import type { BusMessage } from '#bus/types.ts';
 import { childLogger } from '#platform/log.ts';
+import { processAlive } from '#platform/process-alive.ts';
 import { decodeSpoolRecords, encodeSpoolRecord, type SpooledMessage } from './spool-record.ts';
 
 export interface SpoolOptions {
@@ -57,15 +58,6 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 const WRITE_LINGER_MS = 100;
 const log = childLogger('publish-spool');
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export class PublishSpool {
   readonly maxBytes: number;
   readonly #dir: string;
@@ -90,7 +82,7 @@ export class PublishSpool {
     const lock = join(this.#dir, 'owner.pid');
     if (existsSync(lock)) {
       const owner = Number(readFileSync(lock, 'utf8'));
-      if (Number.isInteger(owner) && owner !== process.pid && pidAlive(owner))
+      if (Number.isInteger(owner) && owner !== process.pid && processAlive(owner))
         throw new Error(`publish spool ${this.#dir} is in use by process ${owner}`);
     }
     writeFileSync(lock, String(process.pid));

@@ -1,16 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { processAlive } from '#platform/process-alive.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('a contention spinner runs while its parent lives and exits by itself once the parent is gone', async () => {
   // A parent that starts one spinner, reports the spinner's pid and CPU time after 1 s, then exits without stop().
@@ -33,6 +26,6 @@ test('a contention spinner runs while its parent lives and exits by itself once 
   assert.ok(Number(pid) > 0, `spinner pid: ${r.stdout}`);
   assert.match(cpu ?? '', /^\d\d:\d\d:\d\d$/);
   const deadline = Date.now() + 3_000;
-  while (alive(Number(pid)) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
-  assert.equal(alive(Number(pid)), false, 'the spinner exited within 3 s of its parent');
+  while (processAlive(Number(pid)) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+  assert.equal(processAlive(Number(pid)), false, 'the spinner exited within 3 s of its parent');
 });

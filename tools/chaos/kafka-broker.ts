@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
+import { processAlive } from '#platform/process-alive.ts';
 
 export interface BrokerControl {
   readonly brokers: readonly string[];
@@ -27,15 +28,6 @@ function portOpen(port: number): Promise<boolean> {
     });
     s.on('error', () => resolve(false));
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function brokerEnv(runDir: string, port: number, controllerPort: number): NodeJS.ProcessEnv {
@@ -75,7 +67,7 @@ function brokerControl(root: string, runDir: string, port: number, env: NodeJS.P
         .split('\0')
         .filter((s) => s.length > 0);
       process.kill(pid, 'SIGTERM');
-      while (alive(pid)) await sleep(100);
+      while (processAlive(pid)) await sleep(100);
       const downAt = Date.now();
       onDown?.();
       await sleep(downMs);
