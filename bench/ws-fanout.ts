@@ -1,7 +1,7 @@
 /**
- * Micro-bench of one fan-out (first part of `npm run bench -- ws`; alone: `node --import tsx bench/ws-fanout.ts`): the real FeedHub and Session with CLIENTS
- * real sockets (clients in bench/ws-clients-process.ts reading promptly). For K consecutive tape notifications it times
- * the synchronous call that writes them to every subscriber:
+ * Micro-bench of one fan-out (first part of `npm run bench -- ws`; alone: `node --import tsx bench/ws-fanout.ts`):
+ * the real FeedHub and Session with CLIENTS real sockets (clients in bench/ws-clients-process.ts reading promptly).
+ * For K consecutive tape notifications it times the synchronous call that writes them to every subscriber:
  *   per-frame: K × FeedHub.publish (one ws.send, one socket write per frame per subscriber),
  *   batched:   one FeedHub.publishMany of K (Session.deliverMany: the K ws.send calls under one socket cork).
  * Printed: ms per fan-out (p50) and µs per frame per subscriber. Between rounds the sockets drain to empty.
