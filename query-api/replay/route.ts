@@ -15,6 +15,7 @@ import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { clampWindow } from '../limits/history-clamp.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { REPLAY_CAPS } from './caps.ts';
+import { TimeSlice } from './time-slice.ts';
 import { replayMetrics } from './metrics.ts';
 import { MAX_REPLAY_CHANNELS, parseReplayRequest } from './request.ts';
 import { replayLines } from './stream.ts';
@@ -68,10 +69,12 @@ async function admit(ctx: AppContext, userId: string | undefined, level: Level |
 async function* counted(lines: AsyncGenerator<string>): AsyncGenerator<string> {
   replayMetrics.active.inc({ transport: 'http' });
   let status: 'completed' | 'stopped' | 'failed' = 'stopped';
+  const slice = new TimeSlice();
   try {
     for await (const line of lines) {
       if (!line.startsWith('{"type":')) replayMetrics.messages.inc({ transport: 'http' });
       yield line;
+      await slice.yieldIfDue();
     }
     status = 'completed';
   } catch (err) {

@@ -8,9 +8,9 @@
  * - speed x: a message is written once (at - from) / x of wall time has passed since the start, pauses excluded (and
  *   never before the buffer has room).
  * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
- * The loop yields to the event loop every YIELD_EVERY messages, so live notifications and other sessions go on.
+ * The loop yields to the event loop after every REPLAY_SLICE_MS of work (time-slice.ts), so live notifications and
+ * other sessions go on.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 import type { ReplayOutput } from '../ws/replay-port.ts';
@@ -19,9 +19,9 @@ import { doneFields, messageJson } from './lines.ts';
 import { replayMetrics } from './metrics.ts';
 import type { ReplayRequest } from './request.ts';
 import type { ReplayMessage } from './stream.ts';
+import { TimeSlice } from './time-slice.ts';
 
 const POLL_MS = 2;
-const YIELD_EVERY = 128;
 /** Longest single sleep: pause, resume and stop wake it at once anyway. */
 const MAX_SLEEP_MS = 1_000;
 
@@ -155,7 +155,7 @@ export class ReplayRun {
   private async loop(): Promise<'completed' | 'stopped'> {
     const { messages, speed, out, request } = this.opts;
     const start = performance.now();
-    let n = 0;
+    const slice = new TimeSlice();
     for (;;) {
       if (await this.held()) return 'stopped';
       const r = await messages.next();
@@ -170,7 +170,7 @@ export class ReplayRun {
       this.counts.set(m.channel, m.seq);
       this.lastAtMs = m.atMs;
       replayMetrics.messages.inc({ transport: 'ws' });
-      if (++n % YIELD_EVERY === 0) await nextTurn();
+      await slice.yieldIfDue();
     }
   }
 
