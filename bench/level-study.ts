@@ -37,6 +37,7 @@ import { SnapshotCache } from '#query-api/gex/snapshot-cache.ts';
 import { migratedStore, testApp } from '#query-api/testing/harness.ts';
 import type { Venue } from '#schemas/events.ts';
 import { benchKey, quantile, timesMs } from './http-bench.ts';
+import { tableInfo } from './table-info.ts';
 
 const INTERVAL = 30_000;
 const MIN = 60_000;
@@ -179,16 +180,6 @@ async function settle(store: Store): Promise<number> {
     if (Number(m?.n ?? 0) === 0 || performance.now() - t0 > 15 * 60_000) return (performance.now() - t0) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-}
-
-async function tableInfo(store: Store, table: string): Promise<{ rows: number; parts: number; bytes: number; raw: number }> {
-  const [r] = await store.query<{ rows: string; parts: string; bytes: string; raw: string }>(
-    `SELECT toString(sum(rows)) AS rows, toString(count()) AS parts, toString(sum(bytes_on_disk)) AS bytes,
-       toString(sum(data_uncompressed_bytes)) AS raw
-     FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active`,
-    { table },
-  );
-  return { rows: Number(r?.rows ?? 0), parts: Number(r?.parts ?? 0), bytes: Number(r?.bytes ?? 0), raw: Number(r?.raw ?? 0) };
 }
 
 const STUDY_SQL = `SELECT ${msInt64('computed_at')} AS t, spot, hvl, call_resistance, put_support, net_gex FROM gex_level_series
