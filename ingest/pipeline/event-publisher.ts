@@ -176,7 +176,6 @@ export class EventPublisher {
   private pressure(): Promise<void> | undefined {
     const spool = this.opts.spool;
     if (this.spooling && spool) {
-      ingestMetrics.spoolBytes.set(spool.bytes);
       return spool.bytes < spool.maxBytes ? undefined : this.chain;
     }
     if (this.buffered + this.inFlight < this.opts.highWaterMark) return undefined;
@@ -229,7 +228,6 @@ export class EventPublisher {
     const spool = this.opts.spool;
     while (this.spooling && spool !== undefined && this.inFlight < this.opts.maxBatch * 2) {
       const batch = spool.take(this.opts.maxBatch);
-      ingestMetrics.spoolBytes.set(spool.bytes);
       if (batch === null) {
         this.spooling = false;
         log.info({}, 'publish spool read to its end: publishing directly');
@@ -251,7 +249,6 @@ export class EventPublisher {
     let accepted = true;
     for (const [topic, messages] of byTopic) accepted = (await this.publishBatch({ topic, messages })) && accepted;
     if (accepted) batch.release();
-    if (this.opts.spool) ingestMetrics.spoolBytes.set(this.opts.spool.bytes);
   }
 
   private drain(): void {

@@ -23,6 +23,7 @@ import {
 import { join } from 'node:path';
 import type { BusMessage } from '#bus/types.ts';
 import { childLogger } from '#platform/log.ts';
+import { ingestMetrics } from './ingest-metrics.ts';
 import { processAlive } from '#platform/process-alive.ts';
 import { decodeSpoolRecords, encodeSpoolRecord, type SpooledMessage } from './spool-record.ts';
 
@@ -100,6 +101,7 @@ export class PublishSpool {
       this.#diskBytes += size;
       this.#next = Math.max(this.#next, Number(name.slice(0, 12)) + 1);
     }
+    ingestMetrics.spoolBytes.set(this.#diskBytes);
     if (this.#segments.length > 0)
       log.warn({ dir: this.#dir, segments: this.#segments.length, bytes: this.#diskBytes }, 'publish spool left by a previous process');
     return this;
@@ -139,6 +141,7 @@ export class PublishSpool {
     for (let off = 0; off < data.length;) off += writeSync(w.fd, data, off, data.length - off);
     w.segment.size += data.length;
     this.#diskBytes += data.length;
+    ingestMetrics.spoolBytes.set(this.#diskBytes);
     if (w.segment.size >= this.#segmentBytes) this.#seal();
   }
 
@@ -230,5 +233,6 @@ export class PublishSpool {
         this.#segments.splice(i, 1);
       } else i++;
     }
+    ingestMetrics.spoolBytes.set(this.#diskBytes);
   }
 }
