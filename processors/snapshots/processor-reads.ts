@@ -22,9 +22,11 @@ export async function rowsAt(store: Store, symbol: MarketSymbol, computedAt: num
   return rows.map((r) => fromSnapshotRecord(symbol, r));
 }
 
-const RECORDS_BETWEEN = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
+/** The rows of every instant in [from, to], one per (instant, venue), in that order; `columns` what is read of each. */
+const recordsBetween = (columns: string): string => `SELECT ${columns} FROM gex_snapshots
 WHERE symbol = {symbol:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
 ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
+const RECORDS_BETWEEN = recordsBetween(SNAPSHOT_COLUMNS);
 
 /**
  * The venue rows of every snapshot instant in [fromMs, toMs], in (computed_at, venue) order, one per (instant,
@@ -36,9 +38,7 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
   return store.query<SnapshotRecord>(RECORDS_BETWEEN, { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) });
 }
 
-const LEVEL_RECORDS_BETWEEN = `SELECT ${SNAPSHOT_LEVEL_COLUMNS} FROM gex_snapshots
-WHERE symbol = {symbol:String} AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
-ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
+const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
 /**
  * `snapshotRecordsBetween` without the heatmap cells (their arrays empty): for readers that render levels and never
