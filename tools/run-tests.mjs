@@ -17,14 +17,14 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import net from 'node:net';
-import { findTestFiles, isUnitTest } from './test-files.mjs';
+import { findTestFiles, isUnitTest, longestFirst } from './test-files.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const filter = args.filter((a) => a !== '--unit');
-let files = findTestFiles(root);
+let files = longestFirst(findTestFiles(root));
 if (unitOnly) files = files.filter(isUnitTest);
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
 const kafkaFiles = files.filter((f) => f.endsWith('.kafka.test.ts'));

@@ -7,6 +7,29 @@ import { join, relative } from 'node:path';
 /** Folder names never searched (installed packages, runtime data, the Kafka runner's jars and build output). */
 export const SKIPPED_FOLDERS = new Set(['node_modules', 'data', 'lib', 'target']);
 
+/**
+ * The files that take longest (over ~90 s each in CI), started first so that the runner's two slots finish together
+ * rather than one waiting on a long file started last. Ordered longest first; a name that no longer exists fails
+ * tools/test-files.test.ts.
+ */
+export const LONGEST_FIRST = [
+  'tools/chaos/role-outage/role-outage.kafka.test.ts',
+  'test/e2e/store-via-http.test.ts',
+  'tools/chaos/chaos.kafka.test.ts',
+  'test/browser/explorer.browser.test.ts',
+  'tools/chaos/publish-spool.kafka.test.ts',
+  'test/e2e/flow-routes.test.ts',
+  'tools/cluster/topology.kafka.test.ts',
+];
+
+/** `files` with those of LONGEST_FIRST at the front, in that order; the others keep their order. */
+export function longestFirst(files) {
+  const present = new Set(files);
+  const first = LONGEST_FIRST.filter((f) => present.has(f));
+  const rest = files.filter((f) => !LONGEST_FIRST.includes(f));
+  return [...first, ...rest];
+}
+
 /** Every *.test.ts under `root` (repository-relative, sorted). */
 export function findTestFiles(root) {
   const out = [];

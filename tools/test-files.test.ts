@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findTestFiles } from './test-files.mjs';
+import { findTestFiles, LONGEST_FIRST, longestFirst } from './test-files.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -20,4 +20,16 @@ test('npm test searches every tracked *.test.ts: no test file sits outside the r
     [],
   );
   assert.ok(found.has('bench/steady-load.test.ts'));
+});
+
+test('the files started first exist, and longestFirst puts them first in that order without losing or doubling any', () => {
+  const found = findTestFiles(ROOT);
+  assert.deepEqual(
+    LONGEST_FIRST.filter((f) => !found.includes(f)),
+    [],
+  );
+  const ordered = longestFirst(found);
+  assert.deepEqual(ordered.slice(0, LONGEST_FIRST.length), LONGEST_FIRST);
+  assert.deepEqual([...ordered].sort(), [...found].sort());
+  assert.deepEqual(longestFirst(['b.test.ts', 'a.test.ts']), ['b.test.ts', 'a.test.ts']);
 });

@@ -23,6 +23,8 @@ import { LiveFlowBook, type FlowQuery } from './live-flow.ts';
 
 const log = childLogger('live-flow');
 const registers = [metricsRegistry];
+/** The started feeds: `gex_api_live_flow_rows` reads their books' counts at each scrape. */
+const running = new Set<LiveFlow>();
 const metrics = {
   reads: registeredMetric(
     METRIC.apiLiveFlowReads,
@@ -42,6 +44,9 @@ const metrics = {
         help: 'Live-contract option trades held in the live flow book, by symbol',
         labelNames: ['symbol'] as const,
         registers,
+        collect() {
+          for (const feed of running) for (const [symbol, n] of feed.heldTrades()) this.set({ symbol }, n);
+        },
       }),
   ),
   repaired: registeredMetric(
@@ -112,7 +117,13 @@ export class LiveFlow {
   }
 
   start(): Promise<void> {
+    running.add(this);
     return this.mirror.start();
+  }
+
+  /** Trades held per symbol now. */
+  heldTrades(): [MarketSymbol, number][] {
+    return [...this.books].map(([symbol, book]) => [symbol, book.count]);
   }
 
   /** One load / reconciliation of every symbol, after any in flight. */
@@ -121,6 +132,7 @@ export class LiveFlow {
   }
 
   stop(): Promise<void> {
+    running.delete(this);
     return this.mirror.stop();
   }
 
@@ -205,6 +217,5 @@ export class LiveFlow {
     }
     if (book.full)
       log.warn({ symbol, capacity: this.opts.capacity }, 'more live trades than LIVE_FLOW_TRADES: flow by strike is read from the store');
-    metrics.trades.set({ symbol }, book.count);
   }
 }

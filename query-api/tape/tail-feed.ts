@@ -25,6 +25,8 @@ import { tapeRow } from './tape-row.ts';
 
 const log = childLogger('tape-tail');
 const registers = [metricsRegistry];
+/** The started tails: `gex_api_tape_tail_rows` reads their sizes at each scrape. */
+const running = new Set<TapeTail>();
 const metrics = {
   reads: registeredMetric(
     METRIC.apiTapeReads,
@@ -41,9 +43,12 @@ const metrics = {
     () =>
       new Gauge({
         name: METRIC.apiTapeTailRows,
-        help: 'Option trades held in the tape tail, by symbol (as of the last load or reconciliation)',
+        help: 'Option trades held in the tape tail, by symbol',
         labelNames: ['symbol'] as const,
         registers,
+        collect() {
+          for (const feed of running) for (const [symbol, n] of feed.heldRows()) this.set({ symbol }, n);
+        },
       }),
   ),
   repaired: registeredMetric(
@@ -111,7 +116,13 @@ export class TapeTail {
 
   /** Subscribes (resolves once the consumer is running); the loads follow on their own. */
   start(): Promise<void> {
+    running.add(this);
     return this.mirror.start();
+  }
+
+  /** Trades held per symbol now. */
+  heldRows(): [MarketSymbol, number][] {
+    return [...this.tails].map(([symbol, tail]) => [symbol, tail.size]);
   }
 
   /** Resolves when every symbol's first load has succeeded. */
@@ -133,6 +144,7 @@ export class TapeTail {
   }
 
   stop(): Promise<void> {
+    running.delete(this);
     return this.mirror.stop();
   }
 
@@ -174,6 +186,5 @@ export class TapeTail {
       metrics.repaired.inc({ symbol }, missing);
       log.info({ symbol, missing }, 'tape tail lacked stored trades: added');
     }
-    metrics.rows.set({ symbol }, tail.size);
   }
 }

@@ -1,13 +1,14 @@
 /**
- * `npm run soak -- --minutes N [--rate R] [--sample-seconds S] [--heap-profile]`: the demo (every role in one process: connectors,
- * bus, raw writer, snapshot processor, API) under the sandbox market's load plus a steady API load of
+ * `npm run soak -- --minutes N [--rate R] [--sample-seconds S] [--heap-profile] [--no-prefill]`: the demo (every role in one
+ * process: connectors, bus, raw writer, snapshot processor, API) under the sandbox market's load plus a steady API load of
  * R requests/s (default 20) rotating over the routes, for N minutes (default 30) from the moment every symbol's
- * first snapshot is served (the time to that point is printed). The sandbox market (the demo's: same seed, venues and
+ * first snapshot is served and the product's in-memory bounds are full (prefill.ts; `--no-prefill` leaves it out;
+ * the time to each point is printed). The sandbox market (the demo's: same seed, venues and
  * symbols) runs in this load process, on the load side, and the demo connects to it through SANDBOX_URLS as the
  * product connects to real venues: the product's memory is measured without the fake venues' bounded memories (their
  * REST recent-trade look-backs fill over the first hour at the demo's rates). Every S seconds (default 60) it
  * prints the RSS of each process (median of 5 s polls; the product and this load process), the product's live V8
- * heap (after a full GC forced through the inspector, live-heap.ts), bus lag, the
+ * heap (after a full GC forced through the inspector, live-heap.ts), the store's tracked memory (store-memory.ts), bus lag, the
  * oldest symbol's snapshot age, ingest events/s and the error counts; at the end the verdict of verdict.ts (memory
  * flat, zero errors, snapshots fresh) and exit code 0 (pass) or 1. The product's logs go to .tmp/soak/demo-<start>.log.
  * `--heap-profile`: V8's sampling heap profiler runs in the product from the end of the warm-up to the end; the soak
@@ -29,6 +30,9 @@ import { inspectorUrl, LiveHeap } from './live-heap.ts';
 import { maxOf, parseExposition, sumOf, type Sample } from './prom-text.ts';
 import { verdict, warmupOf, type SoakSample } from './verdict.ts';
 import { retainedSites, type SamplingProfile } from './retained.ts';
+import { prefill } from './prefill.ts';
+import { storeMemoryMb } from './store-memory.ts';
+import { FLOW_SYMBOLS } from '#processors/analytics/dealer.ts';
 
 const POLL_MS = 5_000;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -114,7 +118,7 @@ async function main(): Promise<number> {
   const rate = flag('rate', 20);
   const sampleMs = flag('sample-seconds', 60) * 1000;
   const dataDir = mkdtempSync(join(tmpdir(), 'gex-soak-'));
-  const [port, metricsPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, metricsPort, adminPort, sqlPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   // The venue side: the demo's own sandbox market (its settings from the same environment), in this process.
   const config = loadConfig(process.env);
   const sandbox = await startSandbox({
@@ -133,6 +137,7 @@ async function main(): Promise<number> {
     PORT: String(port),
     METRICS_PORT: String(metricsPort),
     ADMIN_PORT: String(adminPort),
+    CLICKHOUSE_HTTP_PORT: String(sqlPort),
   };
   // The product's log outlives the run (the data directory does not): .tmp/soak/demo-<start>.log.
   const logPath = join(ROOT, '.tmp', 'soak', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
@@ -160,6 +165,13 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
 
   const base = `http://127.0.0.1:${port}`;
+  const scrape = async (): Promise<Sample[]> =>
+    parseExposition(
+      await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      ),
+    );
   const started = Date.now();
   while (
     !(await fetch(`${base}/v2/health`).then(
@@ -198,6 +210,22 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(`soak: ready (health, then a snapshot of ${SYMBOLS.join(', ')}) ${(ready / 1000).toFixed(1)} s after the start`);
+  if (!process.argv.includes('--no-prefill')) {
+    const filled = await prefill({
+      sandbox,
+      scrape,
+      symbols: config.symbols,
+      flowSymbols: FLOW_SYMBOLS.filter((s) => config.symbols.includes(s)),
+      tapeTailRows: config.tapeTailRows,
+      liveFlowTrades: config.liveFlowTrades,
+      log: (line) => console.log(`soak: ${line}`),
+    });
+    if (filled === null || demo.exitCode !== null) {
+      console.error(`soak: the pre-fill did not complete (log: ${logPath})`);
+      await stop();
+      return 1;
+    }
+  }
   console.log(
     `soak: demo pid ${demo.pid} on ${base}, ${minutes} min, ${rate} req/s over ${ROUTES.length} routes, sample every ${sampleMs / 1000} s; logs ${logPath}`,
   );
@@ -242,15 +270,8 @@ async function main(): Promise<number> {
   let lastEvents: number | null = null;
   let lastAt = Date.now();
   console.log(
-    'minute  rss_demo_mb  rss_load_mb  live_heap_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed',
+    'minute  rss_demo_mb  rss_load_mb  live_heap_mb  store_mb  caches_mb  bus_lag  snap_age_s  events_per_s  api_2xx  api_4xx  api_5xx  load_failed  shed',
   );
-  const scrape = async (): Promise<Sample[]> =>
-    parseExposition(
-      await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
-        (r) => r.text(),
-        () => '',
-      ),
-    );
   while (Date.now() < end && demo.exitCode === null) {
     // Within a sample period, RSS is polled every 5 s (its median is the period's RSS); at the period's end a full
     // GC is forced through the inspector and the heap then in use is the live heap.
@@ -262,6 +283,7 @@ async function main(): Promise<number> {
     }
     rss.sort((a, b) => a - b);
     const heap = demo.exitCode === null ? await liveHeap.measureMb().catch(() => null) : null;
+    const store = await storeMemoryMb(`http://127.0.0.1:${sqlPort}`);
     const m: Sample[] = await scrape();
     const now = Date.now();
     const events = sumOf(m, 'gex_ingest_events_total');
@@ -296,6 +318,8 @@ async function main(): Promise<number> {
         r1(s.rssMb['demo'] ?? null).padStart(11),
         r1(s.rssMb['load'] ?? null).padStart(11),
         r1(s.heapMb).padStart(12),
+        r1(store?.trackedMb ?? null).padStart(8),
+        r1(store?.cachesMb ?? null).padStart(9),
         r1(lag).padStart(7),
         r1(s.snapshotAgeS).padStart(10),
         r1(eps).padStart(12),
