@@ -104,6 +104,7 @@ test('bus hanging: past the high-water mark and SPOOL_AFTER_MS, new events go to
     let held: Promise<void> | undefined;
     while (held === undefined) held = publisher.add(events(n++, 1));
     assert.equal(n, 300, 'held at the high-water mark');
+    assert.equal(await metricValue(METRIC.ingestPublishBacklog), 300, 'the held messages are the in-memory backlog');
     const heldAt = Date.now();
     await held;
     const waited = Date.now() - heldAt;
@@ -123,6 +124,7 @@ test('bus hanging: past the high-water mark and SPOOL_AFTER_MS, new events go to
     while (spool.bytes > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.equal(spool.bytes, 0, 'the spool drained without a flush');
     await publisher.flush();
+    assert.equal(await metricValue(METRIC.ingestPublishBacklog), 0, 'nothing held in memory once flushed');
     const ids = await publishedIds(bus);
     assert.deepEqual(
       ids,

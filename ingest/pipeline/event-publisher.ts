@@ -1,7 +1,7 @@
 import { TOPICS, type DeadLetter, type MarketEvent } from '#schemas/events.ts';
 import { encodeMarketEvent, encodeDeadLetter } from '#schemas/event-codec.ts';
 import type { Bus, BusMessage } from '#bus/types.ts';
-import { ingestMetrics, reasonClass } from './ingest-metrics.ts';
+import { ingestMetrics, publishBacklogs, reasonClass } from './ingest-metrics.ts';
 import { childLogger } from '#platform/log.ts';
 import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
@@ -80,6 +80,7 @@ export class EventPublisher {
     opts: Partial<PublisherOptions> = {},
   ) {
     this.opts = { ...DEFAULTS, ...opts };
+    publishBacklogs.add(this.held);
     // A spool left by a previous process is published before anything new.
     if (this.opts.spool?.hasUnread) this.startSpooling();
   }
@@ -133,8 +134,12 @@ export class EventPublisher {
     } finally {
       this.openGate();
       this.opts.spool?.close();
+      publishBacklogs.delete(this.held);
     }
   }
+
+  /** Messages held in memory (gex_ingest_publish_backlog_messages). */
+  private readonly held = (): number => this.buffered + this.inFlight;
 
   /** True when the batch was accepted. */
   private async publishBatch(batch: TopicBatch): Promise<boolean> {

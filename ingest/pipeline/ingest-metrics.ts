@@ -2,6 +2,9 @@ import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 
+/** What each open event publisher holds in memory (buffered, or sent and not yet acknowledged): read at each scrape. */
+export const publishBacklogs = new Set<() => number>();
+
 export const ingestMetrics = {
   events: new Counter({
     name: METRIC.ingestEvents,
@@ -19,6 +22,16 @@ export const ingestMetrics = {
     name: METRIC.ingestSpoolBytes,
     help: 'Bytes in the publish spool: messages held on disk while the bus refuses or stalls (0 = publishing directly)',
     registers: [metricsRegistry],
+  }),
+  publishBacklog: new Gauge({
+    name: METRIC.ingestPublishBacklog,
+    help: 'Messages the event publisher holds in memory: buffered, or sent to the bus and not yet acknowledged',
+    registers: [metricsRegistry],
+    collect() {
+      let n = 0;
+      for (const held of publishBacklogs) n += held();
+      this.set(n);
+    },
   }),
   spooled: new Counter({
     name: METRIC.ingestSpooledMessages,

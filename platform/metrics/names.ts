@@ -40,6 +40,7 @@ export const METRIC = {
   ingestGapFills: 'gex_ingest_gap_fills_total',
   ingestGapFillTrades: 'gex_ingest_gap_fill_trades_total',
   ingestSpoolBytes: 'gex_ingest_spool_bytes',
+  ingestPublishBacklog: 'gex_ingest_publish_backlog_messages',
   ingestSpooledMessages: 'gex_ingest_spooled_messages_total',
   // processors
   rawWriterRows: 'gex_raw_writer_rows_total',

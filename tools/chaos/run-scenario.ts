@@ -116,12 +116,15 @@ export async function runScenario(def: ScenarioDef, env: ChaosEnv): Promise<Scen
   await sandbox.ask({ cmd: 'flood', perVenue: env.perVenue, everyMs: env.everyMs });
   await sleep(env.floodMs * env.faultAt);
   const fault = skip === null ? await def.inject(env, mark) : { start: Date.now(), end: Date.now(), backAt: Date.now(), checks: {} };
-  // Data caught up: the faulty part is back, ingest's publish spool is empty and the raw writers are at most a batch
-  // behind.
+  // Data caught up: the faulty part is back, ingest's publish spool is empty, its publisher holds at most a batch in
+  // memory (none waiting in a retry back-off) and the raw writers are at most a batch behind.
   if (fault.repaired) await waitUntil(`${def.id}: the repair`, fault.repaired, 120_000, 500);
   const dataAt = await waitUntil(
     'the raw writers caught up',
-    async () => (await metricSum(env, PROCS.ingest, METRIC.ingestSpoolBytes)) === 0 && (await cluster.kafka.pending()) <= DRAINED_PENDING,
+    async () =>
+      (await metricSum(env, PROCS.ingest, METRIC.ingestSpoolBytes)) === 0 &&
+      ((await metricSum(env, PROCS.ingest, METRIC.ingestPublishBacklog)) ?? Infinity) <= DRAINED_PENDING &&
+      (await cluster.kafka.pending()) <= DRAINED_PENDING,
     180_000,
   ).catch(() => null);
   const floodLeft = t0 + env.floodMs - Date.now();
