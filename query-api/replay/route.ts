@@ -15,7 +15,7 @@ import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { clampWindow } from '../limits/history-clamp.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { REPLAY_CAPS } from './caps.ts';
-import { TimeSlice } from './time-slice.ts';
+import { TimeSlice } from '#platform/time-slice.ts';
 import { replayMetrics } from './metrics.ts';
 import { MAX_REPLAY_CHANNELS, parseReplayRequest } from './request.ts';
 import { replayLines } from './stream.ts';

@@ -8,7 +8,7 @@
  * - speed x: a message is written once (at - from) / x of wall time has passed since the start, pauses excluded (and
  *   never before the buffer has room).
  * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
- * The loop yields to the event loop after every REPLAY_SLICE_MS of work (time-slice.ts), so live notifications and
+ * The loop yields to the event loop after every 5 ms of work (platform/time-slice.ts), so live notifications and
  * other sessions go on.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,7 +19,7 @@ import { doneFields, messageJson } from './lines.ts';
 import { replayMetrics } from './metrics.ts';
 import type { ReplayRequest } from './request.ts';
 import type { ReplayMessage } from './stream.ts';
-import { TimeSlice } from './time-slice.ts';
+import { TimeSlice } from '#platform/time-slice.ts';
 
 const POLL_MS = 2;
 /** Longest single sleep: pause, resume and stop wake it at once anyway. */

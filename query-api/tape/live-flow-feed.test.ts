@@ -15,7 +15,7 @@ import { assertOk } from '../testing/assertions.ts';
 import { metricSample as sample } from '../testing/metric-sample.ts';
 import { migratedStore, testApp, testClock, userWithKey, type TestClock } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
-import type { LiveFlow } from './live-flow-feed.ts';
+import { LiveFlow } from './live-flow-feed.ts';
 
 // Real dates: option_trades_live drops a contract's rows a day after its expiry (TTL), so the data must be live now.
 const DAY = 86_400_000;
@@ -135,7 +135,7 @@ describe('live flow book: bus + store', () => {
     }
     await compareAll();
     // stored only (published before the subscription): missing until the next reconciliation, then added
-    const missed = Array.from({ length: 6 }, (_, i) => ({ ...trade(3_000 + i), ts: NOW - 10_000 }));
+    const missed = Array.from({ length: 6 }, (_, i) => ({ ...trade(3_000 + i), ts: clock() - 10_000 }));
     await store(missed, 'missed');
     clock.advance(91_000);
     const q = '/v2/tape/flow-by-strike?symbol=BTCUSDT';
@@ -149,6 +149,41 @@ describe('live flow book: bus + store', () => {
     // trade 3003 expired yesterday (index 3 % 4): not live, not in the store's live read
     assert.equal((await sample('gex_api_live_flow_repaired_total', 'symbol="BTCUSDT"')) - repaired, 5);
     await compareAll();
+  });
+
+  test('a full read in pages of 50 rows (10 pages) holds what the one-page read holds; a book over its capacity reads the store', async () => {
+    const paged = new LiveFlow({
+      bus,
+      store: t.store,
+      symbols: ['BTCUSDT', 'ETHUSDT'],
+      capacity: 100_000,
+      reconcileMs: 3_600_000,
+      clock,
+      pageRows: 50,
+    });
+    const small = new LiveFlow({ bus, store: t.store, symbols: ['BTCUSDT'], capacity: 100, reconcileMs: 3_600_000, clock });
+    try {
+      await paged.start();
+      await small.start();
+      await paged.sync();
+      await small.sync();
+      await flow.sync();
+      const q = { nowMs: clock(), expiryDates: [], minPremiumUsd: 0, venues: [] };
+      for (const symbol of ['BTCUSDT', 'ETHUSDT'] as const) {
+        const a = paged.cells(symbol, q);
+        assert.ok(a !== null && a.length > 0, symbol);
+        // cells come in the order the book holds its rows (the pages' order here): compared as sets
+        const sorted = (cells: readonly object[] | null): string[] => (cells ?? []).map((c) => JSON.stringify(c)).sort();
+        assert.deepEqual(sorted(a), sorted(flow.cells(symbol, q)), symbol);
+      }
+      assert.deepEqual(paged.heldTrades(), flow.heldTrades(), 'the same trades held');
+      assert.equal(small.cells('BTCUSDT', q), null, 'over its capacity: the store answers');
+      await small.sync(); // full, nothing expired: no read, still full
+      assert.equal(small.cells('BTCUSDT', q), null);
+    } finally {
+      await paged.stop();
+      await small.stop();
+    }
   });
 
   test('a new UTC day: the contracts that expired are dropped and the answers still equal the store', async () => {

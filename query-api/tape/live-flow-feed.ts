@@ -2,10 +2,12 @@
  * Keeps one LiveFlowBook (live-flow.ts) per flow symbol (BTCUSDT, ETHUSDT) filled, so /v2/tape/flow-by-strike sums
  * live trades in memory, through a BusMirror (bus-mirror.ts: every trade from the bus as it is published):
  *  - the first load reads every stored trade of the live contracts (option_trades_live FINAL, expiry date today or
- *    later; at most `capacity` + 1: more marks the book full and the route reads the store);
- *  - every `reconcileMs` (10 min) the same read again: trades the book lacks are added (counted in
- *    gex_api_live_flow_repaired_total, 0 in steady state) and expired contracts dropped. A held copy is never
- *    replaced by the stored one (the bus copy is the later write or the same).
+ *    later; more than `capacity` marks the book full and the route reads the store), in pages, in slices of the
+ *    event loop;
+ *  - every `reconcileMs` (10 min) expired contracts are dropped and the stored trades of the last 15 minutes read
+ *    again (every 6th time, or after contracts expired: all of them): trades the book lacks are added (counted in
+ *    gex_api_live_flow_repaired_total, 0 in steady state). A held copy is never replaced by the stored one (the bus
+ *    copy is the later write or the same).
  * `cells` answers null (read the store) until a symbol's first load succeeded, and while its book is full.
  */
 import { Counter, Gauge } from 'prom-client';
@@ -14,6 +16,7 @@ import type { ColumnsResult, NumberColumn, StringColumn } from '#clickhouse/row-
 import type { Store } from '#clickhouse/store.ts';
 import type { Bus } from '#bus/types.ts';
 import { childLogger } from '#platform/log.ts';
+import { TimeSlice } from '#platform/time-slice.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 import { metricsRegistry, registeredMetric } from '#platform/metrics/registry.ts';
 import type { FlowCell } from '#processors/analytics/flow-by-strike.ts';
@@ -71,20 +74,58 @@ export interface LiveFlowOptions {
   readonly capacity: number;
   readonly reconcileMs: number;
   readonly settleMs?: number;
+  /** Rows per page of a full read. Default PAGE_ROWS (100,000). */
+  readonly pageRows?: number;
   readonly clock?: () => number;
 }
 
-/** Every stored trade of the symbol's live contracts (at most `limit`), the columns the book holds. */
-async function readLiveTrades(store: Store, symbol: MarketSymbol, nowMs: number, limit: number): Promise<ColumnsResult> {
+/**
+ * A reconciliation reads the stored live trades of the last RECENT_MS (what a trade published before the
+ * subscription and stored after the load, or one this consumer missed, looks like). The first load, every
+ * FULL_EVERY-th reconciliation (hourly at the default period) and the one after a day's contracts expired read them
+ * all, in pages of about PAGE_ROWS (by a hash of the id), adding them in 5 ms slices of the event loop: a million
+ * live trades read and added at once held the loop for ~6 s per symbol. While a book is full the route reads the
+ * store, so the book's reconciliation reads nothing until contracts expire.
+ */
+const RECENT_MS = 15 * 60_000;
+const FULL_EVERY = 6;
+const PAGE_ROWS = 100_000;
+
+const LIVE = `symbol = {symbol:String} AND expiry >= toDateTime64(toDate(${msParam('now')}, 'UTC'), 3, 'UTC')`;
+
+interface LiveRead {
+  /** Only trades at or after this instant (the recent read); null: all. */
+  readonly fromMs: number | null;
+  /** Page `index` of `count` (by cityHash64(id)). */
+  readonly page: { readonly index: number; readonly count: number };
+}
+
+/** The stored live trades of the symbol selected by `read`, the columns the book holds. */
+async function readLiveTrades(store: Store, symbol: MarketSymbol, nowMs: number, read: LiveRead): Promise<ColumnsResult> {
+  const recent = read.fromMs === null ? '' : ` AND ts >= ${msParam('from')}`;
+  const paged = read.page.count > 1 ? ' AND cityHash64(id) % {pages:UInt32} = {page:UInt32}' : '';
   return store.queryColumns(
     `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, toUnixTimestamp64Milli(expiry) AS expiry_ms, toString(venue) AS venue_s, id, strike,
        toString(option_type) AS type_s, toString(side) AS side_s, size, premium_usd
 FROM option_trades_live FINAL
-WHERE symbol = {symbol:String} AND expiry >= toDateTime64(toDate(${msParam('now')}, 'UTC'), 3, 'UTC')
-LIMIT {limit:UInt32}
+WHERE ${LIVE}${recent}${paged}
 SETTINGS do_not_merge_across_partitions_select_final = 1`,
-    { symbol, now: Math.trunc(nowMs), limit },
+    {
+      symbol,
+      now: Math.trunc(nowMs),
+      ...(read.fromMs === null ? {} : { from: Math.trunc(read.fromMs) }),
+      ...(read.page.count > 1 ? { pages: read.page.count, page: read.page.index } : {}),
+    },
   );
+}
+
+/** Pages of a full read: the stored rows of the live contracts (copies not yet merged included) by PAGE_ROWS. */
+async function fullReadPages(store: Store, symbol: MarketSymbol, nowMs: number, pageRows: number): Promise<number> {
+  const rows = await store.query<{ n: string }>(`SELECT count() AS n FROM option_trades_live WHERE ${LIVE}`, {
+    symbol,
+    now: Math.trunc(nowMs),
+  });
+  return Math.max(1, Math.ceil(Number(rows[0]?.n ?? 0) / pageRows));
 }
 
 function numbers(r: ColumnsResult, name: string): NumberColumn {
@@ -102,6 +143,8 @@ function strings(r: ColumnsResult, name: string): StringColumn {
 export class LiveFlow {
   private readonly books = new Map<MarketSymbol, LiveFlowBook>();
   private readonly loaded = new Set<MarketSymbol>();
+  /** Reconciliations run so far (the first and every FULL_EVERY-th read every stored live trade). */
+  private rounds = 0;
   private readonly mirror: BusMirror;
 
   constructor(private readonly opts: LiveFlowOptions) {
@@ -164,52 +207,33 @@ export class LiveFlow {
   }
 
   private async syncAll(): Promise<void> {
+    const full = this.rounds++ % FULL_EVERY === 0;
     for (const [symbol, book] of this.books) {
       try {
-        await this.syncSymbol(symbol, book);
+        await this.syncSymbol(symbol, book, full);
       } catch (err) {
         log.warn({ err, symbol }, 'live flow load failed; retried at the next reconciliation');
       }
     }
   }
 
-  private async syncSymbol(symbol: MarketSymbol, book: LiveFlowBook): Promise<void> {
+  private async syncSymbol(symbol: MarketSymbol, book: LiveFlowBook, fullRound: boolean): Promise<void> {
     const now = (this.opts.clock ?? Date.now)();
-    book.dropExpired(Math.floor(now / DAY_MS) * DAY_MS);
-    const r = await readLiveTrades(this.opts.store, symbol, now, this.opts.capacity + 1);
-    const [ts, expiry, strike, size, premium] = ['ts_ms', 'expiry_ms', 'strike', 'size', 'premium_usd'].map((n) => numbers(r, n)) as [
-      NumberColumn,
-      NumberColumn,
-      NumberColumn,
-      NumberColumn,
-      NumberColumn,
-    ];
-    const [venue, id, type, side] = ['venue_s', 'id', 'type_s', 'side_s'].map((n) => strings(r, n)) as [
-      StringColumn,
-      StringColumn,
-      StringColumn,
-      StringColumn,
-    ];
-    let missing = 0;
-    for (let i = 0; i < r.rows; i++) {
-      const e = expiry.values[i] as number;
-      const v = venue.values[i] ?? '';
-      const k = id.values[i] ?? '';
-      if (book.has(e, v, k)) continue;
-      const added = book.add({
-        ts: ts.values[i] as number,
-        expiry: e,
-        venue: v,
-        id: k,
-        strike: strike.values[i] as number,
-        type: type.values[i] ?? '',
-        side: side.values[i] ?? '',
-        size: size.values[i] as number,
-        premium: premium.values[i] as number,
-      });
-      if (added) missing++;
-    }
+    const dropped = book.dropExpired(Math.floor(now / DAY_MS) * DAY_MS);
     const first = !this.loaded.has(symbol);
+    const full = first || dropped > 0 || fullRound;
+    // Full and nothing expired: the route reads the store; what the book lacks could not be added anyway.
+    if (book.full && !first && dropped === 0) return;
+    const pages = full ? await fullReadPages(this.opts.store, symbol, now, this.opts.pageRows ?? PAGE_ROWS) : 1;
+    const slice = new TimeSlice();
+    let missing = 0;
+    for (let index = 0; index < pages; index++) {
+      const r = await readLiveTrades(this.opts.store, symbol, now, {
+        fromMs: full ? null : now - RECENT_MS,
+        page: { index, count: pages },
+      });
+      missing += await addMissing(book, r, slice);
+    }
     this.loaded.add(symbol);
     if (!first && missing > 0) {
       metrics.repaired.inc({ symbol }, missing);
@@ -218,4 +242,42 @@ export class LiveFlow {
     if (book.full)
       log.warn({ symbol, capacity: this.opts.capacity }, 'more live trades than LIVE_FLOW_TRADES: flow by strike is read from the store');
   }
+}
+
+/** Adds the read trades the book lacks, yielding the event loop between 5 ms slices; how many were added. */
+async function addMissing(book: LiveFlowBook, r: ColumnsResult, slice: TimeSlice): Promise<number> {
+  const [ts, expiry, strike, size, premium] = ['ts_ms', 'expiry_ms', 'strike', 'size', 'premium_usd'].map((n) => numbers(r, n)) as [
+    NumberColumn,
+    NumberColumn,
+    NumberColumn,
+    NumberColumn,
+    NumberColumn,
+  ];
+  const [venue, id, type, side] = ['venue_s', 'id', 'type_s', 'side_s'].map((n) => strings(r, n)) as [
+    StringColumn,
+    StringColumn,
+    StringColumn,
+    StringColumn,
+  ];
+  let missing = 0;
+  for (let i = 0; i < r.rows; i++) {
+    if ((i & 1023) === 0) await slice.yieldIfDue();
+    const e = expiry.values[i] as number;
+    const v = venue.values[i] ?? '';
+    const k = id.values[i] ?? '';
+    if (book.has(e, v, k)) continue;
+    const added = book.add({
+      ts: ts.values[i] as number,
+      expiry: e,
+      venue: v,
+      id: k,
+      strike: strike.values[i] as number,
+      type: type.values[i] ?? '',
+      side: side.values[i] ?? '',
+      size: size.values[i] as number,
+      premium: premium.values[i] as number,
+    });
+    if (added) missing++;
+  }
+  return missing;
 }
