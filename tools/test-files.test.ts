@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findTestFiles, LONGEST_FIRST, longestFirst } from './test-files.mjs';
+import { ALONGSIDE, findTestFiles, splitAlongside } from './test-files.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -22,14 +22,14 @@ test('npm test searches every tracked *.test.ts: no test file sits outside the r
   assert.ok(found.has('bench/steady-load.test.ts'));
 });
 
-test('the files started first exist, and longestFirst puts them first in that order without losing or doubling any', () => {
+test('the files run alongside the main runner exist; the split loses and doubles none', () => {
   const found = findTestFiles(ROOT);
   assert.deepEqual(
-    LONGEST_FIRST.filter((f) => !found.includes(f)),
+    ALONGSIDE.filter((f) => !found.includes(f)),
     [],
   );
-  const ordered = longestFirst(found);
-  assert.deepEqual(ordered.slice(0, LONGEST_FIRST.length), LONGEST_FIRST);
-  assert.deepEqual([...ordered].sort(), [...found].sort());
-  assert.deepEqual(longestFirst(['b.test.ts', 'a.test.ts']), ['b.test.ts', 'a.test.ts']);
+  const { main, alongside } = splitAlongside(found);
+  assert.deepEqual(alongside, [...ALONGSIDE]);
+  assert.deepEqual([...main, ...alongside].sort(), [...found].sort());
+  assert.deepEqual(splitAlongside(['b.test.ts', 'a.test.ts']), { main: ['b.test.ts', 'a.test.ts'], alongside: [] });
 });
