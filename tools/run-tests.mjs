@@ -17,7 +17,7 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import net from 'node:net';
-import { findTestFiles, isUnitTest, splitAlongside } from './test-files.mjs';
+import { findTestFiles, isUnitTest } from './test-files.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -125,17 +125,10 @@ if (files.length === 0) {
 const concurrency = env.TEST_CONCURRENCY ?? '2';
 // Per file (and per test without its own): 15 min. The longest file, test/e2e/flow-routes.test.ts, waits for the
 // product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
-const { main, alongside } = splitAlongside(files);
-const runner = (list, slots) =>
-  new Promise((resolve) => {
-    const args = ['--import', 'tsx', '--test', `--test-concurrency=${slots}`, '--test-timeout=900000', ...list];
-    spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root }).on('exit', (code) => resolve(code ?? 1));
-  });
-console.error(
-  `[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}` +
-    (alongside.length > 0 ? `; in a second runner alongside: ${alongside.join(', ')}` : ''),
-);
-// The files of ALONGSIDE (tools/test-files.mjs: minutes spent mostly waiting) run in their own runner from the start.
-const codes = await Promise.all([main.length > 0 ? runner(main, concurrency) : 0, alongside.length > 0 ? runner(alongside, '1') : 0]);
-if (startedKafka) spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { stdio: 'inherit', env });
-process.exit(codes.find((c) => c !== 0) ?? 0);
+const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...files];
+console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
+const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
+child.on('exit', (code) => {
+  if (startedKafka) spawnSync('bash', [join(root, 'ops/kafka/stop.sh')], { stdio: 'inherit', env });
+  process.exit(code ?? 1);
+});

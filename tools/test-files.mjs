@@ -7,18 +7,6 @@ import { join, relative } from 'node:path';
 /** Folder names never searched (installed packages, runtime data, the Kafka runner's jars and build output). */
 export const SKIPPED_FOLDERS = new Set(['node_modules', 'data', 'lib', 'target']);
 
-/**
- * Files run by a second test runner started alongside the main one: they take minutes and spend them mostly waiting
- * (brokers stopped for 5 s, 45 s and 3 min), so they overlap the rest of the suite instead of trailing it (node's
- * runner orders the files it is given by path itself, so the main runner cannot be told to start them first).
- */
-export const ALONGSIDE = ['tools/chaos/role-outage/role-outage.kafka.test.ts'];
-
-/** `files` split into those of the main runner and those of ALONGSIDE; order kept, none lost or doubled. */
-export function splitAlongside(files) {
-  return { main: files.filter((f) => !ALONGSIDE.includes(f)), alongside: files.filter((f) => ALONGSIDE.includes(f)) };
-}
-
 /** Every *.test.ts under `root` (repository-relative, sorted). */
 export function findTestFiles(root) {
   const out = [];

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ALONGSIDE, findTestFiles, splitAlongside } from './test-files.mjs';
+import { findTestFiles } from './test-files.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -20,16 +20,4 @@ test('npm test searches every tracked *.test.ts: no test file sits outside the r
     [],
   );
   assert.ok(found.has('bench/steady-load.test.ts'));
-});
-
-test('the files run alongside the main runner exist; the split loses and doubles none', () => {
-  const found = findTestFiles(ROOT);
-  assert.deepEqual(
-    ALONGSIDE.filter((f) => !found.includes(f)),
-    [],
-  );
-  const { main, alongside } = splitAlongside(found);
-  assert.deepEqual(alongside, [...ALONGSIDE]);
-  assert.deepEqual([...main, ...alongside].sort(), [...found].sort());
-  assert.deepEqual(splitAlongside(['b.test.ts', 'a.test.ts']), { main: ['b.test.ts', 'a.test.ts'], alongside: [] });
 });
