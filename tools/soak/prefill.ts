@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sandbox } from '#sandbox/sandbox.ts';
 import type { SandboxVenue } from '#sandbox/market/venues.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 import { nextBurst, prefillTargets } from './prefill-plan.ts';
 import { sumOf, type Sample } from './prom-text.ts';
 
@@ -49,8 +50,8 @@ function venuesOf(sandbox: Sandbox, symbol: MarketSymbol): SandboxVenue[] {
 function full(o: PrefillOptions, m: readonly Sample[]): boolean {
   return o.symbols.every(
     (s) =>
-      bySymbol(m, 'gex_api_tape_tail_rows', s) >= o.tapeTailRows &&
-      (!o.flowSymbols.includes(s) || bySymbol(m, 'gex_api_live_flow_rows', s) >= o.liveFlowTrades),
+      bySymbol(m, METRIC.apiTapeTailRows, s) >= o.tapeTailRows &&
+      (!o.flowSymbols.includes(s) || bySymbol(m, METRIC.apiLiveFlowTrades, s) >= o.liveFlowTrades),
   );
 }
 
@@ -61,7 +62,7 @@ export async function prefill(o: PrefillOptions): Promise<PrefillResult | null> 
   const venues = new Map(o.symbols.map((s) => [s, venuesOf(o.sandbox, s)] as const));
   for (const [s, vs] of venues)
     if (vs.length === 0 && (targets[s] ?? 0) > 0) throw new Error(`prefill: no sandbox venue lists ${s} options`);
-  const ingested = (m: readonly Sample[]): number => sumOf(m, 'gex_ingest_events_total', (l) => l['type'] === 'option_trade') ?? 0;
+  const ingested = (m: readonly Sample[]): number => sumOf(m, METRIC.ingestEvents, (l) => l['type'] === 'option_trade') ?? 0;
   const ingestedAtStart = ingested(await o.scrape());
   const emitted: Record<string, number> = {};
   let emittedTotal = 0;
@@ -93,8 +94,8 @@ export async function prefill(o: PrefillOptions): Promise<PrefillResult | null> 
       lastProgress = Date.now();
       const held = o.symbols.map(
         (s) =>
-          `${s} tail ${bySymbol(m, 'gex_api_tape_tail_rows', s)}` +
-          (o.flowSymbols.includes(s) ? ` flow ${bySymbol(m, 'gex_api_live_flow_rows', s)}` : ''),
+          `${s} tail ${bySymbol(m, METRIC.apiTapeTailRows, s)}` +
+          (o.flowSymbols.includes(s) ? ` flow ${bySymbol(m, METRIC.apiLiveFlowTrades, s)}` : ''),
       );
       o.log(`prefill: ${emittedTotal} emitted, ${outstanding} not yet ingested; ${held.join(', ')}`);
     }
