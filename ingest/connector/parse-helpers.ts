@@ -38,7 +38,7 @@ export function strValue(v: unknown): string | null {
 export function numValue(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (typeof v === 'string' && v !== '') {
-    const n = plainDecimal(v);
+    const n = plainDecimalAt(v, 0, v.length);
     if (n === n) return n; // not NaN: a plain decimal
     const parsed = Number(v);
     return Number.isFinite(parsed) ? parsed : null;
@@ -47,17 +47,18 @@ export function numValue(v: unknown): number | null {
 }
 
 /**
- * `Number(s)` for a plain decimal (optional '-', at most 15 digits, at most one '.', at least one digit), else NaN.
- * The digits form an exact integer m < 2^53 and the result is m / 10^fractionDigits, one correctly rounded division,
- * which is the double `Number(s)` gives; anything else (exponents, '+', spaces, longer digit runs) is left to `Number`.
+ * `Number(s.slice(start, end))` for a plain decimal (optional '-', at most 15 digits, at most one '.', at least one
+ * digit), else NaN. The digits form an exact integer m < 2^53 and the result is m / 10^fractionDigits, one correctly
+ * rounded division, which is the double `Number` gives; anything else (exponents, '+', spaces, longer digit runs) is
+ * left to `Number`. Reads the range in place, so a caller scanning a frame needs no slice.
  */
-function plainDecimal(s: string): number {
-  const len = s.length;
-  let i = s.charCodeAt(0) === 45 ? 1 : 0; // '-'
+export function plainDecimalAt(s: string, start: number, end: number): number {
+  const negative = s.charCodeAt(start) === 45; // '-'
+  let i = negative ? start + 1 : start;
   let m = 0;
   let digits = 0;
   let dot = -1;
-  for (; i < len; i++) {
+  for (; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c >= 48 && c <= 57) {
       m = m * 10 + (c - 48);
@@ -69,8 +70,8 @@ function plainDecimal(s: string): number {
     }
   }
   if (digits === 0 || digits > 15) return Number.NaN;
-  const n = dot === -1 ? m : m / (POW10[len - dot - 1] ?? Number.NaN);
-  return s.charCodeAt(0) === 45 ? -n : n;
+  const n = dot === -1 ? m : m / (POW10[end - dot - 1] ?? Number.NaN);
+  return negative ? -n : n;
 }
 
 /** A trade / message id that may be a number or a string. */

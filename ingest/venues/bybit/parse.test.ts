@@ -1,8 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixtureLine } from '../fixtures/load.ts';
+import { fixtureLine, fixtureLines } from '../fixtures/load.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, first, only, RECEIVED_AT } from '../testing/run-parser.ts';
 import { bybitConnector } from './index.ts';
+import { assertSamePaths, frameVariants, jsonParseCalls } from '../testing/fast-path.ts';
+import type { Json, JsonObject } from '../testing/fast-path.ts';
+import { parseBybitFrame, parseBybitFrameJson } from './parse.ts';
 
 const parse = bybitConnector.parse;
 const V5 = 'bybit/tardis_v5.jsonl';
@@ -213,5 +216,36 @@ describe('bybit control, unknown and broken frames', () => {
       /unparseable symbol/,
     );
     assertDeadLetter(parse('{"topic":"tickers.BTCUSDT","data":"x"}', ctxFor('bybit')), /not an object/);
+  });
+});
+
+describe('bybit publicTrade frames read without JSON.parse', () => {
+  const files = ['derived', 'docs', 'tardis_options', 'tardis_spot_v5', 'tardis_v5'];
+  const lines = files.flatMap((f) => fixtureLines(`bybit/${f}.jsonl`));
+  const tradesOf = (msg: JsonObject): Json[] | undefined => {
+    const data = msg['data'];
+    return Array.isArray(data) ? data : undefined;
+  };
+
+  test('every fixture frame and its variants, on option, linear and spot connections: the same result and state', () => {
+    const frames = lines.flatMap((l) => frameVariants(l, tradesOf));
+    assert.ok(frames.length > 500, `${frames.length} frames`);
+    for (const connection of ['option-0', 'linear', 'spot']) {
+      assertSamePaths(frames, parseBybitFrame, parseBybitFrameJson, () => ctxFor('bybit', connection));
+    }
+  });
+
+  test('recorded publicTrade frames take the one-pass path (no JSON.parse call), a tickers frame does not', () => {
+    const trades = lines.filter((l) => l.includes('"topic":"publicTrade.'));
+    assert.ok(trades.length >= 5);
+    const ctx = ctxFor('bybit', 'linear');
+    assert.equal(
+      jsonParseCalls(() => trades.forEach((l) => assert.notEqual(parseBybitFrame(l, ctx).outcome, 'dead_letter'))),
+      0,
+    );
+    assert.equal(
+      jsonParseCalls(() => parseBybitFrame(fixtureLine(OPT, 'tickers.SOL-28APR23-24-C'), ctx)),
+      1,
+    );
   });
 });

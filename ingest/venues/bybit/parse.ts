@@ -4,6 +4,7 @@
  * (perp stats; snapshot + delta merged in ctx.tickerState), allLiquidation.<symbol> (S=Buy: a long was liquidated).
  */
 import { lookupInstrument } from '../../connector/context.ts';
+import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
 import {
   deadLetter,
   events,
@@ -30,7 +31,18 @@ import { bybitLinearBase } from './names.ts';
 
 const VENUE = 'bybit';
 
+/**
+ * A frame -> its events. publicTrade frames of flat trade objects are read in one pass without JSON.parse
+ * (`scanPublicTradeFrame`); every other frame, and any the scan does not handle, takes `parseBybitFrameJson`. Both give
+ * the same result for every frame.
+ */
 export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult {
+  const scanned = scanPublicTradeFrame(frame);
+  return scanned === null ? parseBybitFrameJson(frame, ctx) : trades(scanned.trades, scanned.topic, ctx);
+}
+
+/** The JSON.parse path of `parseBybitFrame`: every frame. */
+export function parseBybitFrameJson(frame: string, ctx: ParserContext): ParseResult {
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
@@ -52,6 +64,50 @@ export function parseBybitFrame(frame: string, ctx: ParserContext): ParseResult 
     default:
       return deadLetter(`unknown topic: ${topic}`, topic);
   }
+}
+
+const TOP_KEYS = new KeySet(['topic', 'data']);
+const TRADE_KEYS = new KeySet(['s', 'i', 'T', 'p', 'v', 'S', 'iP', 'iv', 'BT']);
+
+/** The members of a publicTrade trade that `trades` reads, as JSON.parse gives them (undefined when absent). */
+type ScannedTrade = { s: unknown; i: unknown; T: unknown; p: unknown; v: unknown; S: unknown; iP: unknown; iv: unknown; BT: unknown };
+
+const scan = new JsonScan();
+
+/**
+ * A publicTrade frame whose data is an array of objects with scalar members, read in one pass: its topic and trades,
+ * or null for any other frame and any input the scan does not handle. Members are read in any order, a repeated
+ * member's last value wins (as in JSON.parse), and nothing is acted on before the whole frame was read and found valid.
+ */
+function scanPublicTradeFrame(frame: string): { topic: string; trades: ScannedTrade[] } | null {
+  // Most frames are tickers and order books: one whose usual head holds a topic not starting with 'p' is left to
+  // JSON.parse without a scan (whatever the frame, it is parsed right).
+  const at = topicAt(frame);
+  if (at !== -1 && frame.charCodeAt(at) !== 112) return null;
+  if (!scan.begin(frame)) return null;
+  let list: ScannedTrade[] | null = null;
+  for (let k = scan.readObject(TOP_KEYS); k !== -1; k = scan.readRest(TOP_KEYS)) {
+    if (k !== 1) return null; // topic holding an object / array
+    list = scan.objects(TRADE_KEYS, scannedTrade);
+    if (list === null) return null;
+  }
+  const [topic, data] = TOP_KEYS.values;
+  if (!scan.end() || data !== NESTED) return null;
+  return list !== null && isPublicTrade(topic) ? { topic, trades: list } : null;
+}
+
+/** Where the topic starts in the usual heads `{"topic":"` and `{"id":"` (an id starts with the topic), else -1. */
+function topicAt(frame: string): number {
+  const at = frame.charCodeAt(2) === 105 ? 7 : 10; // the 'i' of "id", else "topic"
+  return frame.charCodeAt(at - 3) === 34 && frame.charCodeAt(at - 2) === 58 && frame.charCodeAt(at - 1) === 34 ? at : -1;
+}
+
+function isPublicTrade(topic: unknown): topic is string {
+  return typeof topic === 'string' && (topic.startsWith('publicTrade.') || topic === 'publicTrade');
+}
+
+function scannedTrade(v: readonly unknown[]): ScannedTrade {
+  return { s: v[0], i: v[1], T: v[2], p: v[3], v: v[4], S: v[5], iP: v[6], iv: v[7], BT: v[8] };
 }
 
 function control(msg: Obj): ParseResult {

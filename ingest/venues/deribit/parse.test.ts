@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { fixtureLine, fixtureLines } from '../fixtures/load.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, eventsOf, first, only, RECEIVED_AT } from '../testing/run-parser.ts';
 import { deribitConnector } from './index.ts';
+import { assertSamePaths, frameVariants, isObject, jsonParseCalls } from '../testing/fast-path.ts';
+import type { Json, JsonObject } from '../testing/fast-path.ts';
+import { parseDeribitFrame, parseDeribitFrameJson } from './parse.ts';
 
 const parse = deribitConnector.parse;
 const T = 'deribit/tardis.jsonl';
@@ -245,5 +248,33 @@ describe('deribit control, unknown and broken frames', () => {
   test('an inverse option trade with no index anywhere is a dead letter (price cannot be converted)', () => {
     const line = fixtureLine('deribit/crypto-crawler.jsonl', 'trades').replace(',"index_price":56151.63', '');
     assertDeadLetter(parse(line, ctxFor('deribit')), /no index price/);
+  });
+});
+
+describe('deribit trade frames read without JSON.parse', () => {
+  const lines = ['crypto-crawler', 'cryptofeed', 'docs', 'tardis'].flatMap((f) => fixtureLines(`deribit/${f}.jsonl`));
+  const tradesOf = (msg: JsonObject): Json[] | undefined => {
+    const data = isObject(msg['params']) ? msg['params']['data'] : undefined;
+    return Array.isArray(data) ? data : undefined;
+  };
+
+  test('every fixture frame and its variants: the same result and context state as the JSON.parse path', () => {
+    const frames = lines.flatMap((l) => frameVariants(l, tradesOf));
+    assert.ok(frames.length > 500, `${frames.length} frames`);
+    assertSamePaths(frames, parseDeribitFrame, parseDeribitFrameJson, () => ctxFor('deribit'));
+  });
+
+  test('recorded trade frames take the one-pass path (no JSON.parse call), a ticker frame does not', () => {
+    const trades = lines.filter((l) => l.includes('"channel":"trades.'));
+    assert.ok(trades.length >= 3);
+    const ctx = ctxFor('deribit');
+    assert.equal(
+      jsonParseCalls(() => trades.forEach((l) => assert.equal(parseDeribitFrame(l, ctx).outcome, 'events'))),
+      0,
+    );
+    assert.equal(
+      jsonParseCalls(() => parseDeribitFrame(fixtureLine(T, 'ticker.BTC-5JUN20-9250-C'), ctx)),
+      1,
+    );
   });
 });

@@ -3,6 +3,7 @@
  * ticker.* (option tickers, perp stats), deribit_price_index.* (index), deribit_volatility_index.* (DVOL).
  */
 import { lookupInstrument } from '../../connector/context.ts';
+import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
 import {
   deadLetter,
   events,
@@ -36,7 +37,18 @@ const VENUE = 'deribit';
 /** Sent back on `test_request`; its response arrives as an ordinary JSON-RPC result (ack). */
 export const DERIBIT_TEST_REPLY = '{"jsonrpc":"2.0","id":9929,"method":"public/test","params":{}}';
 
+/**
+ * A frame -> its events. `trades.*` notifications of flat trade objects are read in one pass without JSON.parse
+ * (`scanTradesFrame`); every other frame, and any the scan does not handle, takes `parseDeribitFrameJson`. Both give
+ * the same result for every frame.
+ */
 export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResult {
+  const scanned = scanTradesFrame(frame);
+  return scanned === null ? parseDeribitFrameJson(frame, ctx) : parseTrades(scanned.trades, scanned.channel, ctx);
+}
+
+/** The JSON.parse path of `parseDeribitFrame`: every frame. */
+export function parseDeribitFrameJson(frame: string, ctx: ParserContext): ParseResult {
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (!isObj(msg)) return deadLetter('frame is not a JSON object');
@@ -77,6 +89,90 @@ export function parseDeribitFrame(frame: string, ctx: ParserContext): ParseResul
     return ignored('ack', idOf(msg, 'id') ?? undefined);
   }
   return deadLetter(`unknown message${method === null ? '' : `: ${method}`}`);
+}
+
+const TOP_KEYS = new KeySet(['method', 'params']);
+const PARAMS_KEYS = new KeySet(['channel', 'data']);
+const TRADE_KEYS = new KeySet([
+  'instrument_name',
+  'trade_id',
+  'timestamp',
+  'price',
+  'amount',
+  'direction',
+  'index_price',
+  'iv',
+  'underlying_price',
+  'block_trade_id',
+  'liquidation',
+]);
+
+/** The members of a trade object that `parseTrade` reads, as JSON.parse gives them (undefined when absent). */
+type ScannedTrade = {
+  instrument_name: unknown;
+  trade_id: unknown;
+  timestamp: unknown;
+  price: unknown;
+  amount: unknown;
+  direction: unknown;
+  index_price: unknown;
+  iv: unknown;
+  underlying_price: unknown;
+  block_trade_id: unknown;
+  liquidation: unknown;
+};
+
+/** How Deribit starts a subscription notification; the channel name follows (only its length is used). */
+const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"subscription","params":{"channel":"';
+const scan = new JsonScan();
+
+/**
+ * A `subscription` frame of a trades channel whose data is an array of objects with scalar members, read in one
+ * pass: its channel and trades, or null for any other frame and any input the scan does not handle. Members are read
+ * in any order, a repeated member's last value wins (as in JSON.parse), and nothing is acted on before the whole
+ * frame was read and found valid.
+ */
+function scanTradesFrame(frame: string): { channel: string; trades: ScannedTrade[] } | null {
+  // Most frames are ticker notifications. A frame with `:"` where the usual head ends and no 'tr' after it is no trades
+  // notification in the usual layout: left to JSON.parse without a scan (whatever the frame, it is parsed right).
+  const at = NOTIFICATION_HEAD.length;
+  const head = frame.charCodeAt(at - 2) === 58 && frame.charCodeAt(at - 1) === 34;
+  if (head && (frame.charCodeAt(at) !== 116 || frame.charCodeAt(at + 1) !== 114)) return null;
+  if (!scan.begin(frame)) return null;
+  let trades: ScannedTrade[] | null = null;
+  for (let k = scan.readObject(TOP_KEYS); k !== -1; k = scan.readRest(TOP_KEYS)) {
+    if (k !== 1) return null; // method holding an object / array
+    trades = null;
+    for (let p = scan.readObject(PARAMS_KEYS); p !== -1; p = scan.readRest(PARAMS_KEYS)) {
+      if (p !== 1) return null; // channel holding an object / array
+      trades = scan.objects(TRADE_KEYS, scannedTrade); // fails at once on a ticker's data object
+      if (trades === null) return null;
+    }
+  }
+  const [method, params] = TOP_KEYS.values;
+  const [channel, data] = PARAMS_KEYS.values;
+  if (!scan.end() || method !== 'subscription' || params !== NESTED || data !== NESTED) return null;
+  return trades !== null && isTradesChannel(channel) ? { channel, trades } : null;
+}
+
+function isTradesChannel(channel: unknown): channel is string {
+  return typeof channel === 'string' && (channel.startsWith('trades.') || channel === 'trades');
+}
+
+function scannedTrade(v: readonly unknown[]): ScannedTrade {
+  return {
+    instrument_name: v[0],
+    trade_id: v[1],
+    timestamp: v[2],
+    price: v[3],
+    amount: v[4],
+    direction: v[5],
+    index_price: v[6],
+    iv: v[7],
+    underlying_price: v[8],
+    block_trade_id: v[9],
+    liquidation: v[10],
+  };
 }
 
 function instrumentOf(ctx: ParserContext, name: string): Instrument | null {
