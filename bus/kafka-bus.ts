@@ -1,7 +1,8 @@
 import './kafkajs-grouping-fix.ts'; // before kafkajs: see the module
-import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkajs';
+import { Kafka, PartitionAssigners, Partitioners, logLevel, type Admin, type Producer } from 'kafkajs';
 import type { Bus, BusConsumer, BusMessage, SubscribeOptions, TopicSpec } from './types.ts';
 import { KafkaBusConsumer } from './kafka-consumer.ts';
+import { leaseAssigner } from './kafka-lease-assigner.ts';
 import { pinoLogCreator } from './kafka-logging.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
 import { commonConsumerOptions } from './consumer-options.ts';
@@ -123,6 +124,10 @@ export class KafkaBus implements Bus {
       rebalanceTimeout: o.rebalanceTimeout ?? 60_000,
       maxWaitTimeInMs: o.maxWaitTimeInMs ?? 100,
       retry: { retries: o.retries ?? 8, initialRetryTime: o.initialRetryTime ?? 100, maxRetryTime: 5000 },
+      // a lease group offers round-robin too: members of a build without the lease assigner fall back to it
+      ...(options.holdsLease === undefined
+        ? {}
+        : { partitionAssigners: [leaseAssigner(options.holdsLease), PartitionAssigners.roundRobin] }),
     });
     const untrack = trackLag(this, options.groupId, options.topics);
     const member: KafkaBusConsumer = new KafkaBusConsumer({

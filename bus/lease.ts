@@ -4,8 +4,9 @@ import type { Bus } from './types.ts';
  * An exclusive lease held through a consumer group: the member of `groupId` that owns partition 0 of `topic` holds
  * it. The bus gives a partition to one member of a group at a time and moves it when that member leaves the group
  * or misses its session timeout, so a job that must run once (the GEX snapshot processor) runs in one process and a
- * standby process takes it over within the session timeout. The members consume nothing (the handler ignores
- * the messages); only the assignment matters.
+ * standby process takes it over within the session timeout. Other rebalances (a standby joining, the group forming
+ * again after a broker restart) leave partition 0 with its holder (SubscribeOptions.holdsLease). The members consume
+ * nothing (the handler ignores the messages); only the assignment matters.
  *
  * A member that is frozen past its session timeout still believes it holds the lease until it rejoins (and is told
  * otherwise): the job must tolerate a short overlap (the snapshot processor's inserts carry dedup tokens).
@@ -57,6 +58,7 @@ export async function holdLease(bus: Bus, o: LeaseOptions): Promise<Lease> {
     fromBeginning: false,
     maxBatchSize: 100,
     eachBatch: async () => undefined,
+    holdsLease: () => owned && !stopped,
     onAssignment: (assigned) => {
       owned = assigned.some((tp) => tp.topic === o.topic && tp.partition === 0);
       void settle();

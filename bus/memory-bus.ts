@@ -94,6 +94,7 @@ export class MemoryBus implements Bus {
     const consumer: MemoryConsumer = new MemoryConsumer({
       memberId: `${this.clientId}-${options.groupId}-${++this.memberSeq}`,
       group,
+      ...(options.holdsLease ? { holdsLease: options.holdsLease } : {}),
       ...commonConsumerOptions<MemoryConsumer>(
         options,
         {

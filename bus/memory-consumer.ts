@@ -9,6 +9,7 @@ import type { TopicPartition } from './assignment.ts';
 export interface MemoryConsumerOptions extends ConsumerCommonOptions<MemoryConsumer> {
   readonly memberId: string;
   readonly group: MemoryGroup;
+  readonly holdsLease?: () => boolean;
 }
 
 type State = 'running' | 'stopping' | 'stopped';
@@ -22,6 +23,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   readonly groupId: string;
   readonly memberId: string;
   readonly topics: readonly string[];
+  readonly holdsLease: (() => boolean) | undefined;
   private owned: readonly TopicPartition[] = [];
   private paused = false;
   private state: State = 'running';
@@ -37,6 +39,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
     this.groupId = options.group.id;
     this.memberId = options.memberId;
     this.topics = options.topics;
+    this.holdsLease = options.holdsLease;
     this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
     this.step = handlerStep(options.eachBatch, this.groupId, options.log);
   }

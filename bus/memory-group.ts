@@ -1,11 +1,13 @@
 import type { ConsumedBatch } from './types.ts';
 import type { MemoryTopic, TopicReader } from './memory-topic.ts';
-import { assignPartitions, type AssignmentStrategy, type TopicPartition } from './assignment.ts';
+import { assignLeasePartitions, assignPartitions, type AssignmentStrategy, type TopicPartition } from './assignment.ts';
 
 /** What the group needs from one of its members. */
 export interface GroupMember {
   readonly memberId: string;
   readonly topics: readonly string[];
+  /** A lease group's member: whether it holds the lease (SubscribeOptions.holdsLease). */
+  readonly holdsLease: (() => boolean) | undefined;
   /** New assignment after a rebalance. */
   assign(partitions: readonly TopicPartition[]): void;
   /** There may be work (data, a released partition, a rebalance). */
@@ -138,11 +140,9 @@ export class MemoryGroup implements TopicReader {
   private rebalance(): void {
     const counts = new Map<string, number>();
     for (const [name, gt] of this.topics) counts.set(name, gt.parts.length);
-    const plan = assignPartitions(
-      this.strategy,
-      this.members.map((m) => ({ id: m.memberId, topics: m.topics })),
-      counts,
-    );
+    const members = this.members.map((m) => ({ id: m.memberId, topics: m.topics, holdsLease: m.holdsLease?.() === true }));
+    const lease = this.members.some((m) => m.holdsLease !== undefined);
+    const plan = lease ? assignLeasePartitions(members, counts) : assignPartitions(this.strategy, members, counts);
     for (const gt of this.topics.values()) for (const state of gt.parts) state.owner = null;
     for (const member of this.members) {
       const owned = plan.get(member.memberId) ?? [];

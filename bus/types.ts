@@ -56,6 +56,12 @@ export interface SubscribeOptions {
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
   /** Optional hook on rebalance: the partitions now owned by this member. */
   readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
+  /**
+   * Lease groups (bus/lease.ts): whether this member holds the lease, asked at each rebalance. The group then keeps
+   * partition 0 of each topic with the member that holds it (bus/assignment.ts `assignLeasePartitions`), so a member
+   * joining, leaving or the group forming again after a broker restart does not move the lease.
+   */
+  readonly holdsLease?: () => boolean;
 }
 
 export interface BusConsumer {
