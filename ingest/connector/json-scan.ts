@@ -200,7 +200,7 @@ function literalValue(t: string): boolean | null {
 /**
  * A cursor over one JSON text. Usage: `begin(text)`; `readObject(keys)` on an object, then, each time it returns a
  * member the caller descends into (`readObject`, `values`, `objects`), `readRest(keys)` after that value; finally
- * `end()`. The values read are in `keys.values`. After the first failure every call returns a placeholder and `end()`
+ * `end()`. The values read are in `keys.values`. After the first failure every call returns -1 or null and `end()`
  * is false.
  */
 export class JsonScan {
