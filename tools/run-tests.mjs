@@ -17,7 +17,7 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import net from 'node:net';
-import { findTestFiles, isUnitTest } from './test-files.mjs';
+import { findTestFiles, isUnitTest, longestFirst } from './test-files.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -123,9 +123,9 @@ if (files.length === 0) {
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
-// Per file (and per test without its own): 15 min. The longest file, test/e2e/flow-routes.test.ts, waits for the
+// Per file (and per test without its own): 15 min (the role outage test sets 25). test/e2e/flow-routes.test.ts waits for the
 // product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
-const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...files];
+const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...longestFirst(files)];
 console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {

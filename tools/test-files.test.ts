@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findTestFiles } from './test-files.mjs';
+import { findTestFiles, LONGEST_FIRST, longestFirst } from './test-files.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -20,4 +20,14 @@ test('npm test searches every tracked *.test.ts: no test file sits outside the r
     [],
   );
   assert.ok(found.has('bench/steady-load.test.ts'));
+});
+
+test('the longest files start first, in their listed order; every listed file exists', () => {
+  const found = new Set(findTestFiles(ROOT));
+  for (const f of LONGEST_FIRST) assert.ok(found.has(f), `${f} is listed in LONGEST_FIRST but is not a test file`);
+  const [first, second] = LONGEST_FIRST;
+  assert.ok(first !== undefined && second !== undefined);
+  assert.deepEqual(longestFirst(['a.test.ts', second, 'b.test.ts', first]), [first, second, 'a.test.ts', 'b.test.ts']);
+  assert.deepEqual(longestFirst(['b.test.ts', second, 'a.test.ts']), [second, 'b.test.ts', 'a.test.ts']);
+  assert.deepEqual(longestFirst([]), []);
 });

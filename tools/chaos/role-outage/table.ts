@@ -35,7 +35,7 @@ const COLUMNS: readonly [string, (r: Row) => string][] = [
       !has(r, 'compute')
         ? ''
         : r.o.planned.aim === 'durability wait'
-          ? `drain look-ups failed ${r.o.drainLookupErrors}`
+          ? `drain look-ups failed ${r.o.drainLookupErrors}, unconfirmed ${r.o.drainUnconfirmed}`
           : r.o.planned.aim === 'group join'
             ? `group ${r.o.groupState ?? '?'}`
             : '',

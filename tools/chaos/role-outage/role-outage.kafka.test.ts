@@ -6,7 +6,7 @@
  * started again. After each outage: every role process is the same pid, ingest publishes again, the processors store
  * a snapshot of every symbol within two ticks, the API answers /v2 and its WebSocket feed resumes (bounds in
  * recovery.ts). At the end the stored option trades equal the sandbox ledger: none lost, none doubled.
- * ~9 min on a quiet 2-core machine (start-up ~75 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
+ * ~6.5 min on a quiet 2-core machine (start-up ~36 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
  * ROLE_OUTAGE_KEEP_LOGS=1 keeps the process logs of a passing run too.
  */
 import { test } from 'node:test';
@@ -52,7 +52,9 @@ function check(r: RoleOutageResult): void {
       assert.notEqual(rec.v2S, null, `${what}: /v2 answers within 30 s`);
       assert.notEqual(rec.wsTapeS, null, `${what}: the WS tape resumes within 60 s`);
       assert.notEqual(rec.wsLevelsS, null, `${what}: the WS levels resume within two ticks`);
-      if (o.planned.aim === 'durability wait') assert.ok(o.drainLookupErrors > 0, `${what}: the broker went away during a durability wait`);
+      // The wait met the outage: a look-up failed, or one hung in kafkajs' own retries until the wait's deadline.
+      if (o.planned.aim === 'durability wait')
+        assert.ok(o.drainLookupErrors + o.drainUnconfirmed > 0, `${what}: the broker went away during a durability wait`);
       if (o.planned.aim === 'group join') {
         assert.match(o.groupState ?? '', /Rebalance$/, `${what}: the broker went away during a group join`);
         assert.equal(o.joinerAlive, true, `${what}: the joining processor survived`);
