@@ -94,7 +94,7 @@ export async function runFlowRoutesBench(): Promise<void> {
     const liveTrades = Number(
       (
         await store.query<{ n: string }>(
-          `SELECT count() AS n FROM option_trades_live FINAL WHERE expiry >= toDateTime64(toDate(now(), 'UTC'), 3, 'UTC')`,
+          `SELECT count() AS n FROM option_trades_unexpired FINAL WHERE expiry >= toDateTime64(toDate(now(), 'UTC'), 3, 'UTC')`,
         )
       )[0]?.n ?? 0,
     );
@@ -160,7 +160,7 @@ export async function runFlowRoutesBench(): Promise<void> {
       // are many. The same reads again after merging the parts (OPTIMIZE … FINAL), at other cold keys.
       const m0 = performance.now();
       await store.command('OPTIMIZE TABLE option_trades FINAL');
-      await store.command('OPTIMIZE TABLE option_trades_live FINAL');
+      await store.command('OPTIMIZE TABLE option_trades_unexpired FINAL');
       const mergeS = (performance.now() - m0) / 1000;
       const tapeMerged = p50(await times(ROUNDS, () => get(tapePath)));
       const fbsMerged = p50(

@@ -9,8 +9,9 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   // raw facts (001): spread evenly over shards by the event's identity; a redelivery goes where the first copy went
   instruments: 'cityHash64(symbol, venue, instrument)',
   option_trades: 'cityHash64(venue, id)',
-  // live-contract copy of option_trades (060): a trade lands where its raw row does
+  // unexpired-contract copies of option_trades (060, retired; 062): a trade lands where its raw row does
   option_trades_live: 'cityHash64(venue, id)',
+  option_trades_unexpired: 'cityHash64(venue, id)',
   option_tickers: 'cityHash64(venue, id)',
   perp_trades: 'cityHash64(venue, id)',
   spot_trades: 'cityHash64(venue, id)',

@@ -343,7 +343,7 @@ export const SETTINGS = {
     schema: positiveInt,
     default: '600000',
     description:
-      'How often the live flow book is checked against the stored live trades (the last 15 minutes of option_trades_live per flow symbol, all of them every 6th time or after contracts expired; a stored trade it lacks is added and counted in gex_api_live_flow_repaired_total).',
+      'How often the live flow book is checked against the stored live trades (the last 15 minutes of option_trades_unexpired per flow symbol, all of them every 6th time or after contracts expired; a stored trade it lacks is added and counted in gex_api_live_flow_repaired_total).',
   },
   healthPerIpPerMinute: {
     env: 'HEALTH_RATE_LIMIT',

@@ -8,7 +8,7 @@ import { assertError, assertOk } from '../testing/assertions.ts';
 import { migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 
-// Days of the real calendar: option_trades_live keeps a trade until a day after its expiry by the store's clock.
+// Days of the real calendar: option_trades_unexpired keeps a trade until a day after its expiry by the store's clock.
 const DAY = 86_400_000;
 const DAY0 = Math.floor(Date.now() / DAY) * DAY;
 const NOW = DAY0 + 12 * 3_600_000;

@@ -1,8 +1,7 @@
 /**
  * Cumulative aggressor prints per (strike, type, taker side, venue) of a symbol's contracts whose expiry date
- * (UTC) is today or later, trades up to `nowMs`, from option_trades_live FINAL (migration 060: the raw trades of
- * contracts not yet expired, ordered by expiry; a redelivered trade once: its copies share the expiry, hence the
- * partition, so FINAL need not merge across partitions).
+ * (UTC) is today or later, trades up to `nowMs`, from option_trades_unexpired FINAL (migration 062: the raw trades of
+ * contracts not yet expired, ordered by expiry; a redelivered trade once).
  */
 import { msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
@@ -22,7 +21,7 @@ export async function readFlowCells(store: Store, r: FlowRead): Promise<FlowCell
   const c = [
     'symbol = {symbol:String}',
     `ts <= ${msParam('now')}`,
-    // expiry date ≥ today UTC, written on the key column so the primary key of option_trades_live prunes
+    // expiry date ≥ today UTC, written on the key column so the primary key of option_trades_unexpired prunes
     `expiry >= toDateTime64(toDate(${msParam('now')}, 'UTC'), 3, 'UTC')`,
     'isFinite(size)',
     'isFinite(premium_usd)',
@@ -38,7 +37,7 @@ export async function readFlowCells(store: Store, r: FlowRead): Promise<FlowCell
     params.venues = r.venues;
   }
   const sql = `SELECT strike, option_type, side, toString(venue) AS venue_name, sum(size) AS coins, sum(premium_usd) AS premium, count() AS trade_count
-FROM option_trades_live FINAL
+FROM option_trades_unexpired FINAL
 WHERE ${c.join(' AND ')}
 GROUP BY strike, option_type, side, venue_name
 SETTINGS do_not_merge_across_partitions_select_final = 1`;

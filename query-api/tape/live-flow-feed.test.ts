@@ -17,7 +17,7 @@ import { migratedStore, testApp, testClock, userWithKey, type TestClock } from '
 import type { ApiInstance } from '../types.ts';
 import { LiveFlow } from './live-flow-feed.ts';
 
-// Real dates: option_trades_live drops a contract's rows a day after its expiry (TTL), so the data must be live now.
+// Real dates: option_trades_unexpired deletes a contract's rows a day after its expiry (TTL), so the data must be live now.
 const DAY = 86_400_000;
 const NOW = Math.floor(Date.now() / 60_000) * 60_000;
 const TODAY = Math.floor(NOW / DAY) * DAY;

@@ -1,7 +1,7 @@
 /**
  * Keeps one LiveFlowBook (live-flow.ts) per flow symbol (BTCUSDT, ETHUSDT) filled, so /v2/tape/flow-by-strike sums
  * live trades in memory, through a BusMirror (bus-mirror.ts: every trade from the bus as it is published):
- *  - the first load reads every stored trade of the live contracts (option_trades_live FINAL, expiry date today or
+ *  - the first load reads every stored trade of the live contracts (option_trades_unexpired FINAL, expiry date today or
  *    later; more than `capacity` marks the book full and the route reads the store), in pages, in slices of the
  *    event loop;
  *  - every `reconcileMs` (10 min) expired contracts are dropped and the stored trades of the last 15 minutes read
@@ -107,7 +107,7 @@ async function readLiveTrades(store: Store, symbol: MarketSymbol, nowMs: number,
   return store.queryColumns(
     `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, toUnixTimestamp64Milli(expiry) AS expiry_ms, toString(venue) AS venue_s, id, strike,
        toString(option_type) AS type_s, toString(side) AS side_s, size, premium_usd
-FROM option_trades_live FINAL
+FROM option_trades_unexpired FINAL
 WHERE ${LIVE}${recent}${paged}
 SETTINGS do_not_merge_across_partitions_select_final = 1`,
     {
@@ -121,7 +121,7 @@ SETTINGS do_not_merge_across_partitions_select_final = 1`,
 
 /** Pages of a full read: the stored rows of the live contracts (copies not yet merged included) by PAGE_ROWS. */
 async function fullReadPages(store: Store, symbol: MarketSymbol, nowMs: number, pageRows: number): Promise<number> {
-  const rows = await store.query<{ n: string }>(`SELECT count() AS n FROM option_trades_live WHERE ${LIVE}`, {
+  const rows = await store.query<{ n: string }>(`SELECT count() AS n FROM option_trades_unexpired WHERE ${LIVE}`, {
     symbol,
     now: Math.trunc(nowMs),
   });

@@ -1,9 +1,9 @@
 /**
  * The option trades of one symbol's live contracts (expiry date today UTC or later) in memory, column-wise, so
- * /v2/tape/flow-by-strike sums them without a statement (option_trades_live FINAL over a year of synthetic BTC
+ * /v2/tape/flow-by-strike sums them without a statement (option_trades_unexpired FINAL over a year of synthetic BTC
  * trades: 150-300 ms; a pass here: a few ms). Pure: no I/O; live-flow-feed.ts fills it from the bus and the store.
  *
- * Semantics of option_trades_live FINAL (ORDER BY (symbol, expiry, venue, id), ReplacingMergeTree): one trade per
+ * Semantics of option_trades_unexpired FINAL (ORDER BY (symbol, expiry, venue, id), ReplacingMergeTree): one trade per
  * key (expiry, venue, id); a later copy replaces the held one (last write wins). `cells` is readFlowCells'
  * statement (flow-read.ts) evaluated here: ts ≤ now, expiry ≥ today 00:00 UTC, finite size and premium, premium ≥
  * the minimum, the expiry-date and venue filters; sums per (strike, type, side, venue). Sums of doubles in another
