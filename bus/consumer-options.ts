@@ -8,6 +8,8 @@ import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
 export interface ConsumerCommonOptions<Self> {
   readonly topics: readonly string[];
   readonly maxBatchSize: number;
+  /** Partitions whose batches may be in the handler at once (SubscribeOptions.partitionsConcurrently). */
+  readonly partitionsConcurrently: number;
   /** First redelivery delay ceiling after a handler failure (shared jittered backoff, doubling up to 30x). */
   readonly retryBackoffMs: number;
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
@@ -54,6 +56,7 @@ export function commonConsumerOptions<Self>(
   return {
     topics: [...sub.topics],
     maxBatchSize: sizes.maxBatchSize,
+    partitionsConcurrently: Math.max(1, Math.floor(sub.partitionsConcurrently ?? 1)),
     retryBackoffMs: sizes.retryBackoffMs,
     eachBatch: sub.eachBatch,
     ...(sub.onAssignment ? { onAssignment: sub.onAssignment } : {}),

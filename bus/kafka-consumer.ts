@@ -49,7 +49,7 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
     this.runConfig = {
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      partitionsConsumedConcurrently: options.partitionsConcurrently,
       eachBatch: (payload) => this.onBatch(payload),
     };
     this.revival = new ConsumerRevival({

@@ -15,9 +15,10 @@ export interface MemoryConsumerOptions extends ConsumerCommonOptions<MemoryConsu
 type State = 'running' | 'stopping' | 'stopped';
 
 /**
- * One member of an in-process consumer group. A single loop hands one batch at a time to the handler (no
- * per-message promises), round robin over the owned partitions, and sleeps on a wake-up when there is nothing
- * to do (no data, paused, or its partitions are in flight elsewhere).
+ * One member of an in-process consumer group. Each of its `partitionsConcurrently` loops (default 1) hands one batch
+ * at a time to the handler (no per-message promises), round robin over the owned partitions, and sleeps on a wake-up
+ * when there is nothing to do (no data, paused, or the partitions with data have a batch in flight already: a
+ * partition is never in two loops at once, so its batches stay in order).
  */
 export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMember {
   readonly groupId: string;
@@ -28,7 +29,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   private paused = false;
   private state: State = 'running';
   private cursor = 0;
-  private waiter: (() => void) | null = null;
+  private waiters: (() => void)[] = [];
   /** Aborted by stop() and crash(): cuts a redelivery backoff short. */
   private readonly leaving = new AbortController();
   private readonly backoff: Backoff;
@@ -57,11 +58,10 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   }
 
   wake(): void {
-    const w = this.waiter;
-    if (w) {
-      this.waiter = null;
-      w();
-    }
+    const ws = this.waiters;
+    if (ws.length === 0) return;
+    this.waiters = [];
+    for (const w of ws) w();
   }
 
   pause(): void {
@@ -114,11 +114,16 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
 
   private idle(): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.waiter = resolve;
+      this.waiters.push(resolve);
     });
   }
 
   private async run(): Promise<void> {
+    const loops = Array.from({ length: this.options.partitionsConcurrently }, () => this.deliver());
+    await Promise.all(loops);
+  }
+
+  private async deliver(): Promise<void> {
     const { group, maxBatchSize } = this.options;
     while (this.state === 'running') {
       const claim = this.paused ? null : group.claim(this, this.owned, this.cursor, maxBatchSize);

@@ -52,6 +52,13 @@ export interface SubscribeOptions {
   readonly fromBeginning?: boolean;
   /** Upper bound of messages per batch handed to `eachBatch`. */
   readonly maxBatchSize?: number;
+  /**
+   * How many of this member's partitions may have a batch in `eachBatch` at once (kafkajs'
+   * partitionsConsumedConcurrently); batches of one partition are always handed over one after the other, in order.
+   * Default 1. A handler that gathers batches into shared writes (the raw writer) takes every partition with data
+   * into one write instead of one partition per write.
+   */
+  readonly partitionsConcurrently?: number;
   /** Called with consecutive messages of one partition; resolve = commit, throw = redeliver. */
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
   /** Optional hook on rebalance: the partitions now owned by this member. */

@@ -124,6 +124,46 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
       });
     });
 
+    test('partitionsConcurrently: several partitions in the handler at once, one partition never twice, its batches in order', async () => {
+      await withBus(makeBus, async (bus) => {
+        const topic = `contract.concurrent.${uid()}`;
+        await bus.ensureTopics([{ name: topic, partitions: 4 }]);
+        const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+        const perKey = 20;
+        for (let r = 0; r < perKey; r++)
+          await bus.publish(
+            topic,
+            keys.map((k) => msg(k, r)),
+          );
+        const inHandler = new Set<number>();
+        let most = 0;
+        let overlap = false;
+        const seen = new Map<string, number[]>();
+        let count = 0;
+        const consumer = await bus.subscribe({
+          groupId: `g.concurrent.${uid()}`,
+          topics: [topic],
+          maxBatchSize: 30,
+          partitionsConcurrently: 4,
+          eachBatch: async (b) => {
+            if (inHandler.has(b.partition)) overlap = true;
+            inHandler.add(b.partition);
+            most = Math.max(most, inHandler.size);
+            await sleep(30); // long enough for the other partitions' batches to arrive meanwhile
+            for (const m of b.messages) seen.set(m.key, [...(seen.get(m.key) ?? []), seqOf(m)]);
+            count += b.messages.length;
+            inHandler.delete(b.partition);
+          },
+        });
+        await waitFor(`${keys.length * perKey} messages`, () => count >= keys.length * perKey, waitMs);
+        await consumer.stop();
+        assert.equal(overlap, false, 'a partition was in the handler twice at once');
+        assert.ok(most >= 2, `at most ${most} partition(s) in the handler at once`);
+        const expected = Array.from({ length: perKey }, (_, i) => i);
+        for (const key of keys) assert.deepEqual(seen.get(key), expected, `order of ${key}`);
+      });
+    });
+
     test('two members share the partitions; when one leaves the other takes over and gets the rest', async () => {
       await withBus(makeBus, async (bus) => {
         const topic = `contract.share.${uid()}`;

@@ -93,3 +93,41 @@ test('a failed INSERT rejects every batch in it (each member then retries); noth
     ['rejected', 'rejected'],
   );
 });
+
+test('one write at a time: batches that arrive meanwhile go out together in the next, minIntervalMs after the last start', async () => {
+  const t = await openTempStore();
+  try {
+    await migrate(t.store);
+    const c = counting(t.store);
+    const starts: number[] = [];
+    const timed: Store = new Proxy(c.store, {
+      get(target, prop, receiver) {
+        if (prop === 'insert') return (...a: Parameters<Store['insert']>) => (starts.push(Date.now()), target.insert(...a));
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const sink = new CoalescingSink(timed, { writers: 100, maxRows: 1_000, lingerMs: 0, minIntervalMs: 150 });
+    const first = sink.submit(batch('a', trades(0, 10))); // no write before it: starts at once
+    const during = [sink.submit(batch('b', trades(10, 20))), sink.submit(batch('c', trades(30, 5)))];
+    await Promise.all([first, ...during]);
+    assert.deepEqual(
+      c.inserts.map((i) => i.rows),
+      [10, 25],
+      'the two batches submitted during the first write share the second',
+    );
+    assert.ok((starts[1] ?? 0) - (starts[0] ?? 0) >= 145, `second write ${(starts[1] ?? 0) - (starts[0] ?? 0)} ms after the first`);
+
+    // maxRows waiting: no spacing (here 10 s), the write starts as soon as the one in flight ends.
+    const spaced = new CoalescingSink(c.store, { writers: 100, maxRows: 1_000, lingerMs: 0, minIntervalMs: 10_000 });
+    await spaced.submit(batch('small', trades(100, 3)));
+    const t0 = Date.now();
+    await spaced.submit(batch('big', trades(200, 1_000)));
+    assert.ok(Date.now() - t0 < 5_000, `a full batch waited ${Date.now() - t0} ms`);
+    assert.deepEqual(
+      c.inserts.map((i) => i.rows),
+      [10, 25, 3, 1_000],
+    );
+  } finally {
+    await t.dispose();
+  }
+});

@@ -15,6 +15,8 @@ export interface CoalescingOptions {
   readonly maxRows: number;
   /** Otherwise flush this long after the first buffered batch. */
   readonly lingerMs: number;
+  /** A write starts at least this long after the previous one started, unless `maxRows` are waiting. Default 0. */
+  readonly minIntervalMs?: number;
   readonly onStored?: (table: RawTable, rows: readonly RawRow[], storedAt: number) => void;
 }
 
@@ -26,16 +28,22 @@ interface Pending {
 }
 
 /**
- * Merges the batches of several consumer-group members into one INSERT per table: chDB pays ~5 ms per INSERT, so
- * many small partition batches cost far more than one large one. Each `submit` resolves only after every row of
- * its batch is stored (so the member commits its offsets only then) and rejects if the combined insert failed
- * (the member then retries its batch). The combined dedup token is a hash of the member batches' tokens.
+ * Merges the batches of several consumer-group members into one INSERT per table: an INSERT has a fixed cost of
+ * tens of milliseconds on the embedded engine (a part per table and per view target, the views' query plans, and the
+ * merges every part causes later), so many small partition batches cost far more than one large one. One write is
+ * in flight at a time (group commit): what arrives meanwhile gathers into the next write, so the INSERT rate follows
+ * the store's speed instead of the batch rate. Each `submit` resolves only after every row of its batch is stored
+ * (so the member commits its offsets only then) and rejects if the combined insert failed (the member then retries
+ * its batch). The combined dedup token is a hash of the member batches' tokens.
  */
 export class CoalescingSink {
   private pending: Pending = emptyPending();
+  /** When the pending batch got its first rows (the linger counts from there). */
+  private pendingSince = 0;
   private waiting = 0;
   private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
+  private writing = false;
+  private lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
@@ -44,6 +52,7 @@ export class CoalescingSink {
 
   submit(batch: BatchRows): Promise<void> {
     const p = this.pending;
+    if (p.waiters.length === 0) this.pendingSince = Date.now();
     for (const [table, rows] of batch.byTable) {
       let buf = p.byTable.get(table);
       if (!buf) p.byTable.set(table, (buf = []));
@@ -53,19 +62,41 @@ export class CoalescingSink {
     p.tokens.push(batch.token);
     this.waiting++;
     const done = new Promise<void>((resolve, reject) => p.waiters.push({ resolve, reject }));
-    if (this.waiting >= this.opts.writers || p.rows >= this.opts.maxRows) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.opts.lingerMs);
+    this.schedule();
     return done;
+  }
+
+  /**
+   * Starts the write of the pending batch when it is due: at once when every writer waits on it or it holds
+   * `maxRows`, else `lingerMs` after its first rows. While a write is in flight nothing starts; its end calls this.
+   */
+  private schedule(): void {
+    if (this.writing || this.pending.waiters.length === 0) return;
+    const now = Date.now();
+    const spaced = this.lastStart + (this.opts.minIntervalMs ?? 0) - now;
+    const due = Math.max(this.waiting >= this.opts.writers ? 0 : this.pendingSince + this.opts.lingerMs - now, spaced);
+    if (this.pending.rows >= this.opts.maxRows || due <= 0) {
+      this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.schedule();
+    }, due);
   }
 
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.pending;
-    if (batch.waiters.length === 0) return;
     this.pending = emptyPending();
     this.waiting -= batch.waiters.length;
-    this.chain = this.chain.then(() => this.write(batch));
+    this.writing = true;
+    this.lastStart = Date.now();
+    void this.write(batch).finally(() => {
+      this.writing = false;
+      this.schedule();
+    });
   }
 
   private async write(batch: Pending): Promise<void> {
