@@ -85,7 +85,6 @@ async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: Stored
     // A new group per run, starting at the end of the topics: a long-lived broker still holds earlier runs' events.
     const writer = await startRawWriter(bus, store, {
       groupId: `bench-e2e-${Date.now()}`,
-      maxBatchSize: 20_000,
       fromBeginning: false,
       onStored: probe.hook,
     });
