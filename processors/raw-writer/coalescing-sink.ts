@@ -67,8 +67,9 @@ export class CoalescingSink {
   }
 
   /**
-   * Starts the write of the pending batch when it is due: at once when every writer waits on it or it holds
-   * `maxRows`, else `lingerMs` after its first rows. While a write is in flight nothing starts; its end calls this.
+   * Starts the write of the pending batch when it is due: at once when it holds `maxRows`; otherwise when every writer
+   * waits on it, or `lingerMs` after its first rows, and in both cases not before `minIntervalMs` after the previous
+   * write started. While a write is in flight nothing starts; its end calls this.
    */
   private schedule(): void {
     if (this.writing || this.pending.waiters.length === 0) return;
