@@ -104,7 +104,7 @@ export interface RawWriterOptions {
   /**
    * Least time between the starts of two writes, unless `maxInsertRows` are waiting. Default 75 ms: an INSERT costs
    * tens of milliseconds of CPU on the embedded engine plus the merges of the parts it makes, so at 1k trades/s
-   * (a write per batch: ~20/s) the writer used 1.2 cores, and 0.4 with writes spaced by 100 ms.
+   * (a write per batch: ~20/s) the pipeline used 1.2 cores, 0.7 with writes 75 ms apart (bench/RESULTS.md "ingest").
    */
   readonly minIntervalMs?: number;
   /**
@@ -154,12 +154,12 @@ export async function startRawWriter(bus: Bus, store: Store, opts: RawWriterOpti
         maxBatchSize: opts.maxBatchSize ?? 10_000,
         partitionsConcurrently: concurrently,
         eachBatch: async (batch) => {
-          const n = batch.messages.length;
-          await budget.acquire(n);
+          const count = batch.messages.length;
+          await budget.acquire(count);
           try {
             await runStep(insertStep, { batch, rows: decodeBatch(groupId, batch) }, stopping.signal);
           } finally {
-            budget.release(n);
+            budget.release(count);
           }
         },
       }),
