@@ -63,7 +63,15 @@ const brokerAndProcessor: ScenarioDef = {
       });
     });
     const { downAt, upAt } = await bounced;
-    const takeoverAt = await waitUntil('processor A alone in the group', async () => (await kafka.members()) === 1, 180_000, 500);
+    // The group coordinator answers a few seconds after the port opens (it loads the group first); no member can
+    // be expired before then, so the takeover is timed from both instants.
+    const coordinatorAt = await waitUntil(
+      'the group coordinator answering',
+      async () => (await kafka.groupState()).length > 0,
+      180_000,
+      200,
+    );
+    const takeoverAt = await waitUntil('processor A alone in the group', async () => (await kafka.members()) === 1, 180_000, 250);
     return {
       start,
       end: upAt,
@@ -71,7 +79,9 @@ const brokerAndProcessor: ScenarioDef = {
       checks: {
         downSeconds: (upAt - downAt) / 1000,
         killedWhileDown: killedAt > downAt && killedAt < upAt,
+        coordinatorAfterPortSeconds: (coordinatorAt - upAt) / 1000,
         takeoverAfterBrokerSeconds: (takeoverAt - upAt) / 1000,
+        takeoverAfterCoordinatorSeconds: (takeoverAt - coordinatorAt) / 1000,
       },
     };
   },
