@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MarketEvent } from '#schemas/events.ts';
-import { duplicateTradesTotal, observeVenueLag } from '../transport/metrics.ts';
+import { duplicateTradesTotal, venueLagOf } from '../transport/metrics.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { RecentIds } from './recent-ids.ts';
 
@@ -16,11 +16,14 @@ export const DEAD_LETTER_RAW_MAX = 65_536;
  */
 export class VenueSink {
   private readonly recent = new RecentIds();
+  private readonly lag;
 
   constructor(
     readonly venue: string,
     private readonly publisher: EventPublisher,
-  ) {}
+  ) {
+    this.lag = venueLagOf(venue);
+  }
 
   publish(events: readonly MarketEvent[], receivedAt: number): Promise<void> | undefined {
     return this.publishFresh(events, receivedAt).pressure;
@@ -36,7 +39,7 @@ export class VenueSink {
     const { fresh, duplicates } = this.recent.admit(events);
     if (duplicates > 0) duplicateTradesTotal.inc({ venue: this.venue }, duplicates);
     if (observeLag)
-      for (const e of fresh) if (e.type === 'option_trade' || e.type === 'perp_trade') observeVenueLag(this.venue, e.event.ts, receivedAt);
+      for (const e of fresh) if (e.type === 'option_trade' || e.type === 'perp_trade') this.lag.observe(e.event.ts, receivedAt);
     return { pressure: fresh.length === 0 ? undefined : this.publisher.add(fresh), published: fresh.length, duplicates };
   }
 

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
+import { BucketHistogram } from '#platform/metrics/bucket-histogram.ts';
 
 /** Connection-level ingest metrics, labelled by venue. Registered once per process on metricsRegistry. */
 
@@ -58,15 +59,26 @@ export const gapFillsTotal = counter(METRIC.ingestGapFills, 'REST gap fills run 
 /** Trades a gap fill published (missed during the outage). */
 export const gapFillTradesTotal = counter(METRIC.ingestGapFillTrades, 'Trades recovered by gap fills (published; duplicates excluded)');
 
-const venueLag = histogram(
+const venueLag = BucketHistogram.on(
+  metricsRegistry,
   METRIC.ingestVenueLag,
   'Lag between the venue event time and the local receive time',
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  ['venue'],
+  'venue',
 );
 
-/** Record venue-to-receive lag of one event (negative lags from clock skew are clamped to 0). */
-export function observeVenueLag(venue: string, venueTsMs: number, receivedAtMs: number): void {
-  if (!Number.isFinite(venueTsMs) || !Number.isFinite(receivedAtMs)) return;
-  venueLag.observe({ venue }, Math.max(0, receivedAtMs - venueTsMs) / 1000);
+/** One venue's venue-to-receive lag recorder (observed per trade: resolved once, see BucketHistogram). */
+export interface VenueLag {
+  /** Records the lag of one event (negative lags from clock skew are clamped to 0). */
+  observe(venueTsMs: number, receivedAtMs: number): void;
+}
+
+export function venueLagOf(venue: string): VenueLag {
+  const series = venueLag.series(venue);
+  return {
+    observe: (venueTsMs, receivedAtMs) => {
+      const lagMs = receivedAtMs - venueTsMs;
+      if (Number.isFinite(lagMs)) series.observe(lagMs > 0 ? lagMs / 1000 : 0);
+    },
+  };
 }

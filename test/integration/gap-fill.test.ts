@@ -278,6 +278,17 @@ describe('RecentIds', () => {
     assert.equal(r.admit([trade('a')]).duplicates, 0, "'a' was forgotten (capacity 3)");
     assert.equal(r.admit([trade('d')]).duplicates, 1);
   });
+  test('after many wraps of its window it remembers exactly the newest `capacity` ids', () => {
+    const r = new RecentIds(4);
+    for (let i = 0; i < 1003; i++) assert.equal(r.admit([trade(`t${i}`)]).duplicates, 0);
+    assert.equal(r.size, 4);
+    // t999..t1002 are remembered, t998 was forgotten (and is remembered again, forgetting t999).
+    assert.equal(r.admit([trade('t1002'), trade('t1001'), trade('t1000'), trade('t999')]).duplicates, 4);
+    assert.equal(r.admit([trade('t998')]).duplicates, 0);
+    assert.equal(r.admit([trade('t999')]).duplicates, 0);
+    assert.equal(r.size, 4);
+    assert.throws(() => new RecentIds(0), RangeError);
+  });
   test('a spot trade whose id equals a perp trade id is not a duplicate (Binance and Bybit name both BTCUSDT)', () => {
     const r = new RecentIds();
     const perp = trade('binance:BTCUSDT:7');
