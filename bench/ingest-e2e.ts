@@ -1,6 +1,7 @@
 /**
  * End-to-end ingest throughput and latency: sandbox market (a second process, manual clock, option-trade bursts on every venue)
- * -> WebSocket -> the real connectors (startIngest) -> bus -> raw writer -> ClickHouse (embedded chDB), on the
+ * -> WebSocket -> the real connectors (on their own thread, startIngestThread, as the product runs them; and on the
+ * writer's thread, startIngest, for comparison) -> bus -> raw writer -> ClickHouse (embedded chDB), on the
  * in-process bus and, when KAFKA_BROKERS or KAFKA_TEST_BROKERS is set, on Kafka. Latency = the raw writer's
  * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
@@ -18,6 +19,7 @@ import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { RAW_TABLES } from '#clickhouse/rows.ts';
 import { startRawWriter, type StoredHook } from '#processors/raw-writer/raw-writer.ts';
 import { startIngest } from '#ingest/pipeline/run-ingest.ts';
+import { startIngestThread } from '#ingest/thread/start-ingest-thread.ts';
 import { EventPublisher } from '#ingest/pipeline/event-publisher.ts';
 import { createSandboxMarket } from '#sandbox/market/market.ts';
 import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
@@ -137,8 +139,12 @@ interface Drive {
   run(gen: LoadGenerator): Promise<void>;
 }
 
-/** Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
-async function endToEnd(makeBus: () => Bus, drive: Drive, rounds = 1): Promise<Result[]> {
+/**
+ * Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades.
+ * `thread`: the connectors on their own thread (startIngestThread, the product's default INGEST_THREAD=true) or on
+ * the thread of the bus and the raw writer (startIngest).
+ */
+async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread: boolean): Promise<Result[]> {
   return withPipeline(makeBus, async (bus, probe) => {
     const gen = await startLoadGenerator();
     const urls: Partial<Record<Venue, VenueUrls>> = {};
@@ -146,10 +152,15 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds = 1): Promise<R
       const u = gen.urls[v];
       if (u) urls[v] = connectorUrlsFor(v, u);
     }
-    const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } });
+    const options = { venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } };
+    const ingest = thread ? await startIngestThread(bus, options) : await startIngest({ bus, ...options });
+    const connected = async (): Promise<boolean> => {
+      const all = 'connections' in ingest ? await ingest.connections() : ingest.venues.map((v) => v.connections());
+      return all.every((c) => c.open === c.planned);
+    };
     try {
       const deadline = Date.now() + 20_000;
-      while (!ingest.venues.every((v) => v.connections().open === v.connections().planned)) {
+      while (!(await connected())) {
         if (Date.now() > deadline) throw new Error('sandbox connections did not open');
         await sleep(50);
       }
@@ -275,19 +286,24 @@ export async function runIngestE2eBench(): Promise<void> {
     const base = await baseline(b.make);
     process.stdout.write(`${line(`${b.name}: baseline publish -> store`, base)}\n`);
     // Three saturation rounds on one running pipeline (the 2 shared cores are noisy): each printed, then the median.
-    const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS);
-    floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store #${i + 1}`, r, base)}\n`));
-    const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
-    if (mid) {
+    // The product's default first (connectors on their own thread), then the connectors on the writer's thread.
+    for (const thread of [true, false]) {
+      const how = thread ? 'ingest thread' : 'one thread';
+      const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS, thread);
+      floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ${how} #${i + 1}`, r, base)}\n`));
+      const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
+      if (!mid) continue;
       const rate = mid.events / mid.seconds;
       const ratio = rate / (base.events / base.seconds);
-      const verdict = embedded
-        ? `  targets >= ${TARGET_EVENTS_PER_S} ev/s: ${rate >= TARGET_EVENTS_PER_S ? 'met' : 'NOT met'}, >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`
-        : "  (reported beside the embedded figure; the targets are the embedded default's)";
-      process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, median`, mid, base)}${verdict}\n`);
+      const verdict = !thread
+        ? '  (INGEST_THREAD=false, for comparison)'
+        : embedded
+          ? `  targets >= ${TARGET_EVENTS_PER_S} ev/s: ${rate >= TARGET_EVENTS_PER_S ? 'met' : 'NOT met'}, >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`
+          : "  (reported beside the embedded figure; the targets are the embedded default's)";
+      process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ${how}, median`, mid, base)}${verdict}\n`);
     }
     for (const r of RATES) {
-      const [lat] = await endToEnd(b.make, steady(r, 10));
+      const [lat] = await endToEnd(b.make, steady(r, 10), 1, true);
       if (!lat) continue;
       const verdict =
         embedded && r === TARGET_P99_RATE ? `  target p99 < ${TARGET_P99_MS} ms: ${lat.p99Ms < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';

@@ -199,6 +199,14 @@ export const SETTINGS = {
     description:
       'At start, once every socket of a venue is open, fill the trades of this many ms back from its REST recent-trades endpoints (the gap-fill venues): a restarted ingest process recovers what its predecessor did not publish. 0 = off.',
   },
+  ingestThread: {
+    env: 'INGEST_THREAD',
+    flag: 'ingest-thread',
+    schema: bool,
+    default: 'true',
+    description:
+      "Run the ingest role's connectors (sockets, parsing, dedup, Avro encoding) on a worker thread of their own, so they use a second core beside the bus, raw writer, snapshots and API of the same process; every publish crosses as one batch and is acknowledged when the bus took it. false = on the main thread.",
+  },
   ingestSpoolMb: {
     env: 'INGEST_SPOOL_MB',
     flag: 'ingest-spool-mb',

@@ -1,4 +1,4 @@
-import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { processMetrics } from '#platform/metrics/registry.ts';
 import { logFormat, rootLogger, writeTerminalLine } from '#platform/log.ts';
 import type { RuntimeContext } from './context.ts';
 import { readStatus, type StatusParts } from './status-metrics.ts';
@@ -41,7 +41,7 @@ export function startTerminalStatus(ctx: RuntimeContext, roles: ReadonlySet<stri
     if (reading) return; // a slow lag look-up (Kafka) still running: skip this tick
     reading = true;
     try {
-      const now = { reading: await readStatus(metricsRegistry, parts), at: Date.now() };
+      const now = { reading: await readStatus(await processMetrics(), parts), at: Date.now() };
       if (previous !== null) {
         const line = formatStatusLine(statusBetween(previous.reading, now.reading, (now.at - previous.at) / 1000, ctx.config.symbols));
         if (line !== '') writeTerminalLine('STATUS', line);

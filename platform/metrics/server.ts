@@ -1,15 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { metricsRegistry } from './registry.ts';
+import { processMetrics } from './registry.ts';
 
-/** Serves the process's registry on GET /metrics (Prometheus text format). */
+/** Serves the process's metrics (every thread's registry, processMetrics) on GET /metrics (Prometheus text format). */
 export async function startMetricsServer(host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
-      metricsRegistry
-        .metrics()
-        .then((body) => {
-          res.writeHead(200, { 'content-type': metricsRegistry.contentType });
+      processMetrics()
+        .then(async (registry) => {
+          const body = await registry.metrics();
+          res.writeHead(200, { 'content-type': registry.contentType });
           res.end(body);
         })
         .catch(() => {

@@ -8,6 +8,7 @@ import { untilSignal } from '../../runtime/signals.ts';
 import { startRawWriter } from '#processors/raw-writer/raw-writer.ts';
 import { startLeasedSnapshotProcessor } from '#processors/snapshots/leased.ts';
 import { startIngest } from '#ingest/pipeline/run-ingest.ts';
+import { startIngestThread } from '#ingest/thread/start-ingest-thread.ts';
 import { startSandboxFeed } from '../../runtime/sandbox-feed.ts';
 import { startTerminalStatus } from '../../runtime/terminal-status.ts';
 import { startApi, type RunningApi } from '#query-api/server.ts';
@@ -65,14 +66,10 @@ export async function startRoles(ctx: RuntimeContext, roles: ReadonlySet<Role>, 
     const venues = sandbox ? config.venues.filter((v) => urls[v] !== undefined) : config.venues;
     const spool =
       config.ingestSpoolMb > 0 ? { dir: join(config.dataDir, 'ingest-spool'), maxBytes: config.ingestSpoolMb * 1024 * 1024 } : undefined;
-    const ingest = await startIngest({
-      bus: ctx.bus,
-      venues,
-      symbols: config.symbols,
-      urls,
-      startFillMs: config.ingestStartFillMs,
-      ...(spool ? { spool } : {}),
-    });
+    const options = { venues, symbols: config.symbols, urls, startFillMs: config.ingestStartFillMs, ...(spool ? { spool } : {}) };
+    // On its own thread by default (INGEST_THREAD): the connectors use a second core. A failure of that thread
+    // is thrown here, where the role's policy logs it and exits for its supervisor (runtime/signals.ts).
+    const ingest = config.ingestThread ? await startIngestThread(ctx.bus, options) : await startIngest({ bus: ctx.bus, ...options });
     ctx.onShutdown(() => ingest.stop());
   }
   let api: RunningApi | null = null;
