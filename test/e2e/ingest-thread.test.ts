@@ -5,6 +5,9 @@
  * metrics are served with this thread's (processMetrics), and stop ends the thread.
  */
 import { test } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { MemoryBus } from '#bus/memory-bus.ts';
 import type { BusMessage } from '#bus/types.ts';
@@ -147,3 +150,25 @@ test(
     }
   },
 );
+
+test('an ingest thread that cannot start rejects with its reason and leaves no thread behind', { timeout: 60_000 }, async () => {
+  // The spool directory is a file: the thread's startIngest fails on it.
+  const file = join(mkdtempSync(join(tmpdir(), 'gex-ingest-thread-')), 'not-a-directory');
+  writeFileSync(file, '');
+  const bus = new MemoryBus({ clientId: 'ingest-thread-fail' });
+  let failures = 0;
+  try {
+    await assert.rejects(
+      startIngestThread(
+        bus,
+        { venues: [], symbols: SYMBOLS, spool: { dir: join(file, 'spool'), maxBytes: 1 << 20 } },
+        { onFailure: () => failures++ },
+      ),
+      /the ingest thread did not start: .*ENOTDIR/s,
+    );
+    await sleep(200);
+    assert.equal(failures, 0, 'a start failure is the rejection, not a later thread failure');
+  } finally {
+    await bus.close();
+  }
+});
