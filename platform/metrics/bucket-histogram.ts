@@ -39,6 +39,8 @@ export class BucketHistogram {
   readonly aggregator = 'sum';
   readonly #bounds: Float64Array;
   readonly #series = new Map<string, SeriesState>();
+  /** As on prom-client's metrics (the metric catalogue reads it). */
+  readonly labelNames: readonly string[];
 
   constructor(
     readonly name: string,
@@ -50,6 +52,7 @@ export class BucketHistogram {
     if (sorted.length === 0 || sorted.some((b, i) => !Number.isFinite(b) || (i > 0 && b === sorted[i - 1])))
       throw new RangeError(`${name}: buckets must be distinct finite numbers`);
     this.#bounds = Float64Array.from(sorted);
+    this.labelNames = [labelName];
   }
 
   /** The series of one label value (created at zero on first use). */

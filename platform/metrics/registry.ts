@@ -1,4 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
+import { withDeadline } from '../deadline.ts';
 import {
   AggregatorRegistry,
   Registry,
@@ -42,22 +43,6 @@ export function addThreadMetrics(source: ThreadMetrics): () => void {
  */
 export async function processMetrics(): Promise<Registry> {
   if (threads.size === 0) return metricsRegistry;
-  const others = await Promise.all([...threads].map((t) => withTimeout(t(), 2000).catch(() => [])));
+  const others = await Promise.all([...threads].map((t) => withDeadline(t(), 2000).catch(() => [])));
   return AggregatorRegistry.aggregate([await metricsRegistry.getMetricsAsJSON(), ...others.map((o) => [...o])]);
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('timed out')), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(t);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

@@ -10,17 +10,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { MemoryBus } from '#bus/memory-bus.ts';
-import type { BusMessage } from '#bus/types.ts';
 import { ensureProductTopics } from '#bus/topics.ts';
-import { TOPICS, type MarketSymbol, type Venue } from '#schemas/events.ts';
-import { decodeMarketEvent } from '#schemas/event-codec.ts';
-import type { VenueUrls } from '#ingest/connector/types.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { SocketEvent } from '#ingest/transport/resilient-socket.ts';
-import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
-import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
+import { SANDBOX_VENUES } from '#sandbox/market/venues.ts';
 import { startIngest } from '#ingest/pipeline/run-ingest.ts';
+import { StallableBus, collectOptionTrades, sandboxConnectorUrls } from './flood-ingest.ts';
 import { waitFor } from '#sandbox/harness/ledger-check.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 
@@ -41,25 +36,6 @@ const CONTROL_STALL_MS = 12_000;
  * in 12 s (27,800 trades), ~0.8 MB per second of stall.
  */
 const HEAP_BOUND_MB = 6;
-
-/** The in-process bus; while stalled, every publish waits until `recover()` (a broker outage). */
-class StallableBus extends MemoryBus {
-  #gate: Promise<void> | null = null;
-  #open: () => void = () => undefined;
-  stall(): void {
-    this.#gate ??= new Promise((r) => {
-      this.#open = r;
-    });
-  }
-  recover(): void {
-    this.#gate = null;
-    this.#open();
-  }
-  override async publish(topic: string, messages: readonly BusMessage[]): Promise<void> {
-    while (this.#gate) await this.#gate;
-    await super.publish(topic, messages);
-  }
-}
 
 const MB = 1024 * 1024;
 function heap(): { heapUsed: number; external: number } {
@@ -88,7 +64,6 @@ interface StallRun {
 async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<StallRun> {
   const sandbox = await forkSandboxProcess(new URL('./flood-sandbox.ts', import.meta.url));
   const bus = new StallableBus({ clientId: 'backpressure' });
-  const onBus = new Map<string, string[]>();
   let pauses = 0;
   let stales = 0;
   const onSocketEvent = (_v: Venue, _c: string, e: SocketEvent): void => {
@@ -97,24 +72,8 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
   };
   try {
     await ensureProductTopics(bus, 3);
-    const collector = await bus.subscribe({
-      groupId: 'backpressure-collector',
-      topics: [TOPICS.option_trade],
-      eachBatch: async (batch) => {
-        for (const m of batch.messages) {
-          const e = decodeMarketEvent(m.topic, m.value);
-          if (e.type !== 'option_trade') continue;
-          let ids = onBus.get(e.event.venue);
-          if (!ids) onBus.set(e.event.venue, (ids = []));
-          ids.push(e.event.tradeId);
-        }
-      },
-    });
-    const urls: Partial<Record<Venue, VenueUrls>> = {};
-    for (const v of SANDBOX_VENUES) {
-      const u = (sandbox.ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>)[v];
-      if (u) urls[v] = connectorUrlsFor(v, u);
-    }
+    const collector = await collectOptionTrades(bus, 'backpressure-collector');
+    const urls = sandboxConnectorUrls(sandbox.ready);
     const ingest = await startIngest({ bus, venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { highWaterMark }, onSocketEvent });
     try {
       await waitFor(
@@ -139,24 +98,16 @@ async function stallUnderFlood(highWaterMark: number, stallMs: number): Promise<
       }
       const delivered = Number((await sandbox.ask({ cmd: 'calm' }))['delivered']);
       bus.recover();
-      const count = (): number => [...onBus.values()].reduce((n, ids) => n + ids.length, 0);
-      await waitFor('every delivered trade on the bus', () => count() >= delivered, 90_000, 100);
+      await waitFor('every delivered trade on the bus', () => collector.count() >= delivered, 90_000, 100);
       await sleep(300); // nothing more (no doubles) arrives
       const ledger = (await sandbox.ask({ cmd: 'ledger' }))['ids'] as Record<string, string[]>;
-      const missing: string[] = [];
-      const extra: string[] = [];
-      for (const v of SANDBOX_VENUES) {
-        const seen = new Set(onBus.get(v) ?? []);
-        const written = new Set(ledger[v] ?? []);
-        for (const id of written) if (!seen.has(id)) missing.push(`${v}:${id}`);
-        for (const id of seen) if (!written.has(id)) extra.push(`${v}:${id}`);
-      }
+      const { missing, extra } = collector.compare(ledger);
       return {
         heapGrowthMb: round(heapGrowthMb),
         externalGrowthMb: round(externalGrowthMb),
         totalGrowthMb: round(totalGrowthMb),
         delivered,
-        onBus: count(),
+        onBus: collector.count(),
         missing,
         extra,
         pauses,

@@ -10,41 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { MemoryBus } from '#bus/memory-bus.ts';
-import type { BusMessage } from '#bus/types.ts';
 import { ensureProductTopics } from '#bus/topics.ts';
-import { TOPICS, type MarketSymbol, type Venue } from '#schemas/events.ts';
-import { decodeMarketEvent } from '#schemas/event-codec.ts';
-import type { VenueUrls } from '#ingest/connector/types.ts';
+import type { MarketSymbol } from '#schemas/events.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 import { processMetrics } from '#platform/metrics/registry.ts';
-import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
-import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
-import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
+import { SANDBOX_VENUES } from '#sandbox/market/venues.ts';
 import { startIngestThread } from '#ingest/thread/start-ingest-thread.ts';
 import { waitFor } from '#sandbox/harness/ledger-check.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
+import { StallableBus, collectOptionTrades, sandboxConnectorUrls } from './flood-ingest.ts';
 
 const SYMBOLS: readonly MarketSymbol[] = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'];
 const HIGH_WATER_MARK = 2_000;
-
-/** The in-process bus; while stalled, every publish waits until `recover()`. */
-class StallableBus extends MemoryBus {
-  #gate: Promise<void> | null = null;
-  #open: () => void = () => undefined;
-  stall(): void {
-    this.#gate ??= new Promise((r) => {
-      this.#open = r;
-    });
-  }
-  recover(): void {
-    this.#gate = null;
-    this.#open();
-  }
-  override async publish(topic: string, messages: readonly BusMessage[]): Promise<void> {
-    while (this.#gate) await this.#gate;
-    await super.publish(topic, messages);
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -62,27 +39,10 @@ test(
   async () => {
     const sandbox = await forkSandboxProcess(new URL('./flood-sandbox.ts', import.meta.url));
     const bus = new StallableBus({ clientId: 'ingest-thread' });
-    const onBus = new Map<string, string[]>();
     try {
       await ensureProductTopics(bus, 3);
-      const collector = await bus.subscribe({
-        groupId: 'ingest-thread-collector',
-        topics: [TOPICS.option_trade],
-        eachBatch: async (batch) => {
-          for (const m of batch.messages) {
-            const e = decodeMarketEvent(m.topic, m.value);
-            if (e.type !== 'option_trade') continue;
-            let ids = onBus.get(e.event.venue);
-            if (!ids) onBus.set(e.event.venue, (ids = []));
-            ids.push(e.event.tradeId);
-          }
-        },
-      });
-      const urls: Partial<Record<Venue, VenueUrls>> = {};
-      for (const v of SANDBOX_VENUES) {
-        const u = (sandbox.ready['urls'] as Partial<Record<SandboxVenue, SandboxUrls>>)[v];
-        if (u) urls[v] = connectorUrlsFor(v, u);
-      }
+      const collector = await collectOptionTrades(bus, 'ingest-thread-collector');
+      const urls = sandboxConnectorUrls(sandbox.ready);
       const ingest = await startIngestThread(bus, {
         venues: SANDBOX_VENUES,
         symbols: SYMBOLS,
@@ -107,22 +67,14 @@ test(
         const backlogWhileStalled = await metricSum(METRIC.ingestPublishBacklog);
         const delivered = Number((await sandbox.ask({ cmd: 'calm' }))['delivered']);
         bus.recover();
-        const count = (): number => [...onBus.values()].reduce((n, ids) => n + ids.length, 0);
-        await waitFor('every delivered trade on the bus', () => count() >= delivered, 60_000, 100);
+        await waitFor('every delivered trade on the bus', () => collector.count() >= delivered, 60_000, 100);
         await ingest.flush();
         await sleep(300);
-
         const ledger = (await sandbox.ask({ cmd: 'ledger' }))['ids'] as Record<string, string[]>;
-        const missing: string[] = [];
-        const extra: string[] = [];
-        for (const v of SANDBOX_VENUES) {
-          const seen = new Set(onBus.get(v) ?? []);
-          for (const id of ledger[v] ?? []) if (!seen.has(id)) missing.push(`${v}:${id}`);
-          for (const id of seen) if (!(ledger[v] ?? []).includes(id)) extra.push(`${v}:${id}`);
-        }
+        const { missing, extra } = collector.compare(ledger);
         assert.ok(delivered > 5_000, `the sandbox flooded (${delivered} option trades written)`);
         assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] });
-        assert.equal(count(), delivered, 'every written trade on the bus exactly once');
+        assert.equal(collector.count(), delivered, 'every written trade on the bus exactly once');
 
         assert.ok(pausesWhileStalled > 0, 'the connectors on the thread paused their sockets while the bus was stalled');
         assert.ok(backlogWhileStalled >= HIGH_WATER_MARK, `the thread's publisher held its high-water mark (${backlogWhileStalled})`);
