@@ -64,17 +64,20 @@ export function packMessages(messages: readonly BusMessage[]): PackedMessages {
 /** The messages of a pack; values are views of its body (no copy). */
 export function unpackMessages(p: PackedMessages): BusMessage[] {
   const out = new Array<BusMessage>(p.keys.length);
+  const { headers, timestamps } = p;
   let start = 0;
   for (let i = 0; i < p.keys.length; i++) {
     const end = p.ends[i] as number;
-    const h = p.headers?.[i];
-    const ts = p.timestamps?.[i];
-    out[i] = {
+    const message: { key: string; value: Buffer; headers?: Readonly<Record<string, string>>; timestamp?: number } = {
       key: p.keys[i] as string,
       value: Buffer.from(p.body, start, end - start),
-      ...(h ? { headers: h } : {}),
-      ...(ts !== undefined && ts !== null ? { timestamp: ts } : {}),
     };
+    // Most batches carry neither (trades): no per-message object spread for them.
+    const h = headers?.[i];
+    if (h) message.headers = h;
+    const ts = timestamps?.[i];
+    if (ts !== undefined && ts !== null) message.timestamp = ts;
+    out[i] = message;
     start = end;
   }
   return out;
