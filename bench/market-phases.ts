@@ -47,6 +47,7 @@ function timedStore(store: Store): { readonly store: Store; take(): number } {
         spans.push([t0, performance.now()]);
       }
     },
+    queryBytes: (sql, params) => store.queryBytes(sql, params),
     command: (sql, params) => store.command(sql, params),
     insert: (table, rows, opts) => store.insert(table, rows, opts),
     ping: () => store.ping(),

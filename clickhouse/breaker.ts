@@ -80,6 +80,7 @@ export function withBreaker(inner: Store, o: BreakerOptions): BreakerStore {
     kind: inner.kind,
     query: (sql, params) => read(() => inner.query(sql, params)),
     queryColumns: (sql, params) => read(() => inner.queryColumns(sql, params)),
+    queryBytes: (sql, params) => read(() => inner.queryBytes(sql, params)),
     command: (sql, params) => inner.command(sql, params),
     insert: (table, rows, opts) => inner.insert(table, rows, opts),
     ping: () => inner.ping(),

@@ -11,8 +11,8 @@ import type { Session } from 'chdb';
 import { openEngineSession } from './engine-access.ts';
 import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
-import { decodeNative } from './native.ts';
-import { decodeRowBinary, type ColumnsResult } from './row-binary.ts';
+import { readColumns } from './read-formats.ts';
+import type { ColumnsResult } from './row-binary.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';
 import { storeMetrics } from './metrics.ts';
 import { isPlainIdentifier, paramsMismatch, type QueryParams } from './params.ts';
@@ -56,6 +56,12 @@ export interface Store {
    * types: see clickhouse/native.ts. Same placeholders as `query`.
    */
   queryColumns(sql: string, params?: QueryParams): Promise<ColumnsResult>;
+  /**
+   * The raw result of a statement whose SQL ends with its FORMAT clause (JSONEachRow, Native, ...), as the engine
+   * wrote it: for a reader that decodes the bytes elsewhere (clickhouse/read-formats.ts), e.g. on another thread.
+   * Same placeholders and session settings as `query`.
+   */
+  queryBytes(sql: string, params?: QueryParams): Promise<Uint8Array>;
   /** DDL or any statement without a result. */
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Batched insert of row objects keyed by column name (times as epoch-ms numbers). */
@@ -154,11 +160,19 @@ function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChun
       checkParams(sql, params, 'query');
       const end = storeMetrics.queryDuration.startTimer();
       try {
-        // Native (column blocks); an empty result is no bytes at all in Native, so the names and types of an empty
-        // result come from the same statement in RowBinaryWithNamesAndTypes (its header; no rows to send).
-        const native = decodeNative(await execBody(client, `${sql}\nFORMAT Native`, params));
-        if (native.names.length > 0) return native;
-        return decodeRowBinary(await execBody(client, `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, params));
+        return await readColumns((statement) => execBody(client, statement, params), sql);
+      } catch (err) {
+        return fail(err, 'query', {});
+      } finally {
+        end();
+      }
+    },
+
+    async queryBytes(sql: string, params: QueryParams = {}): Promise<Uint8Array> {
+      checkParams(sql, params, 'query');
+      const end = storeMetrics.queryDuration.startTimer();
+      try {
+        return await execBody(client, sql, params);
       } catch (err) {
         return fail(err, 'query', {});
       } finally {

@@ -353,6 +353,14 @@ export const SETTINGS = {
     description:
       'How often the live flow book is checked against the stored live trades (the last 15 minutes of option_trades_unexpired per flow symbol, all of them every 6th time or after contracts expired; a stored trade it lacks is added and counted in gex_api_live_flow_repaired_total).',
   },
+  replayThread: {
+    env: 'REPLAY_THREAD',
+    flag: 'replay-thread',
+    schema: bool,
+    default: 'true',
+    description:
+      "Make the API's replays (GET /v2/replay, the WebSocket public/replay) on a worker thread of their own, started at the first replay: their store results are decoded, merged and rendered there, at a lower scheduling priority, and this thread only writes the batches, so requests and the live feed keep their latency. false = on the API's event loop.",
+  },
   healthPerIpPerMinute: {
     env: 'HEALTH_RATE_LIMIT',
     flag: 'health-rate-limit',

@@ -36,6 +36,8 @@ import { asyncApiRoutes } from './ws/asyncapi.ts';
 import { attachWsFeed, type WsFeed, type WsFeedOptions } from './ws/feed.ts';
 import { ConnectionCap } from './ws/connection-cap.ts';
 import { wsReplayPort } from './replay/ws-replay.ts';
+import { inThreadProducer } from './replay/producer.ts';
+import { ReplayThread } from './replay/thread/replay-thread.ts';
 
 export interface AppDeps {
   readonly store: Store;
@@ -194,6 +196,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     log: app.log,
   });
 
+  // Replays are made on their own thread (REPLAY_THREAD), started at the first replay.
+  const replays = config.replayThread ? new ReplayThread(store) : inThreadProducer(store);
   const ctx: AppContext = {
     store,
     config,
@@ -208,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     tapeTail,
     liveFlow,
     routeCache: new RouteCache(config.routeCacheMs, clock),
+    replays,
     replayCap,
     historyPolicy: (request) => ({
       // null = the plan keeps all history (no clamp); no entitlement (no key) = none.
@@ -224,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
     await usage.close();
     await limiter.close();
     replayCap.close();
+    await replays.close();
   });
   // SIGHUP and the certificate files' watch (started once the app is ready) end with the app.
   let tlsReloader: TlsReloader | null = null;
@@ -255,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
           snapshots: deps.snapshots,
           ...(shared !== undefined ? { redis: shared } : {}),
           replay: wsReplayPort({
-            store,
+            producer: replays,
             cap: replayCap,
             clock,
             log: app.log,

@@ -43,6 +43,7 @@ export const API_SETTING_KEYS = [
   'historyDaysStandard',
   'historyDaysPro',
   'historyDaysEnterprise',
+  'replayThread',
 ] as const;
 
 export type ApiSettingKey = (typeof API_SETTING_KEYS)[number];

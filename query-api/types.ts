@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Store } from '#clickhouse/store.ts';
+import type { ReplayProducer } from './replay/producer.ts';
 import type { SnapshotCache } from './gex/snapshot-cache.ts';
 import type { TapeTail } from './tape/tail-feed.ts';
 import type { LiveFlow } from './tape/live-flow-feed.ts';
@@ -45,6 +46,8 @@ export interface AppContext {
   readonly liveFlow: LiveFlow | null;
   /** The ~30 s response cache of the computed routes (cache/route-cache.ts). */
   readonly routeCache: RouteCache;
+  /** Where replays are made (replay/producer.ts): the replay thread (REPLAY_THREAD, default) or this thread. */
+  readonly replays: ReplayProducer;
   /** Concurrent replays per user (WebSocket public/replay and GET /v2/replay; replay/caps.ts). */
   readonly replayCap: ConnectionCap;
   /** History policy of an authenticated request (plan window; enforced for evaluation keys). */

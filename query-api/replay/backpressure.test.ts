@@ -2,7 +2,8 @@
  * GET /v2/replay over a real socket: the route reads the store only as fast as the client takes the stream. 60,000
  * stored trades (60 tape pages of REPLAY_PAGE) to a client that stops reading after the headers: the store is asked
  * for a few pages only (what fills the socket buffers), then for every page once the client reads again. The
- * store is the chDB store itself, its page reads (queryColumns) counted on the way through.
+ * store is the chDB store itself, its page reads (queryColumns, or queryBytes from the replay thread) counted on the
+ * way through.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,9 +35,10 @@ test(
     const counted = new Proxy(t.store, {
       get(target, prop, receiver) {
         const v: unknown = Reflect.get(target, prop, receiver);
-        if (prop === 'queryColumns' && typeof v === 'function')
+        // A page read: queryColumns on this thread, or the Native bytes the replay thread asks for.
+        if ((prop === 'queryColumns' || prop === 'queryBytes') && typeof v === 'function')
           return (...args: unknown[]) => {
-            pages++;
+            if (String(args[0]).includes('FROM option_trades')) pages++;
             return (v as (...a: unknown[]) => unknown).apply(target, args);
           };
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;

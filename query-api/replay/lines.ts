@@ -1,5 +1,6 @@
 /**
- * The lines of a replay stream (NDJSON, one JSON document per line, `\n`-terminated):
+ * The documents of a replay: the lines of its NDJSON stream (one JSON document per line, `\n`-terminated) and its
+ * WebSocket notifications (a message's line fields as the `replay` notification's params):
  * - a message `{"channel","at","seq","data"}`: `at` the ISO instant the message represents, `seq` the channel's
  *   sequence number (1, 2, ... per channel), `data` exactly the live channel's notification data;
  * - the last line `{"type":"replay_done","from","to","counts"[,"history_clamp"]}`: the served window, the messages
@@ -13,6 +14,10 @@ import type { HistoryClamp } from '../limits/history-clamp.ts';
 export function messageJson(channel: string, atMs: number, seq: number, dataJson: string): string {
   return `{"channel":${JSON.stringify(channel)},"at":"${new Date(atMs).toISOString()}","seq":${seq},"data":${dataJson}}`;
 }
+
+/** A WebSocket `replay` notification: params are the NDJSON line's fields. */
+export const replayNotification = (channel: string, atMs: number, seq: number, dataJson: string): string =>
+  `{"jsonrpc":"2.0","method":"replay","params":${messageJson(channel, atMs, seq, dataJson)}}`;
 
 /** One message line. */
 export const messageLine = (channel: string, atMs: number, seq: number, dataJson: string): string =>

@@ -1,6 +1,7 @@
 /**
  * GET /v2/replay: the stored history of feed channels over a window as NDJSON (replay/stream.ts), streamed with
- * backpressure (a line is produced only when the socket has taken the previous ones), gzip when the client accepts it.
+ * backpressure (a batch of lines is made only when the socket has taken the previous ones), gzip when the client accepts
+ * it. The batches come from the app's replay producer (`ctx.replays`: the replay thread by default).
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,13 +13,14 @@ import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { ApiError, validationError } from '../envelope/errors.ts';
 import { errorResponses } from '../envelope/envelope-schemas.ts';
-import { clampWindow } from '../limits/history-clamp.ts';
+import { clampWindow, type HistoryClamp } from '../limits/history-clamp.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
 import { REPLAY_CAPS } from './caps.ts';
 import { TimeSlice } from '#platform/time-slice.ts';
 import { replayMetrics } from './metrics.ts';
-import { MAX_REPLAY_CHANNELS, parseReplayRequest } from './request.ts';
-import { replayLines } from './stream.ts';
+import type { ReplayBatch } from './batch.ts';
+import { doneLine } from './lines.ts';
+import { MAX_REPLAY_CHANNELS, parseReplayRequest, type ReplayRequest } from './request.ts';
 
 export const TAG = 'replay';
 export const NDJSON = 'application/x-ndjson';
@@ -65,17 +67,28 @@ async function admit(ctx: AppContext, userId: string | undefined, level: Level |
   reply.raw.once('close', () => ctx.replayCap.release(id));
 }
 
-/** The lines, counted in the replay metrics: `completed` when the done line was produced, else `stopped` or `failed`. */
-async function* counted(lines: AsyncGenerator<string>): AsyncGenerator<string> {
+/**
+ * The NDJSON body: each batch's lines as they are (made by the replay producer), then the `replay_done` line; counted
+ * in the replay metrics: `completed` when the done line was produced, else `stopped` or `failed`.
+ */
+async function* ndjsonBody(
+  batches: AsyncGenerator<ReplayBatch>,
+  request: ReplayRequest,
+  clamp: HistoryClamp | undefined,
+): AsyncGenerator<Buffer> {
   replayMetrics.active.inc({ transport: 'http' });
   let status: 'completed' | 'stopped' | 'failed' = 'stopped';
+  const names = request.channels.map((c) => c.name);
+  const counts = new Map<string, number>(names.map((n) => [n, 0]));
   const slice = new TimeSlice();
   try {
-    for await (const line of lines) {
-      if (!line.startsWith('{"type":')) replayMetrics.messages.inc({ transport: 'http' });
-      yield line;
+    for await (const b of batches) {
+      for (let i = 0; i < b.count; i++) counts.set(names[b.channel[i] as number] as string, b.seq[i] as number);
+      replayMetrics.messages.inc({ transport: 'http' }, b.count);
+      yield Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
       await slice.yieldIfDue();
     }
+    yield Buffer.from(doneLine(request.fromMs, request.toMs, counts, clamp), 'utf8');
     status = 'completed';
   } catch (err) {
     status = 'failed';
@@ -102,7 +115,7 @@ export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       const clamp = clampWindow({ from: parsed.request.fromMs, to: parsed.request.toMs }, ctx.historyPolicy(request));
       const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
       await admit(ctx, request.account?.userId, request.entitlement?.level, reply);
-      const lines = Readable.from(counted(replayLines(ctx.store, served, clamp.clamp ?? undefined)), {
+      const lines = Readable.from(ndjsonBody(ctx.replays.batches(served, 'ndjson'), served, clamp.clamp ?? undefined), {
         objectMode: false,
         highWaterMark: 64 * 1024,
       });

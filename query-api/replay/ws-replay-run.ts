@@ -1,6 +1,6 @@
 /**
- * One WebSocket replay: pulls the replay's messages (stream.ts) and writes each as a `replay` notification through the
- * session's bounded output, then a `replay_done` notification.
+ * One WebSocket replay: pulls the replay's batches of `replay` notifications (batch.ts, made by the replay producer)
+ * and writes each notification through the session's bounded output, then a `replay_done` notification.
  * - speed "max": paced by the client's consumption. A message is written only when the socket's send buffer has room
  *   under REPLAY_HIGH_WATER (once above it, when it is down to REPLAY_LOW_WATER), and the next store page is read only
  *   when the previous one is written, so the window is never buffered in memory. A client that does not take the
@@ -9,16 +9,16 @@
  *   never before the buffer has room).
  * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
  * The loop yields to the event loop after every 5 ms of work (platform/time-slice.ts), so live notifications and
- * other sessions go on.
+ * other sessions go on; with the replay thread (the default) the batches are made there, and this loop only writes.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 import type { ReplayOutput } from '../ws/replay-port.ts';
 import { REPLAY_HIGH_WATER, REPLAY_LOW_WATER, REPLAY_STALL_MS, type ReplaySpeed } from './caps.ts';
-import { doneFields, messageJson } from './lines.ts';
+import { startOf, type ReplayBatch } from './batch.ts';
+import { doneFields } from './lines.ts';
 import { replayMetrics } from './metrics.ts';
 import type { ReplayRequest } from './request.ts';
-import type { ReplayMessage } from './stream.ts';
 import { TimeSlice } from '#platform/time-slice.ts';
 
 const POLL_MS = 2;
@@ -32,15 +32,12 @@ export interface ReplayRunOptions {
   readonly request: ReplayRequest;
   readonly speed: ReplaySpeed;
   readonly clamp: HistoryClamp | null;
-  readonly messages: AsyncGenerator<ReplayMessage>;
+  /** The replay's `ws` batches (producer.ts). */
+  readonly batches: AsyncGenerator<ReplayBatch>;
   readonly out: ReplayOutput;
   readonly log: FastifyBaseLogger;
   readonly stallMs?: number;
 }
-
-/** A `replay` notification: params are the NDJSON line's fields. */
-export const replayNotification = (m: ReplayMessage): string =>
-  `{"jsonrpc":"2.0","method":"replay","params":${messageJson(m.channel, m.atMs, m.seq, m.dataJson)}}`;
 
 export class ReplayRun {
   readonly counts: Map<string, number>;
@@ -52,6 +49,8 @@ export class ReplayRun {
   private sessionEnded = false;
   private wake: (() => void) | null = null;
   private lastAtMs: number | null = null;
+  /** Messages sent and not yet added to replayMetrics.messages (added once a batch). */
+  private unmetered = 0;
 
   constructor(private readonly opts: ReplayRunOptions) {
     this.counts = new Map(opts.request.channels.map((c) => [c.name, 0]));
@@ -153,25 +152,37 @@ export class ReplayRun {
   }
 
   private async loop(): Promise<'completed' | 'stopped'> {
-    const { messages, speed, out, request } = this.opts;
+    const { batches, speed, out, request } = this.opts;
+    const names = request.channels.map((c) => c.name);
     const start = performance.now();
     const slice = new TimeSlice();
     for (;;) {
       if (await this.held()) return 'stopped';
-      const r = await messages.next();
+      const r = await batches.next();
       if (r.done === true) return 'completed';
-      const m = r.value;
-      if (speed !== 'max' && (await this.until(start + (m.atMs - request.fromMs) / speed))) return 'stopped';
-      const frame = Buffer.from(replayNotification(m), 'utf8');
-      if (await this.room(frame.length)) return 'stopped';
-      // The frames of this event-loop turn leave in one socket write.
-      out.holdWrites();
-      if (!out.deliver(frame)) return 'stopped';
-      this.counts.set(m.channel, m.seq);
-      this.lastAtMs = m.atMs;
-      replayMetrics.messages.inc({ transport: 'ws' });
-      await slice.yieldIfDue();
+      const b = r.value;
+      const bytes = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
+      for (let i = 0; i < b.count; i++) {
+        if (await this.held()) return 'stopped';
+        const atMs = b.atMs[i] as number;
+        if (speed !== 'max' && (await this.until(start + (atMs - request.fromMs) / speed))) return 'stopped';
+        const frame = bytes.subarray(startOf(b, i), b.ends[i]);
+        if (await this.room(frame.length)) return 'stopped';
+        // The frames of this event-loop turn leave in one socket write.
+        out.holdWrites();
+        if (!out.deliver(frame)) return 'stopped';
+        this.counts.set(names[b.channel[i] as number] as string, b.seq[i] as number);
+        this.lastAtMs = atMs;
+        this.unmetered++;
+        await slice.yieldIfDue();
+      }
+      this.meter();
     }
+  }
+
+  private meter(): void {
+    if (this.unmetered > 0) replayMetrics.messages.inc({ transport: 'ws' }, this.unmetered);
+    this.unmetered = 0;
   }
 
   private async run(): Promise<ReplayStatus> {
@@ -188,7 +199,8 @@ export class ReplayRun {
         resume_from: new Date(this.lastAtMs ?? this.opts.request.fromMs).toISOString(),
       };
     }
-    await this.opts.messages.return(undefined).catch(() => undefined);
+    this.meter();
+    await this.opts.batches.return(undefined).catch(() => undefined);
     replayMetrics.ended.inc({ transport: 'ws', status });
     if (!this.sessionEnded) this.opts.out.deliver(Buffer.from(this.doneNotification(status, error), 'utf8'));
     return status;

@@ -8,20 +8,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Store } from '#clickhouse/store.ts';
 import { clampWindow } from '../limits/history-clamp.ts';
 import type { ConnectionCap } from '../ws/connection-cap.ts';
 import { result, rpcError, RPC_ERROR, type RpcRequest } from '../ws/protocol.ts';
 import type { ReplayClient, ReplayOutput, ReplayPort, SessionReplay } from '../ws/replay-port.ts';
 import { REPLAY_CAPS } from './caps.ts';
 import { replayMetrics } from './metrics.ts';
+import type { ReplayProducer } from './producer.ts';
 import { REPLAY_PAGE } from './sources.ts';
-import { replayMessages } from './stream.ts';
 import { ReplayRun } from './ws-replay-run.ts';
 import { parseWsReplay } from './ws-params.ts';
 
 export interface WsReplayDeps {
-  readonly store: Store;
+  /** Where the replays' batches are made (the replay thread, or this thread). */
+  readonly producer: ReplayProducer;
   /** Concurrent replays per user (scope `replay`), shared with GET /v2/replay. */
   readonly cap: ConnectionCap;
   readonly clock: () => number;
@@ -102,7 +102,7 @@ class SessionReplayMethods implements SessionReplay {
       request,
       speed: parsed.speed,
       clamp: clamp.clamp,
-      messages: replayMessages(this.deps.store, request, this.deps.page ?? REPLAY_PAGE),
+      batches: this.deps.producer.batches(request, 'ws', this.deps.page ?? REPLAY_PAGE),
       out: this.out,
       log: this.deps.log,
       ...(this.deps.stallMs !== undefined ? { stallMs: this.deps.stallMs } : {}),
@@ -116,7 +116,7 @@ class SessionReplayMethods implements SessionReplay {
   }
 }
 
-/** The feed's replay port over a store. */
+/** The feed's replay port over a replay producer. */
 export const wsReplayPort =
   (deps: WsReplayDeps): ReplayPort =>
   (client, out) =>

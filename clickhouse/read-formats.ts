@@ -1,0 +1,41 @@
+/**
+ * Reading a statement's raw result in the two formats the store decodes itself, for any transport that hands over the
+ * bytes (the store's own connection, or a thread that asks the store's owner for them: query-api/replay/thread):
+ * - JSONEachRow: one JSON object per line, as @clickhouse/client's `ResultSet.json()` parses it (`Store.query`);
+ * - Native: column blocks (`Store.queryColumns`); an empty result is no bytes at all in Native, so the names and types
+ *   of an empty result come from the same statement in RowBinaryWithNamesAndTypes (its header; no rows to send).
+ * No I/O of its own: `body` runs a statement whose SQL names its format and answers the bytes.
+ */
+import { decodeNative } from './native.ts';
+import { decodeRowBinary, type ColumnsResult } from './row-binary.ts';
+
+/** The raw result of a statement whose SQL ends with its FORMAT clause. */
+export type StatementBody = (sql: string) => Promise<Uint8Array>;
+
+const utf8 = new TextDecoder();
+
+/** The rows of a JSONEachRow result. */
+export function parseJsonEachRow<T>(bytes: Uint8Array): T[] {
+  const text = utf8.decode(bytes);
+  const rows: T[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end > start) rows.push(JSON.parse(text.slice(start, end)) as T);
+    start = end + 1;
+  }
+  return rows;
+}
+
+/** `sql` (no FORMAT clause) read as JSONEachRow rows. */
+export async function readJsonEachRow<T>(body: StatementBody, sql: string): Promise<T[]> {
+  return parseJsonEachRow<T>(await body(`${sql}\nFORMAT JSONEachRow`));
+}
+
+/** `sql` (no FORMAT clause) read column-wise through Native. */
+export async function readColumns(body: StatementBody, sql: string): Promise<ColumnsResult> {
+  const native = decodeNative(await body(`${sql}\nFORMAT Native`));
+  if (native.names.length > 0) return native;
+  return decodeRowBinary(await body(`${sql}\nFORMAT RowBinaryWithNamesAndTypes`));
+}

@@ -1,0 +1,64 @@
+/**
+ * The replay thread's store: the reads of the replay code (`query`, `queryColumns`) made by the thread that owns the
+ * store (`queryBytes` there) and decoded here (clickhouse/read-formats.ts), so the JSON parsing and column decoding
+ * of a replay stay off the owner's event loop. A failure comes back as the store's own error class. Read-only:
+ * `command` and `insert` are refused.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { StoreError, StoreQueryError, StoreUnavailableError } from '#clickhouse/errors.ts';
+import type { QueryParams } from '#clickhouse/params.ts';
+import { readColumns, readJsonEachRow, type StatementBody } from '#clickhouse/read-formats.ts';
+import type { Store, StoreKind } from '#clickhouse/store.ts';
+import type { CrossingError, OwnerMessage, ThreadMessage } from './protocol.ts';
+
+/** The store error a crossing error describes. */
+export function storeErrorOf(e: CrossingError): Error {
+  const op = e.op ?? 'query';
+  if (e.name === 'StoreUnavailableError') return new StoreUnavailableError(e.message, op);
+  if (e.name === 'StoreQueryError') return new StoreQueryError(e.message, op, e.code ?? null, e.type ?? null);
+  if (e.name === 'StoreError') return new StoreError(e.message, op);
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
+export interface PortStore extends Store {
+  /** Hands the owner's answer to its read; true when the message was one. */
+  answer(m: OwnerMessage): boolean;
+}
+
+/** The store of the thread that owns `port`'s other end (`kind` is that store's). */
+export function portStore(port: MessagePort, kind: StoreKind): PortStore {
+  const waiting = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
+  let next = 1;
+  const bytes = (sql: string, params: QueryParams): Promise<Uint8Array> =>
+    new Promise((resolve, reject) => {
+      const qid = next++;
+      waiting.set(qid, { resolve, reject });
+      port.postMessage({ kind: 'store-query', qid, sql, params } satisfies ThreadMessage);
+    });
+  const body =
+    (params: QueryParams): StatementBody =>
+    (sql) =>
+      bytes(sql, params);
+  const readOnly = (op: 'command' | 'insert'): Promise<never> =>
+    Promise.reject(new StoreQueryError(`the replay thread's store is read-only (${op})`, op, null, null));
+  return {
+    kind,
+    query: <T>(sql: string, params: QueryParams = {}) => readJsonEachRow<T>(body(params), sql),
+    queryColumns: (sql, params = {}) => readColumns(body(params), sql),
+    queryBytes: (sql, params = {}) => bytes(sql, params),
+    command: () => readOnly('command'),
+    insert: () => readOnly('insert'),
+    ping: async () => true,
+    close: async () => undefined,
+    answer(m) {
+      if (m.kind !== 'store-answer' && m.kind !== 'store-error') return false;
+      const w = waiting.get(m.qid);
+      waiting.delete(m.qid);
+      if (m.kind === 'store-answer') w?.resolve(m.bytes);
+      else w?.reject(storeErrorOf(m.error));
+      return true;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The replay thread on a chDB store seeded through the processor write path (testing/gex-fixture.ts): its batches are
+ * byte for byte those made on this thread (tape, levels with and without a venue filter, chain; NDJSON and WebSocket
+ * documents, small store pages); a store error reaches the replay as the store's own error class; a thread that ends
+ * mid-replay fails that replay, leaves the store usable (the thread never loads the engine) and the next replay runs
+ * on a new thread; close fails what is open and refuses new replays.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Worker } from 'node:worker_threads';
+import { StoreUnavailableError, type Store } from '#clickhouse/store.ts';
+import { optionTradeRow } from '#clickhouse/rows.ts';
+import { optionTrade } from '#clickhouse/testing/fixtures.ts';
+import { withDeadline } from '#platform/deadline.ts';
+import { A, C, seedGex } from '../../testing/gex-fixture.ts';
+import { migratedStore } from '../../testing/harness.ts';
+import type { ReplayFormat } from '../batch.ts';
+import { inThreadProducer, type ReplayProducer } from '../producer.ts';
+import { parseReplayRequest, type ReplayRequest } from '../request.ts';
+import { ReplayThread } from './replay-thread.ts';
+
+const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
+
+function requestOf(channels: string, fromMs: number, toMs: number): ReplayRequest {
+  const parsed = parseReplayRequest({ channels, from: String(fromMs), to: String(toMs) }, C + 60_000);
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  return parsed.request;
+}
+
+/** Every batch of a replay, its arrays as plain arrays (comparable across threads). */
+async function collect(p: ReplayProducer, request: ReplayRequest, format: ReplayFormat, page: number) {
+  const out: { bytes: string; ends: number[]; atMs: number[]; channel: number[]; seq: number[] }[] = [];
+  for await (const b of p.batches(request, format, page))
+    out.push({
+      bytes: Buffer.from(b.bytes).toString('utf8'),
+      ends: [...b.ends],
+      atMs: [...b.atMs],
+      channel: [...b.channel],
+      seq: [...b.seq],
+    });
+  return out;
+}
+
+const workerOf = (t: ReplayThread): Worker | null => (t as unknown as { worker: Worker | null }).worker;
+
+describe('replay thread', () => {
+  let t: Awaited<ReturnType<typeof migratedStore>>;
+  let thread: ReplayThread;
+
+  before(async () => {
+    t = await migratedStore();
+    await seedGex(t.store);
+    // 20,000 more trades in the window's first hour: a tape replay of many batches.
+    const from = A - 3 * 3600_000;
+    await t.store.insert(
+      'option_trades',
+      Array.from({ length: 20_000 }, (_, i) =>
+        optionTradeRow({ ...optionTrade(i), ts: from + i * 100, receivedAt: from + i * 100, id: `rt:${i}`, tradeId: `rt${i}` }),
+      ),
+    );
+    thread = new ReplayThread(t.store);
+  });
+  after(async () => {
+    await thread.close();
+    await t.dispose();
+  });
+
+  test('its batches are the bytes made on this thread (NDJSON and WebSocket, small pages)', { timeout: 120_000 }, async () => {
+    const request = requestOf(CHANNELS, A - 3 * 3600_000, C + 5_000);
+    for (const format of ['ndjson', 'ws'] as const) {
+      for (const page of [300, 5_000]) {
+        const here = await collect(inThreadProducer(t.store), request, format, page);
+        const there = await collect(thread, request, format, page);
+        assert.deepEqual(there, here, `${format}, page ${page}`);
+        const messages = here.reduce((n, b) => n + b.ends.length, 0);
+        assert.ok(messages > 20_000, `${messages} messages`);
+        // Every channel is in the stream.
+        assert.deepEqual([...new Set(here.flatMap((b) => b.channel))].sort(), [0, 1, 2, 3]);
+      }
+    }
+  });
+
+  test('a store error reaches the replay as the store error class', { timeout: 60_000 }, async () => {
+    const down: Store = {
+      ...t.store,
+      queryBytes: () => Promise.reject(new StoreUnavailableError('store down (test)', 'query')),
+    };
+    const failing = new ReplayThread(down);
+    try {
+      await assert.rejects(collect(failing, requestOf('tape.BTCUSDT', A - 3_600_000, C), 'ndjson', 100), (err: unknown) => {
+        assert.ok(err instanceof StoreUnavailableError, String(err));
+        assert.match((err as Error).message, /store down \(test\)/);
+        return true;
+      });
+    } finally {
+      await failing.close();
+    }
+  });
+
+  test(
+    'a thread that ends mid-replay fails it; the store still answers; the next replay runs on a new thread',
+    { timeout: 120_000 },
+    async () => {
+      const request = requestOf('tape.BTCUSDT,levels.BTCUSDT', A - 3 * 3600_000, C + 5_000);
+      const batches = thread.batches(request, 'ndjson', 100);
+      const first = await batches.next();
+      assert.equal(first.done, false);
+      const worker = workerOf(thread);
+      assert.ok(worker !== null);
+      await worker.terminate();
+      await assert.rejects(
+        (async () => {
+          for (;;) if ((await batches.next()).done === true) return;
+        })(),
+        /replay thread exited/,
+      );
+      // A thread that had loaded the embedded engine would leave it hanging here once ended.
+      const rows = await withDeadline(
+        t.store.query<{ n: string }>('SELECT count() AS n FROM option_trades'),
+        5_000,
+        () => new Error('the store did not answer after the thread ended'),
+      );
+      assert.ok(Number(rows[0]?.n) > 0);
+      const again = await collect(thread, request, 'ndjson', 5_000);
+      const here = await collect(inThreadProducer(t.store), request, 'ndjson', 5_000);
+      assert.deepEqual(again, here);
+      assert.notEqual(workerOf(thread), worker);
+    },
+  );
+
+  test('close fails the open replays and refuses new ones', { timeout: 60_000 }, async () => {
+    const own = new ReplayThread(t.store);
+    const request = requestOf('tape.BTCUSDT', A - 3 * 3600_000, C + 5_000);
+    const batches = own.batches(request, 'ws', 100);
+    assert.equal((await batches.next()).done, false);
+    await own.close();
+    await assert.rejects(
+      (async () => {
+        for (;;) if ((await batches.next()).done === true) return;
+      })(),
+      /closed/,
+    );
+    await assert.rejects(own.batches(request, 'ws').next(), /closed/);
+  });
+});

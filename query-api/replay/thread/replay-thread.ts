@@ -1,0 +1,140 @@
+/**
+ * The replay thread: every replay of the API (GET /v2/replay, the WebSocket `public/replay`) made on one worker thread
+ * (worker.ts), so the store's result parsing, the merge and the rendering of up to hundreds of thousands of messages a
+ * second never hold the event loop that answers requests and fans out the live feed. What stays here: the store reads
+ * themselves (the thread asks, this thread runs `queryBytes` and hands the bytes over) and writing each batch to its
+ * socket.
+ * - Started at the first replay; a thread that ends (an error in it, or `close`) fails the replays it was making and
+ *   the next replay starts a new one.
+ * - Flow: one batch ahead per replay (a `pull` is sent when the consumer takes the batch in hand), so a replay holds
+ *   at most the batch being written and the one being made, whatever the window.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { Store } from '#clickhouse/store.ts';
+import { childLogger } from '#platform/log.ts';
+import { startTsWorker } from '#platform/threads/ts-worker.ts';
+import type { ReplayBatch, ReplayFormat } from '../batch.ts';
+import type { ReplayProducer } from '../producer.ts';
+import type { ReplayRequest } from '../request.ts';
+import { REPLAY_PAGE } from '../sources.ts';
+import { storeErrorOf } from './port-store.ts';
+import { crossingError, type OwnerMessage, type ThreadMessage } from './protocol.ts';
+
+const log = childLogger('replay.thread');
+
+/** One open replay as this thread sees it: the batches arrived and not taken, the consumer waiting for one. */
+class OpenReplay {
+  readonly ready: ReplayBatch[] = [];
+  inFlight = false;
+  end: { readonly error: Error | null } | null = null;
+  private waiter: (() => void) | null = null;
+
+  arrived(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+
+  wait(): Promise<void> {
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+}
+
+export class ReplayThread implements ReplayProducer {
+  private worker: Worker | null = null;
+  private readonly open = new Map<number, OpenReplay>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly store: Store) {}
+
+  async *batches(request: ReplayRequest, format: ReplayFormat, page = REPLAY_PAGE): AsyncGenerator<ReplayBatch> {
+    if (this.closed) throw new Error('the replay thread is closed');
+    const worker = this.started();
+    const id = this.nextId++;
+    const replay = new OpenReplay();
+    this.open.set(id, replay);
+    const send = (m: OwnerMessage): void => worker.postMessage(m);
+    const pull = (): void => {
+      replay.inFlight = true;
+      send({ kind: 'pull', id });
+    };
+    send({ kind: 'open', id, request, format, page });
+    pull();
+    try {
+      for (;;) {
+        const batch = replay.ready.shift();
+        if (batch !== undefined) {
+          // The next batch is made while this one is written.
+          if (!replay.inFlight && replay.end === null) pull();
+          yield batch;
+          continue;
+        }
+        if (replay.end !== null) {
+          if (replay.end.error !== null) throw replay.end.error;
+          return;
+        }
+        await replay.wait();
+      }
+    } finally {
+      this.open.delete(id);
+      if (replay.end === null && this.worker === worker) send({ kind: 'close', id });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    this.failAll(new Error('the replay thread is closed'));
+    await worker?.terminate();
+  }
+
+  private started(): Worker {
+    if (this.worker !== null) return this.worker;
+    const worker = startTsWorker(new URL('./worker.ts', import.meta.url), { storeKind: this.store.kind }, 'gex-replay');
+    this.worker = worker;
+    worker.on('message', (m: ThreadMessage) => this.onMessage(worker, m));
+    const ended = (err: Error): void => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      log.error({ err }, 'replay thread ended; its replays failed, the next replay starts a new one');
+      this.failAll(err);
+    };
+    worker.on('error', ended);
+    worker.on('exit', (code) => ended(new Error(`the replay thread exited (code ${code})`)));
+    log.info('replay thread started');
+    return worker;
+  }
+
+  private onMessage(worker: Worker, m: ThreadMessage): void {
+    if (m.kind === 'store-query') {
+      this.store.queryBytes(m.sql, m.params).then(
+        (bytes) => {
+          // A copy the thread owns (the store's buffer may be a view into a pool or the engine's memory).
+          const own = new Uint8Array(bytes);
+          worker.postMessage({ kind: 'store-answer', qid: m.qid, bytes: own } satisfies OwnerMessage, [own.buffer]);
+        },
+        (err: unknown) => worker.postMessage({ kind: 'store-error', qid: m.qid, error: crossingError(err) } satisfies OwnerMessage),
+      );
+      return;
+    }
+    const replay = this.open.get(m.id);
+    if (replay === undefined) return;
+    if (m.kind === 'batch') {
+      replay.inFlight = false;
+      replay.ready.push(m.batch);
+    } else {
+      replay.inFlight = false;
+      replay.end = { error: m.kind === 'failed' ? storeErrorOf(m.error) : null };
+    }
+    replay.arrived();
+  }
+
+  private failAll(err: Error): void {
+    for (const replay of this.open.values()) {
+      replay.end ??= { error: err };
+      replay.arrived();
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Entry of the replay thread (replay-thread.ts): makes the batches of the replays its owner opens (producer.ts's
+ * in-thread producer over a PortStore), one batch per `pull`, and lowers its own scheduling priority (REPLAY_NICE) so
+ * that, on a busy machine, the owner's event loop (requests, the live feed) runs first.
+ */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { StoreKind } from '#clickhouse/store.ts';
+import { childLogger } from '#platform/log.ts';
+import type { ReplayBatch } from '../batch.ts';
+import { inThreadProducer } from '../producer.ts';
+import { portStore } from './port-store.ts';
+import { batchTransfer, crossingError, type OwnerMessage, type ThreadMessage } from './protocol.ts';
+
+/** Niceness of the replay thread (Linux: per thread; 0 = the process's). */
+export const REPLAY_NICE = 10;
+
+const port = parentPort;
+if (port === null) throw new Error('query-api/replay/thread/worker.ts runs as a worker thread');
+const { storeKind } = workerData as { readonly storeKind: StoreKind };
+const log = childLogger('replay.thread');
+const store = portStore(port, storeKind);
+const producer = inThreadProducer(store);
+const replays = new Map<number, AsyncGenerator<ReplayBatch>>();
+const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
+
+try {
+  // On Linux a thread is a task of its own: /proc/thread-self names its id, and setpriority applies to that task.
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, REPLAY_NICE);
+} catch (err) {
+  log.debug({ err }, 'replay thread: priority unchanged');
+}
+
+async function pull(id: number): Promise<void> {
+  const replay = replays.get(id);
+  if (replay === undefined) return;
+  try {
+    const r = await replay.next();
+    if (r.done === true) {
+      replays.delete(id);
+      post({ kind: 'done', id });
+    } else post({ kind: 'batch', id, batch: r.value }, batchTransfer(r.value));
+  } catch (err) {
+    replays.delete(id);
+    post({ kind: 'failed', id, error: crossingError(err) });
+  }
+}
+
+port.on('message', (m: OwnerMessage) => {
+  if (store.answer(m)) return;
+  switch (m.kind) {
+    case 'open':
+      replays.set(m.id, producer.batches(m.request, m.format, m.page));
+      return;
+    case 'pull':
+      void pull(m.id);
+      return;
+    case 'close': {
+      const replay = replays.get(m.id);
+      replays.delete(m.id);
+      replay?.return(undefined).catch((err: unknown) => log.debug({ err, replay: m.id }, 'replay closed with an error'));
+      return;
+    }
+  }
+});
