@@ -10,18 +10,30 @@
  */
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 
-/** One message document (a line's content, a WebSocket replay notification's params); `dataJson` is the data serialized. */
-export function messageJson(channel: string, atMs: number, seq: number, dataJson: string): string {
-  return `{"channel":${JSON.stringify(channel)},"at":"${new Date(atMs).toISOString()}","seq":${seq},"data":${dataJson}}`;
+export type DocumentFormat = 'ndjson' | 'ws';
+
+/** The head of a message document before its `seq`: `{"channel":…,"at":…,"seq":` (`channelJson` the name as JSON). */
+const headOf = (channelJson: string, at: string): string => `{"channel":${channelJson},"at":"${at}","seq":`;
+
+/**
+ * The documents of one channel's messages, its name serialized once: for `ndjson` a message line, for `ws` a `replay`
+ * notification (JSON-RPC, params the line's fields). `at` is the ISO text of the instant, `dataJson` the data
+ * serialized.
+ */
+export function documentsOf(channel: string, format: DocumentFormat): (at: string, seq: number, dataJson: string) => string {
+  const channelJson = JSON.stringify(channel);
+  return format === 'ndjson'
+    ? (at, seq, dataJson) => `${headOf(channelJson, at)}${seq},"data":${dataJson}}\n`
+    : (at, seq, dataJson) => `{"jsonrpc":"2.0","method":"replay","params":${headOf(channelJson, at)}${seq},"data":${dataJson}}}`;
 }
 
-/** A WebSocket `replay` notification: params are the NDJSON line's fields. */
-export const replayNotification = (channel: string, atMs: number, seq: number, dataJson: string): string =>
-  `{"jsonrpc":"2.0","method":"replay","params":${messageJson(channel, atMs, seq, dataJson)}}`;
-
-/** One message line. */
+/** One message line (documentsOf for a single message). */
 export const messageLine = (channel: string, atMs: number, seq: number, dataJson: string): string =>
-  `${messageJson(channel, atMs, seq, dataJson)}\n`;
+  documentsOf(channel, 'ndjson')(new Date(atMs).toISOString(), seq, dataJson);
+
+/** One `replay` notification (documentsOf for a single message). */
+export const replayNotification = (channel: string, atMs: number, seq: number, dataJson: string): string =>
+  documentsOf(channel, 'ws')(new Date(atMs).toISOString(), seq, dataJson);
 
 /** The closing document's fields (the NDJSON line adds `type`, the WebSocket notification `replay_id` and `status`). */
 export function doneFields(

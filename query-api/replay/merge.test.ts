@@ -4,26 +4,26 @@ import { mergeReplay, type ReplayItem, type ReplaySource } from './merge.ts';
 import { doneLine, messageLine } from './lines.ts';
 import { parseReplayRequest, replayInstant } from './request.ts';
 
-/** A source over fixed items that records how far it has been pulled and whether it was closed. */
-function source(channel: string, items: readonly [number, string][]) {
+/** A source over fixed items in chunks of `size` that records how many chunks were pulled and whether it was closed. */
+function source(channel: string, items: readonly [number, string][], size = 1) {
   const state = { pulled: 0, closed: false };
-  async function* gen(): AsyncGenerator<ReplayItem<string>> {
+  async function* gen(): AsyncGenerator<ReplayItem<string>[]> {
     try {
-      for (const [atMs, value] of items) {
+      for (let i = 0; i < items.length; i += size) {
         state.pulled++;
-        yield { atMs, value };
+        yield items.slice(i, i + size).map(([atMs, value]) => ({ atMs, value }));
       }
     } finally {
       state.closed = true;
     }
   }
-  const s: ReplaySource<string> = { channel, items: gen() };
+  const s: ReplaySource<string> = { channel, chunks: gen() };
   return { s, state };
 }
 
 async function collect(sources: ReplaySource<string>[]): Promise<string[]> {
   const out: string[] = [];
-  for await (const m of mergeReplay(sources)) out.push(`${m.atMs}:${m.channel}:${m.value}`);
+  for await (const run of mergeReplay(sources)) for (const m of run.items) out.push(`${m.atMs}:${run.channel}:${m.value}`);
   return out;
 }
 
@@ -50,6 +50,50 @@ test('merge: time order across channels; ties by channel name, then the channel 
   ]);
 });
 
+test('merge: chunks are cut into runs where another channel goes first; a lone channel keeps its chunks', async () => {
+  const tapeItems: [number, string][] = [
+    [10, 't1'],
+    [20, 't2'],
+    [20, 't3'],
+    [35, 't4'],
+    [36, 't5'],
+  ];
+  const levelsItems: [number, string][] = [
+    [20, 'l1'],
+    [30, 'l2'],
+  ];
+  for (const size of [1, 2, 3, 5]) {
+    const runs: string[] = [];
+    for await (const run of mergeReplay([source('tape.BTCUSDT', tapeItems, size).s, source('levels.BTCUSDT', levelsItems, size).s]))
+      runs.push(`${run.channel[0]}:${run.items.map((i) => i.value).join(',')}`);
+    assert.deepEqual(
+      runs.flatMap((r) => r.slice(2).split(',')),
+      ['t1', 'l1', 't2', 't3', 'l2', 't4', 't5'],
+      `chunks of ${size}`,
+    );
+    if (size === 5) assert.deepEqual(runs, ['t:t1', 'l:l1', 't:t2,t3', 'l:l2', 't:t4,t5']);
+  }
+  const chunks: ReplayItem<string>[][] = [
+    [{ atMs: 1, value: 'a' }],
+    [
+      { atMs: 2, value: 'b' },
+      { atMs: 2, value: 'c' },
+    ],
+  ];
+  const handed: (readonly ReplayItem<string>[])[] = [];
+  for await (const run of mergeReplay([
+    {
+      channel: 'tape.BTCUSDT',
+      chunks: (async function* () {
+        yield* chunks;
+      })(),
+    },
+  ]))
+    handed.push(run.items);
+  assert.equal(handed[0], chunks[0]);
+  assert.equal(handed[1], chunks[1]);
+});
+
 test('merge: the order of the sources does not change the stream', async () => {
   const a = () =>
     source('levels.ETHUSDT', [
@@ -72,7 +116,7 @@ test('merge: empty channels and no channels', async () => {
   assert.deepEqual(await collect([source('tape.BTCUSDT', []).s, source('levels.BTCUSDT', [[1, 'l']]).s]), ['1:levels.BTCUSDT:l']);
 });
 
-test('merge: pulls one item ahead per channel and closes every source on early return', async () => {
+test('merge: pulls one chunk ahead per channel and closes every source on early return', async () => {
   const tape = source(
     'tape.BTCUSDT',
     Array.from({ length: 100 }, (_, i): [number, string] => [i, `t${i}`]),
@@ -80,7 +124,8 @@ test('merge: pulls one item ahead per channel and closes every source on early r
   const levels = source('levels.BTCUSDT', [[1000, 'l']]);
   const it = mergeReplay([tape.s, levels.s]);
   for (let i = 0; i < 3; i++) await it.next();
-  // three items yielded: tape pulled exactly three (nothing read ahead of the consumer), levels only its first (held)
+  // three runs of one item yielded: tape pulled exactly three chunks (nothing read ahead of the consumer), levels only
+  // its first (held)
   assert.equal(tape.state.pulled, 3);
   assert.equal(levels.state.pulled, 1);
   await it.return(undefined);
@@ -97,6 +142,16 @@ test('merge: a channel going back in time and duplicate names are errors', async
     ]),
     /went back in time/,
   );
+  const inChunk = source(
+    'tape.BTCUSDT',
+    [
+      [5, 'a'],
+      [6, 'b'],
+      [4, 'c'],
+    ],
+    3,
+  );
+  await assert.rejects(collect([inChunk.s]), /went back in time/);
   await assert.rejects(collect([source('tape.BTCUSDT', []).s, source('tape.BTCUSDT', []).s]), /duplicate/);
 });
 

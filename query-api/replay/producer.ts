@@ -7,7 +7,7 @@ import type { Store } from '#clickhouse/store.ts';
 import { replayBatches, type ReplayBatch, type ReplayFormat } from './batch.ts';
 import type { ReplayRequest } from './request.ts';
 import { REPLAY_PAGE } from './sources.ts';
-import { replayMessages } from './stream.ts';
+import { replayRuns } from './stream.ts';
 
 export interface ReplayProducer {
   /**
@@ -24,7 +24,7 @@ export function inThreadProducer(store: Store): ReplayProducer {
   return {
     batches: (request, format, page = REPLAY_PAGE) =>
       replayBatches(
-        replayMessages(store, request, page),
+        replayRuns(store, request, page),
         request.channels.map((c) => c.name),
         format,
       ),

@@ -1,10 +1,11 @@
 /**
- * The stored history of each replay channel as a pull-based source (merge.ts), read from the store in bounded
- * pages, one page ahead (read-ahead.ts: the next page is read while the previous one is sent, so the store's reads
+ * The stored history of each replay channel as a pull-based source (merge.ts) of chunks, one a store page (a chain
+ * instant), read from the store in bounded pages, one page ahead (read-ahead.ts: the next page is read while the previous one is sent, so the store's reads
  * overlap the serialization): at most two pages (REPLAY_PAGE trades, or a read of snapshot rows of about
  * LEVELS_READ_BYTES) are held per channel, and no further page is read until the merge has taken the held ones.
  * - tape.{symbol}: the stored trades of the window in /v2/tape's ascending order (ts, venue, id; option_trades
- *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time.
+ *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time, rendered from the read's columns
+ *   (tape/tape-columns.ts tapeRowJson).
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
  *   rows of consecutive instants are read in one query (processor-reads.ts levelRecordsBetween: no heatmap cells), as many
@@ -22,7 +23,8 @@ import { metaOf } from '#processors/snapshots/levels-step.ts';
 import { fromSnapshotRecord, type SnapshotRecord } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
-import { readTapeEntries } from '../tape/read.ts';
+import { readTapeColumns } from '../tape/read.ts';
+import { num, str, tapeRowJson } from '../tape/tape-columns.ts';
 import { allTrades } from '../tape/filter.ts';
 import { levelsNotification } from '../ws/bus-source.ts';
 import { chainViewOf, changesJson, snapshotJson } from '../ws/chain-feed.ts';
@@ -30,8 +32,8 @@ import type { Channel } from '../ws/protocol.ts';
 import type { ReplayItem, ReplaySource } from './merge.ts';
 import { readAhead } from './read-ahead.ts';
 
-/** A page of the tape read (tape/read.ts readTapeEntries). */
-type TapePage = Awaited<ReturnType<typeof readTapeEntries>>;
+/** A page of the tape read (tape/read.ts readTapeColumns). */
+type TapePage = Awaited<ReturnType<typeof readTapeColumns>>;
 
 /**
  * Trades or snapshot instants read per store query. A tape page costs ~25 ms of fixed engine time (option_trades
@@ -46,6 +48,8 @@ export const REPLAY_PAGE = 5_000;
  * result to JavaScript several times slower per byte (gex/level-study-reads.ts PATH_PIECE_MS).
  */
 export const LEVELS_READ_BYTES = 4 * 2 ** 20;
+/** Trades rendered at a time from a tape page (a chunk of the tape source). */
+const TAPE_CHUNK = 256;
 /** Instants of a levels channel's first read, before the size of an instant's rows is known. */
 const FIRST_LEVELS_READ = 4;
 
@@ -58,18 +62,42 @@ export interface ReplayWindow {
 /** A message's data, serialized. */
 export type ReplayData = string;
 
-async function* tapeItems(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
+async function* tapeChunks(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>[]> {
   const read = async (previous: TapePage | null): Promise<TapePage | null> => {
-    if (previous === null) return readTapeEntries(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null);
-    const last = previous.entries[previous.entries.length - 1];
-    if (!previous.more || last === undefined) return null;
+    if (previous === null) return readTapeColumns(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null);
+    const i = previous.rows - 1;
+    if (!previous.more || i < 0) return null;
     // The window starts at the cursor's instant (the rows after the cursor are there anyway): the primary key then
     // skips what earlier pages read; with the whole window a page's read grows with its position (~120 vs ~40 ms a
     // 5,000-trade page half-way through 3 M stored trades).
-    const cursor = { ts: last.ts, venue: last.venue, id: last.id, order: 'asc' } as const;
-    return readTapeEntries(store, allTrades(symbol, last.ts, w.toMs), 'asc', page, cursor);
+    const c = previous.columns;
+    const cursor = { ts: num(c.ts_ms, i), venue: str(c.venue_s, i), id: str(c.id, i), order: 'asc' } as const;
+    return readTapeColumns(store, allTrades(symbol, cursor.ts, w.toMs), 'asc', page, cursor);
   };
-  for await (const { entries } of readAhead(read)) for (const e of entries) yield { atMs: e.ts, value: JSON.stringify(e.row) };
+  const symbolJson = JSON.stringify(symbol);
+  for await (const { columns: c, rows } of readAhead(read)) {
+    // Each row's data rendered from the columns (tape-columns.ts tapeRowJson: JSON.stringify of the /v2/tape row), a
+    // few hundred at a time: the rendered text is written and gone before the next are made (rendering a whole page
+    // at once kept ~2 MB of text alive per page, into the old generation).
+    const expiries = new Map<number, string>();
+    for (let first = 0; first < rows; first += TAPE_CHUNK) {
+      const n = Math.min(TAPE_CHUNK, rows - first);
+      const chunk = new Array<ReplayItem<ReplayData>>(n);
+      for (let k = 0; k < n; k++) {
+        const i = first + k;
+        const ts = num(c.ts_ms, i);
+        const expiryMs = num(c.expiry_ms, i);
+        let expiry = expiries.get(expiryMs);
+        if (expiry === undefined) {
+          expiry = new Date(expiryMs).toISOString();
+          expiries.set(expiryMs, expiry);
+        }
+        const at = new Date(ts).toISOString();
+        chunk[k] = { atMs: ts, at, value: tapeRowJson(c, i, symbolJson, at, expiry) };
+      }
+      yield chunk;
+    }
+  }
 }
 
 /** Instants of a table in (after, to] ∩ [from, to], ascending, at most `limit`, each once. */
@@ -122,7 +150,7 @@ interface LevelsPage {
   readonly perRead: number;
 }
 
-async function* levelsItems(store: Store, channel: Channel, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
+async function* levelsChunks(store: Store, channel: Channel, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>[]> {
   const { symbol } = channel;
   const listed = instants(store, LEVEL_INSTANTS, symbol, w, page);
   const read = async (previous: LevelsPage | null): Promise<LevelsPage | null> => {
@@ -141,35 +169,37 @@ async function* levelsItems(store: Store, channel: Channel, w: ReplayWindow, pag
     return { instants: group, byInstant, perRead };
   };
   for await (const p of readAhead(read)) {
+    const chunk: ReplayItem<ReplayData>[] = [];
     for (const t of p.instants) {
       // Rows at an instant the list does not name (an incomplete cycle between two completed ones) come with the range, unsent.
       const records = p.byInstant.get(t);
       if (records === undefined) continue;
       p.byInstant.delete(t);
       const rows = records.map((r) => fromSnapshotRecord(symbol, r));
-      yield { atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) };
+      chunk.push({ atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) });
     }
+    yield chunk;
   }
 }
 
-async function* chainItems(store: Store, channel: Channel, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>> {
+async function* chainChunks(store: Store, channel: Channel, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>[]> {
   let prev: ReturnType<typeof chainViewOf> | null = null;
   for await (const t of instants(store, CHAIN_INSTANTS, channel.symbol, w, page)) {
     const rows = await servedChainRowsAt(store, channel.symbol, { t, table: 'option_chain_snapshots' });
     if (rows.length === 0) continue;
     const view = chainViewOf(channel, t, rows);
-    yield { atMs: t, value: prev === null ? snapshotJson(channel, view) : changesJson(channel, prev, view) };
+    yield [{ atMs: t, value: prev === null ? snapshotJson(channel, view) : changesJson(channel, prev, view) }];
     prev = view;
   }
 }
 
 /** The stored history of one channel over the window; `page` bounds each store read (tests use small pages). */
 export function replaySource(store: Store, channel: Channel, w: ReplayWindow, page = REPLAY_PAGE): ReplaySource<ReplayData> {
-  const items =
+  const chunks =
     channel.kind === 'tape'
-      ? tapeItems(store, channel.symbol, w, page)
+      ? tapeChunks(store, channel.symbol, w, page)
       : channel.kind === 'levels'
-        ? levelsItems(store, channel, w, page)
-        : chainItems(store, channel, w, page);
-  return { channel: channel.name, items };
+        ? levelsChunks(store, channel, w, page)
+        : chainChunks(store, channel, w, page);
+  return { channel: channel.name, chunks };
 }

@@ -1,0 +1,82 @@
+/**
+ * Replay batches (batch.ts): documents numbered per channel across runs and batches, cut at the size bound, each
+ * message's bytes found by its end offset (non-ASCII text included), the documents those of lines.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { replayBatches, startOf, type ReplayBatch } from './batch.ts';
+import { messageLine, replayNotification } from './lines.ts';
+import type { MergedRun } from './merge.ts';
+
+async function* runsOf(runs: MergedRun<string>[]): AsyncGenerator<MergedRun<string>> {
+  yield* runs;
+}
+
+const CHANNELS = ['tape.BTCUSDT', 'levels.BTCUSDT.deribit,okx'];
+const RUNS: MergedRun<string>[] = [
+  {
+    channel: 'tape.BTCUSDT',
+    items: [
+      { atMs: 1_000, value: '{"a":"é"}' },
+      { atMs: 1_000, value: '{"b":2}', at: '1970-01-01T00:00:01.000Z' },
+    ],
+  },
+  { channel: 'levels.BTCUSDT.deribit,okx', items: [{ atMs: 2_000, value: '{"l":"€𝄞"}' }] },
+  { channel: 'tape.BTCUSDT', items: [{ atMs: 3_000, value: '{"c":3}' }] },
+];
+const EXPECTED: [string, number, number, string][] = [
+  ['tape.BTCUSDT', 1_000, 1, '{"a":"é"}'],
+  ['tape.BTCUSDT', 1_000, 2, '{"b":2}'],
+  ['levels.BTCUSDT.deribit,okx', 2_000, 1, '{"l":"€𝄞"}'],
+  ['tape.BTCUSDT', 3_000, 3, '{"c":3}'],
+];
+
+function messagesOf(batches: ReplayBatch[]): { channel: number; atMs: number; seq: number; text: string }[] {
+  return batches.flatMap((b) =>
+    Array.from({ length: b.count }, (_, i) => ({
+      channel: b.channel[i] as number,
+      atMs: b.atMs[i] as number,
+      seq: b.seq[i] as number,
+      text: Buffer.from(b.bytes.subarray(startOf(b, i), b.ends[i])).toString('utf8'),
+    })),
+  );
+}
+
+test('batches: documents of lines.ts, numbered per channel, sliced by their end offsets', async () => {
+  for (const [format, doc] of [
+    ['ndjson', messageLine],
+    ['ws', replayNotification],
+  ] as const) {
+    for (const maxChars of [1, 100, 1 << 20]) {
+      const batches: ReplayBatch[] = [];
+      for await (const b of replayBatches(runsOf(RUNS), CHANNELS, format, maxChars)) batches.push(b);
+      if (maxChars === 1) assert.equal(batches.length, 4, 'one message a batch');
+      if (maxChars === 1 << 20) assert.equal(batches.length, 1);
+      assert.deepEqual(
+        messagesOf(batches),
+        EXPECTED.map(([channel, atMs, seq, data]) => ({
+          channel: CHANNELS.indexOf(channel),
+          atMs,
+          seq,
+          text: doc(channel, atMs, seq, data),
+        })),
+        `${format}, ${maxChars}`,
+      );
+      for (const b of batches) {
+        assert.equal(b.ends[b.count - 1], b.bytes.length);
+        assert.equal(b.bytes.byteOffset, 0);
+        assert.equal(b.bytes.buffer.byteLength, b.bytes.length, 'a batch owns its buffer (transferable)');
+      }
+    }
+  }
+});
+
+test('batches: a run of a channel not in the request is an error', async () => {
+  const runs = runsOf([{ channel: 'chain.BTCUSDT', items: [{ atMs: 1, value: '{}' }] }]);
+  await assert.rejects(
+    (async () => {
+      for await (const b of replayBatches(runs, CHANNELS, 'ndjson')) void b;
+    })(),
+    /not in the request/,
+  );
+});

@@ -1,0 +1,101 @@
+/**
+ * The tape read's columns (tape/read.ts: option_trades read column-wise through Native) as served tape rows
+ * (tape-row.ts) in tail entries (`tailEntriesOf`, for /v2/tape and the tape tail), or rendered straight to JSON
+ * (`tapeRowJson`, for replays, which render hundreds of thousands a second): the same text as `JSON.stringify` of
+ * the row, without building it. Pure.
+ */
+import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '#clickhouse/row-binary.ts';
+import { utcDate } from './filter.ts';
+import type { TailEntry } from './tail.ts';
+import type { TapeRow } from './tape-row.ts';
+
+export const num = (c: NumberColumn, i: number): number => c.values[i] as number;
+export const nullableNum = (c: NumberColumn, i: number): number | null =>
+  c.nulls !== null && c.nulls[i] === 1 ? null : (c.values[i] as number);
+export const str = (c: StringColumn, i: number): string => c.values[i] ?? '';
+
+/** The names of the read's columns, in order (tape/read.ts readTapeColumns). */
+const NUMBER_COLUMNS = [
+  'ts_ms',
+  'expiry_ms',
+  'strike',
+  'size',
+  'price',
+  'price_usd',
+  'premium_usd',
+  'iv',
+  'index_price',
+  'block_n',
+] as const;
+const STRING_COLUMNS = ['venue_s', 'id', 'instrument', 'type_s', 'side_s', 'currency_s', 'trade_id'] as const;
+
+export type TapeColumns = Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> & Record<(typeof STRING_COLUMNS)[number], StringColumn>;
+
+export function columnsOf(r: ColumnsResult): TapeColumns {
+  const out: Record<string, ResultColumn> = {};
+  for (const name of NUMBER_COLUMNS) {
+    const c = r.columns[name];
+    if (c?.kind !== 'number') throw new Error(`tape read: column ${name} missing or not numeric`);
+    out[name] = c;
+  }
+  for (const name of STRING_COLUMNS) {
+    const c = r.columns[name];
+    if (c?.kind !== 'string') throw new Error(`tape read: column ${name} missing or not a string`);
+    out[name] = c;
+  }
+  return out as TapeColumns;
+}
+
+/**
+ * The statement's rows from a column-wise (RowBinary) result as tail entries around the served tape rows (the same
+ * row the WebSocket tape channel sends: tape-row.ts), in one pass with no per-row closures; an expiry's ISO text
+ * and UTC date are formatted once.
+ */
+export function tailEntriesOf(c: TapeColumns, n: number, symbol: string): TailEntry[] {
+  const out: TailEntry[] = new Array<TailEntry>(n);
+  const expiries = new Map<number, { readonly iso: string; readonly date: string }>();
+  for (let i = 0; i < n; i++) {
+    const expiryMs = num(c.expiry_ms, i);
+    let expiry = expiries.get(expiryMs);
+    if (expiry === undefined) {
+      expiry = { iso: new Date(expiryMs).toISOString(), date: utcDate(expiryMs) };
+      expiries.set(expiryMs, expiry);
+    }
+    const ts = num(c.ts_ms, i);
+    const venue = str(c.venue_s, i);
+    const row: TapeRow = {
+      time: new Date(ts).toISOString(),
+      venue,
+      symbol,
+      instrument: str(c.instrument, i),
+      expiry: expiry.iso,
+      strike: num(c.strike, i),
+      type: str(c.type_s, i) as TapeRow['type'],
+      side: str(c.side_s, i) as TapeRow['side'],
+      size: num(c.size, i),
+      price: num(c.price, i),
+      price_currency: str(c.currency_s, i),
+      price_usd: num(c.price_usd, i),
+      premium_usd: num(c.premium_usd, i),
+      iv: nullableNum(c.iv, i),
+      index_price: nullableNum(c.index_price, i),
+      block: num(c.block_n, i) !== 0,
+      trade_id: str(c.trade_id, i),
+    };
+    out[i] = { ts, venue, id: str(c.id, i), expiryDate: expiry.date, row };
+  }
+  return out;
+}
+
+/** A number as JSON.stringify writes it (NaN and infinities as null). */
+const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
+const jsonNullable = (x: number | null): string => (x === null ? 'null' : jsonNumber(x));
+const q = (s: string): string => JSON.stringify(s);
+
+/**
+ * `JSON.stringify` of the tape row of row `i` (field order and values of tape/read.ts entriesOf and tape-row.ts):
+ * `timeIso` is the ISO text of its `ts_ms`, `expiryIso` of its `expiry_ms`, `symbolJson` the symbol as a JSON string.
+ */
+export function tapeRowJson(c: TapeColumns, i: number, symbolJson: string, timeIso: string, expiryIso: string): string {
+  return `{"time":"${timeIso}","venue":${q(str(c.venue_s, i))},"symbol":${symbolJson},"instrument":${q(str(c.instrument, i))},"expiry":"${expiryIso}","strike":${jsonNumber(num(c.strike, i))},"type":${q(str(c.type_s, i))},"side":${q(str(c.side_s, i))},"size":${jsonNumber(num(c.size, i))},"price":${jsonNumber(num(c.price, i))},"price_currency":${q(str(c.currency_s, i))},"price_usd":${jsonNumber(num(c.price_usd, i))},"premium_usd":${jsonNumber(num(c.premium_usd, i))},"iv":${jsonNullable(nullableNum(c.iv, i))},"index_price":${jsonNullable(nullableNum(c.index_price, i))},"block":${num(c.block_n, i) !== 0},"trade_id":${q(str(c.trade_id, i))}}`;
+}
