@@ -65,6 +65,8 @@ export interface LiveFigures {
   readonly fanoutP99: number;
   /** The server's event-loop delay p99 during the measure, ms (perf_hooks.monitorEventLoopDelay). */
   readonly loopP99: number;
+  /** The server's event-loop utilization during the measure (perf_hooks.eventLoopUtilization: busy share of the time). */
+  readonly loopBusy: number;
   /** Live notifications received by the subscribers, and published x subscribers. */
   readonly received: number;
   readonly expected: number;
@@ -151,10 +153,12 @@ export async function liveDelay(rig: LiveRig, transport: Transport | null): Prom
   const before = transport === null ? null : await rig.replays.ask<{ messages: number }>({ cmd: 'progress' });
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
+  const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   const published = await publishAtRate(rig.bus);
   const after = transport === null ? null : await rig.replays.ask<{ messages: number }>({ cmd: 'progress' });
   const seconds = (performance.now() - t0) / 1000;
+  const busy = performance.eventLoopUtilization(elu0).utilization;
   loop.disable();
   await sleep(500);
   const seen = await rig.subscribers.ask<SubscriberReport>({ cmd: 'report' });
@@ -175,6 +179,7 @@ export async function liveDelay(rig: LiveRig, transport: Transport | null): Prom
     fanoutP50: quantile(fan, 0.5),
     fanoutP99: quantile(fan, 0.99),
     loopP99: loop.percentile(99) / 1e6,
+    loopBusy: busy,
     // Each subscriber also gets the welcome and the subscribe answer.
     received: seen.received - 2 * CLIENTS,
     expected: published * CLIENTS,

@@ -28,14 +28,21 @@ export function parseJsonEachRow<T>(bytes: Uint8Array): T[] {
   return rows;
 }
 
-/** `sql` (no FORMAT clause) read as JSONEachRow rows. */
-export async function readJsonEachRow<T>(body: StatementBody, sql: string): Promise<T[]> {
-  return parseJsonEachRow<T>(await body(`${sql}\nFORMAT JSONEachRow`));
+/**
+ * The statement `sql` (no SETTINGS or FORMAT clause of its own) in `format`, with `settings` (e.g.
+ * `os_threads_nice_value_query = 19`) in a SETTINGS clause when given.
+ */
+export const statementIn = (sql: string, format: string, settings = ''): string =>
+  `${sql}${settings === '' ? '' : `\nSETTINGS ${settings}`}\nFORMAT ${format}`;
+
+/** `sql` (see statementIn) read as JSONEachRow rows. */
+export async function readJsonEachRow<T>(body: StatementBody, sql: string, settings = ''): Promise<T[]> {
+  return parseJsonEachRow<T>(await body(statementIn(sql, 'JSONEachRow', settings)));
 }
 
-/** `sql` (no FORMAT clause) read column-wise through Native. */
-export async function readColumns(body: StatementBody, sql: string): Promise<ColumnsResult> {
-  const native = decodeNative(await body(`${sql}\nFORMAT Native`));
+/** `sql` (see statementIn) read column-wise through Native. */
+export async function readColumns(body: StatementBody, sql: string, settings = ''): Promise<ColumnsResult> {
+  const native = decodeNative(await body(statementIn(sql, 'Native', settings)));
   if (native.names.length > 0) return native;
-  return decodeRowBinary(await body(`${sql}\nFORMAT RowBinaryWithNamesAndTypes`));
+  return decodeRowBinary(await body(statementIn(sql, 'RowBinaryWithNamesAndTypes', settings)));
 }

@@ -15,8 +15,7 @@ import { ApiError, validationError } from '../envelope/errors.ts';
 import { errorResponses } from '../envelope/envelope-schemas.ts';
 import { clampWindow, type HistoryClamp } from '../limits/history-clamp.ts';
 import type { ApiInstance, AppContext } from '../types.ts';
-import { REPLAY_CAPS } from './caps.ts';
-import { TimeSlice } from '#platform/time-slice.ts';
+import { REPLAY_CAPS, REPLAY_TURNS } from './caps.ts';
 import { replayMetrics } from './metrics.ts';
 import type { ReplayBatch } from './batch.ts';
 import { doneLine } from './lines.ts';
@@ -80,13 +79,14 @@ async function* ndjsonBody(
   let status: 'completed' | 'stopped' | 'failed' = 'stopped';
   const names = request.channels.map((c) => c.name);
   const counts = new Map<string, number>(names.map((n) => [n, 0]));
-  const slice = new TimeSlice();
+  const owner = {};
   try {
     for await (const b of batches) {
       for (let i = 0; i < b.count; i++) counts.set(names[b.channel[i] as number] as string, b.seq[i] as number);
       replayMetrics.messages.inc({ transport: 'http' }, b.count);
+      // Written within the replays' share of the event-loop turn (REPLAY_TURNS).
+      await REPLAY_TURNS.pass(owner, b.bytes.length);
       yield Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
-      await slice.yieldIfDue();
     }
     yield Buffer.from(doneLine(request.fromMs, request.toMs, counts, clamp), 'utf8');
     status = 'completed';

@@ -1,8 +1,9 @@
 /**
- * The stored history of each replay channel as a pull-based source (merge.ts) of chunks, one a store page (a chain
- * instant), read from the store in bounded pages, one page ahead (read-ahead.ts: the next page is read while the previous one is sent, so the store's reads
- * overlap the serialization): at most two pages (REPLAY_PAGE trades, or a read of snapshot rows of about
- * LEVELS_READ_BYTES) are held per channel, and no further page is read until the merge has taken the held ones.
+ * The stored history of each replay channel as a pull-based source (merge.ts) of chunks (a few hundred trades, a
+ * read's levels instants, a chain instant), read from the store in bounded pages, one page ahead (read-ahead.ts: the
+ * next page is read while the previous one is sent, so the store's reads overlap the serialization): at most two
+ * pages (REPLAY_PAGE trades, or a read of snapshot rows of about LEVELS_READ_BYTES) are held per channel, and no
+ * further page is read until the merge has taken the held ones.
  * - tape.{symbol}: the stored trades of the window in /v2/tape's ascending order (ts, venue, id; option_trades
  *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time, rendered from the read's columns
  *   (tape/tape-columns.ts tapeRowJson).
@@ -44,10 +45,11 @@ export const REPLAY_PAGE = 5_000;
 
 /**
  * Snapshot rows read per store query for a levels channel, about (bytes as the store hands them over: JSON, mostly
- * the base64 levels_pack, ~45 KB a venue row): a few MiB, below the ~10 MiB from which the embedded engine hands a
- * result to JavaScript several times slower per byte (gex/level-study-reads.ts PATH_PIECE_MS).
+ * the base64 levels_pack, ~45 KB a venue row). 2 MiB: reads of 4 MiB were ~10-30 % faster (0.5-day bench) but held
+ * twice the memory per replay in the engine, the JSON parse and the result's crossing to the replay thread (server
+ * RSS +80-140 MB during a levels replay, against +17-65 MB); 1 MiB cost another ~20 % (bench/RESULTS.md "replay").
  */
-export const LEVELS_READ_BYTES = 4 * 2 ** 20;
+export const LEVELS_READ_BYTES = 2 * 2 ** 20;
 /** Trades rendered at a time from a tape page (a chunk of the tape source). */
 const TAPE_CHUNK = 256;
 /** Instants of a levels channel's first read, before the size of an instant's rows is known. */

@@ -8,18 +8,17 @@
  * - speed x: a message is written once (at - from) / x of wall time has passed since the start, pauses excluded (and
  *   never before the buffer has room).
  * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
- * The loop yields to the event loop after every 5 ms of work (platform/time-slice.ts), so live notifications and
+ * The loop writes within the replays' share of each event-loop turn (caps.ts REPLAY_TURNS), so live notifications and
  * other sessions go on; with the replay thread (the default) the batches are made there, and this loop only writes.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 import type { ReplayOutput } from '../ws/replay-port.ts';
-import { REPLAY_HIGH_WATER, REPLAY_LOW_WATER, REPLAY_STALL_MS, type ReplaySpeed } from './caps.ts';
+import { REPLAY_HIGH_WATER, REPLAY_LOW_WATER, REPLAY_STALL_MS, REPLAY_TURNS, type ReplaySpeed } from './caps.ts';
 import { startOf, type ReplayBatch } from './batch.ts';
 import { doneFields } from './lines.ts';
 import { replayMetrics } from './metrics.ts';
 import type { ReplayRequest } from './request.ts';
-import { TimeSlice } from '#platform/time-slice.ts';
 
 const POLL_MS = 2;
 /** Longest single sleep: pause, resume and stop wake it at once anyway. */
@@ -155,7 +154,6 @@ export class ReplayRun {
     const { batches, speed, out, request } = this.opts;
     const names = request.channels.map((c) => c.name);
     const start = performance.now();
-    const slice = new TimeSlice();
     for (;;) {
       if (await this.held()) return 'stopped';
       const r = await batches.next();
@@ -174,7 +172,7 @@ export class ReplayRun {
         this.counts.set(names[b.channel[i] as number] as string, b.seq[i] as number);
         this.lastAtMs = atMs;
         this.unmetered++;
-        await slice.yieldIfDue();
+        await REPLAY_TURNS.pass(this, frame.length);
       }
       this.meter();
     }

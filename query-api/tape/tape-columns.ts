@@ -97,5 +97,12 @@ const q = (s: string): string => JSON.stringify(s);
  * `timeIso` is the ISO text of its `ts_ms`, `expiryIso` of its `expiry_ms`, `symbolJson` the symbol as a JSON string.
  */
 export function tapeRowJson(c: TapeColumns, i: number, symbolJson: string, timeIso: string, expiryIso: string): string {
-  return `{"time":"${timeIso}","venue":${q(str(c.venue_s, i))},"symbol":${symbolJson},"instrument":${q(str(c.instrument, i))},"expiry":"${expiryIso}","strike":${jsonNumber(num(c.strike, i))},"type":${q(str(c.type_s, i))},"side":${q(str(c.side_s, i))},"size":${jsonNumber(num(c.size, i))},"price":${jsonNumber(num(c.price, i))},"price_currency":${q(str(c.currency_s, i))},"price_usd":${jsonNumber(num(c.price_usd, i))},"premium_usd":${jsonNumber(num(c.premium_usd, i))},"iv":${jsonNullable(nullableNum(c.iv, i))},"index_price":${jsonNullable(nullableNum(c.index_price, i))},"block":${num(c.block_n, i) !== 0},"trade_id":${q(str(c.trade_id, i))}}`;
+  return (
+    `{"time":"${timeIso}","venue":${q(str(c.venue_s, i))},"symbol":${symbolJson},"instrument":${q(str(c.instrument, i))},` +
+    `"expiry":"${expiryIso}","strike":${jsonNumber(num(c.strike, i))},"type":${q(str(c.type_s, i))},"side":${q(str(c.side_s, i))},` +
+    `"size":${jsonNumber(num(c.size, i))},"price":${jsonNumber(num(c.price, i))},"price_currency":${q(str(c.currency_s, i))},` +
+    `"price_usd":${jsonNumber(num(c.price_usd, i))},"premium_usd":${jsonNumber(num(c.premium_usd, i))},` +
+    `"iv":${jsonNullable(nullableNum(c.iv, i))},"index_price":${jsonNullable(nullableNum(c.index_price, i))},` +
+    `"block":${num(c.block_n, i) !== 0},"trade_id":${q(str(c.trade_id, i))}}`
+  );
 }

@@ -27,8 +27,11 @@ export interface PortStore extends Store {
   answer(m: OwnerMessage): boolean;
 }
 
-/** The store of the thread that owns `port`'s other end (`kind` is that store's). */
-export function portStore(port: MessagePort, kind: StoreKind): PortStore {
+/**
+ * The store of the thread that owns `port`'s other end (`kind` is that store's); `settings` go into every read's
+ * SETTINGS clause (the replay's statements have none of their own).
+ */
+export function portStore(port: MessagePort, kind: StoreKind, settings = ''): PortStore {
   const waiting = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
   let next = 1;
   const bytes = (sql: string, params: QueryParams): Promise<Uint8Array> =>
@@ -45,8 +48,8 @@ export function portStore(port: MessagePort, kind: StoreKind): PortStore {
     Promise.reject(new StoreQueryError(`the replay thread's store is read-only (${op})`, op, null, null));
   return {
     kind,
-    query: <T>(sql: string, params: QueryParams = {}) => readJsonEachRow<T>(body(params), sql),
-    queryColumns: (sql, params = {}) => readColumns(body(params), sql),
+    query: <T>(sql: string, params: QueryParams = {}) => readJsonEachRow<T>(body(params), sql, settings),
+    queryColumns: (sql, params = {}) => readColumns(body(params), sql, settings),
     queryBytes: (sql, params = {}) => bytes(sql, params),
     command: () => readOnly('command'),
     insert: () => readOnly('insert'),

@@ -6,8 +6,17 @@
  */
 import type { QueryParams } from '#clickhouse/params.ts';
 import type { StoreOp } from '#clickhouse/errors.ts';
+import type { StoreKind } from '#clickhouse/store.ts';
 import type { ReplayBatch, ReplayFormat } from '../batch.ts';
 import type { ReplayRequest } from '../request.ts';
+
+/** What the thread starts with. */
+export interface ReplayThreadData {
+  /** The owner's store kind (the thread's store reports it). */
+  readonly storeKind: StoreKind;
+  /** Niceness of the thread and of the engine threads that run its reads (Linux; 0 = the process's). */
+  readonly nice: number;
+}
 
 /** A store error as it crosses (clickhouse/errors.ts classes rebuilt on the other side). */
 export interface CrossingError {

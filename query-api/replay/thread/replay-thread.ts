@@ -18,9 +18,16 @@ import type { ReplayProducer } from '../producer.ts';
 import type { ReplayRequest } from '../request.ts';
 import { REPLAY_PAGE } from '../sources.ts';
 import { storeErrorOf } from './port-store.ts';
-import { crossingError, type OwnerMessage, type ThreadMessage } from './protocol.ts';
+import { crossingError, type OwnerMessage, type ReplayThreadData, type ThreadMessage } from './protocol.ts';
 
 const log = childLogger('replay.thread');
+
+/**
+ * Niceness of the replay thread and of its reads in the store's engine (Linux): the lowest priority, so that on a busy
+ * machine the API's event loop, the other roles and the engine's other queries run first; alone on the machine a
+ * replay runs as fast as with none.
+ */
+export const REPLAY_NICE = 19;
 
 /** One open replay as this thread sees it: the batches arrived and not taken, the consumer waiting for one. */
 class OpenReplay {
@@ -92,7 +99,8 @@ export class ReplayThread implements ReplayProducer {
 
   private started(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = startTsWorker(new URL('./worker.ts', import.meta.url), { storeKind: this.store.kind }, 'gex-replay');
+    const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
+    const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay');
     this.worker = worker;
     worker.on('message', (m: ThreadMessage) => this.onMessage(worker, m));
     const ended = (err: Error): void => {
@@ -111,9 +119,19 @@ export class ReplayThread implements ReplayProducer {
     if (m.kind === 'store-query') {
       this.store.queryBytes(m.sql, m.params).then(
         (bytes) => {
-          // A copy the thread owns (the store's buffer may be a view into a pool or the engine's memory).
+          const answer = (b: Uint8Array, transfer: ArrayBuffer[]): void =>
+            worker.postMessage({ kind: 'store-answer', qid: m.qid, bytes: b } satisfies OwnerMessage, transfer);
+          // A result that owns its whole buffer moves to the thread; any other (a view into a larger or pooled
+          // buffer, or one that cannot be transferred) crosses as a copy.
+          if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+            try {
+              return answer(bytes, [bytes.buffer as ArrayBuffer]);
+            } catch {
+              // not transferable: copied below
+            }
+          }
           const own = new Uint8Array(bytes);
-          worker.postMessage({ kind: 'store-answer', qid: m.qid, bytes: own } satisfies OwnerMessage, [own.buffer]);
+          answer(own, [own.buffer]);
         },
         (err: unknown) => worker.postMessage({ kind: 'store-error', qid: m.qid, error: crossingError(err) } satisfies OwnerMessage),
       );

@@ -1,26 +1,23 @@
 /**
  * Entry of the replay thread (replay-thread.ts): makes the batches of the replays its owner opens (producer.ts's
- * in-thread producer over a PortStore), one batch per `pull`, and lowers its own scheduling priority (REPLAY_NICE) so
- * that, on a busy machine, the owner's event loop (requests, the live feed) runs first.
+ * in-thread producer over a PortStore), one batch per `pull`, and lowers its own scheduling priority and its reads'
+ * (REPLAY_NICE) so that, on a busy machine, the owner's event loop (requests, the live feed) runs first.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StoreKind } from '#clickhouse/store.ts';
 import { childLogger } from '#platform/log.ts';
 import type { ReplayBatch } from '../batch.ts';
 import { inThreadProducer } from '../producer.ts';
 import { portStore } from './port-store.ts';
-import { batchTransfer, crossingError, type OwnerMessage, type ThreadMessage } from './protocol.ts';
-
-/** Niceness of the replay thread (Linux: per thread; 0 = the process's). */
-export const REPLAY_NICE = 10;
+import { batchTransfer, crossingError, type OwnerMessage, type ReplayThreadData, type ThreadMessage } from './protocol.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('query-api/replay/thread/worker.ts runs as a worker thread');
-const { storeKind } = workerData as { readonly storeKind: StoreKind };
+const { storeKind, nice } = workerData as ReplayThreadData;
 const log = childLogger('replay.thread');
-const store = portStore(port, storeKind);
+// The store's engine runs the replay's reads at the same niceness (a ClickHouse setting; a no-op without CAP_SYS_NICE).
+const store = portStore(port, storeKind, `os_threads_nice_value_query = ${nice}`);
 const producer = inThreadProducer(store);
 const replays = new Map<number, AsyncGenerator<ReplayBatch>>();
 const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
@@ -28,7 +25,7 @@ const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []): void => port.post
 try {
   // On Linux a thread is a task of its own: /proc/thread-self names its id, and setpriority applies to that task.
   const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, REPLAY_NICE);
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
 } catch (err) {
   log.debug({ err }, 'replay thread: priority unchanged');
 }
