@@ -1,12 +1,14 @@
 /**
  * Replay batches (batch.ts): documents numbered per channel across runs and batches, cut at the size bound, each
- * message's bytes found by its end offset (non-ASCII text included), the documents those of lines.ts.
+ * message's bytes found by its end offset (non-ASCII text included), the documents those of lines.ts (for `ws` each
+ * one WebSocket frame).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { replayBatches, startOf, type ReplayBatch } from './batch.ts';
 import { messageLine, replayNotification } from './lines.ts';
 import type { MergedRun } from './merge.ts';
+import { framePayloads } from '../ws/frames.ts';
 
 async function* runsOf(runs: MergedRun<string>[]): AsyncGenerator<MergedRun<string>> {
   yield* runs;
@@ -31,14 +33,20 @@ const EXPECTED: [string, number, number, string][] = [
   ['tape.BTCUSDT', 3_000, 3, '{"c":3}'],
 ];
 
-function messagesOf(batches: ReplayBatch[]): { channel: number; atMs: number; seq: number; text: string }[] {
+/** Each message of the batches; `framed`: a message is a WebSocket frame, its text the frame's payload. */
+function messagesOf(batches: ReplayBatch[], framed: boolean): { channel: number; atMs: number; seq: number; text: string }[] {
   return batches.flatMap((b) =>
-    Array.from({ length: b.count }, (_, i) => ({
-      channel: b.channel[i] as number,
-      atMs: b.atMs[i] as number,
-      seq: b.seq[i] as number,
-      text: Buffer.from(b.bytes.subarray(startOf(b, i), b.ends[i])).toString('utf8'),
-    })),
+    Array.from({ length: b.count }, (_, i) => {
+      const bytes = b.bytes.subarray(startOf(b, i), b.ends[i]);
+      const payloads = framed ? framePayloads(bytes) : [bytes];
+      assert.equal(payloads.length, 1, 'one frame a message');
+      return {
+        channel: b.channel[i] as number,
+        atMs: b.atMs[i] as number,
+        seq: b.seq[i] as number,
+        text: Buffer.from(payloads[0] as Uint8Array).toString('utf8'),
+      };
+    }),
   );
 }
 
@@ -53,7 +61,7 @@ test('batches: documents of lines.ts, numbered per channel, sliced by their end 
       if (maxChars === 1) assert.equal(batches.length, 4, 'one message a batch');
       if (maxChars === 1 << 20) assert.equal(batches.length, 1);
       assert.deepEqual(
-        messagesOf(batches),
+        messagesOf(batches, format === 'ws'),
         EXPECTED.map(([channel, atMs, seq, data]) => ({
           channel: CHANNELS.indexOf(channel),
           atMs,

@@ -1,22 +1,26 @@
 /**
  * Replay messages rendered in batches: a batch is the documents (lines.ts) of up to BATCH_MESSAGES consecutive
- * messages (or about BATCH_BYTES of them) encoded once into one UTF-8 buffer, with each message's end offset,
- * instant, channel and sequence number beside it in typed arrays. A transport then writes a batch's bytes at once
- * (NDJSON) or one slice a message (WebSocket frames) without rendering anything itself, and a batch crosses a thread
- * as five transferred buffers (query-api/replay/thread). Pure: no I/O of its own.
+ * messages (or about BATCH_BYTES of them) encoded once into one buffer (NDJSON lines, or WebSocket frames of the
+ * notifications), with each message's end offset, instant, channel and sequence number beside it in typed arrays. A
+ * transport then writes a batch's bytes at once, or a slice a message when it paces them, without rendering anything
+ * itself, and a batch crosses a thread as five transferred buffers (query-api/replay/thread). Pure: no I/O of its own.
  */
 import { documentsOf, type DocumentFormat } from './lines.ts';
 import type { MergedRun } from './merge.ts';
 import type { ReplayData } from './sources.ts';
+import { headerLength, writeTextFrameHeader } from '../ws/frames.ts';
 
 /** `ndjson`: each message its line (GET /v2/replay); `ws`: each its `replay` notification (public/replay). */
 export type ReplayFormat = DocumentFormat;
 
 export interface ReplayBatch {
   readonly count: number;
-  /** The messages' documents one after the other, UTF-8 (its own ArrayBuffer: transferable). */
+  /**
+   * The messages one after the other (its own ArrayBuffer: transferable): `ndjson` each its line, UTF-8; `ws` each its
+   * notification as a complete WebSocket text frame (ws/frames.ts), ready for the socket.
+   */
   readonly bytes: Uint8Array;
-  /** End of each message's document in `bytes` (the first starts at 0, each next where the previous ends). */
+  /** End of each message in `bytes` (the first starts at 0, each next where the previous ends). */
   readonly ends: Uint32Array;
   /** The instant each message represents, ms UTC. */
   readonly atMs: Float64Array;
@@ -34,6 +38,23 @@ const utf8 = new TextEncoder();
 
 /** Start offset of message `i` of a batch. */
 export const startOf = (b: ReplayBatch, i: number): number => (i === 0 ? 0 : (b.ends[i - 1] as number));
+
+/** The documents of `encoded` (ending at `ends`) as consecutive WebSocket text frames; `ends` become the frames' ends. */
+function frameAll(encoded: Uint8Array, ends: Uint32Array): Uint8Array {
+  let total = encoded.length;
+  for (let i = 0, start = 0; i < ends.length; start = ends[i] as number, i++) total += headerLength((ends[i] as number) - start);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (let i = 0, start = 0; i < ends.length; i++) {
+    const end = ends[i] as number;
+    at = writeTextFrameHeader(out, at, end - start);
+    out.set(encoded.subarray(start, end), at);
+    at += end - start;
+    ends[i] = at;
+    start = end;
+  }
+  return out;
+}
 
 /** A batch under construction. */
 class BatchBuilder {
@@ -56,20 +77,21 @@ class BatchBuilder {
     this.chars += doc.length;
   }
 
-  /** The batch of what was added; the builder starts empty again. */
-  take(): ReplayBatch {
+  /** The batch of what was added (`framed`: each document as a WebSocket text frame); the builder starts empty again. */
+  take(framed: boolean): ReplayBatch {
     const { docs } = this;
     const count = docs.length;
     const text = docs.join('');
-    const bytes = utf8.encode(text);
+    const encoded = utf8.encode(text);
     const ends = new Uint32Array(count);
-    const ascii = bytes.length === text.length;
+    const ascii = encoded.length === text.length;
     let end = 0;
     for (let i = 0; i < count; i++) {
       const doc = docs[i] as string;
       end += ascii ? doc.length : Buffer.byteLength(doc, 'utf8');
       ends[i] = end;
     }
+    const bytes = framed ? frameAll(encoded, ends) : encoded;
     const batch = {
       count,
       bytes,
@@ -105,9 +127,9 @@ export async function* replayBatches(
     let seq = seqs[ch] as number;
     for (const m of run.items) {
       b.add(doc(m.at ?? new Date(m.atMs).toISOString(), ++seq, m.value), m.atMs, ch, seq);
-      if (b.chars >= maxChars || b.count >= BATCH_MESSAGES) yield b.take();
+      if (b.chars >= maxChars || b.count >= BATCH_MESSAGES) yield b.take(format === 'ws');
     }
     seqs[ch] = seq;
   }
-  if (b.count > 0) yield b.take();
+  if (b.count > 0) yield b.take(format === 'ws');
 }

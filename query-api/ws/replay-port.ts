@@ -10,17 +10,17 @@ import type { RpcRequest } from './protocol.ts';
 export interface ReplayOutput {
   /** Bounded write of an encoded text frame; false when the session is closed or was just cut off. */
   deliver(frame: Buffer): boolean;
+  /**
+   * Bounded write of complete WebSocket text frames (ws/frames.ts: a replay batch or a slice of one), in one socket
+   * write; false when the session is closed or was just cut off.
+   */
+  deliverFrames(frames: Buffer): boolean;
   /** Bytes queued on the socket and not yet sent. */
   bufferedAmount(): number;
   /** A JSON-RPC answer. */
   reply(text: string): void;
   /** Closes the session as a slow consumer (4009, `detail` in the reason). */
   cutOff(detail: string): void;
-  /**
-   * Holds the frames delivered from now on in the connection's buffer until the end of the current event-loop turn,
-   * then writes them at once (one socket write for a run of frames instead of one each).
-   */
-  holdWrites(): void;
 }
 
 /** The authenticated user of the session. */

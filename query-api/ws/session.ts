@@ -5,6 +5,7 @@
  * the server heartbeat.
  */
 import type { WebSocket } from 'ws';
+import { framePayloads } from './frames.ts';
 import type { FeedHub, Subscriber } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import { CLOSE, channelList, heartbeat, parseChannel, result, rpcError, RPC_ERROR } from './protocol.ts';
@@ -17,10 +18,14 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** After a 4009 close, a peer that does not read its close frame is dropped after this long. */
 const SLOW_CLOSE_GRACE_MS = 5_000;
 
-/** The connection's TCP socket as far as the session uses it: holding writes so several frames leave in one write. */
+/**
+ * The connection's socket as far as the session uses it: holding writes so several frames leave in one write, and
+ * writing frames made elsewhere (replay batches).
+ */
 export interface Corkable {
   cork(): void;
   uncork(): void;
+  write(chunk: Uint8Array): boolean;
 }
 
 export interface SessionOptions {
@@ -39,8 +44,6 @@ export interface SessionOptions {
 export class Session implements Subscriber, ReplayOutput {
   private readonly subscriptions = new Set<string>();
   private closed = false;
-  /** holdWrites corked the socket and its uncork is scheduled. */
-  private writesHeld = false;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private readonly replay: SessionReplay | null;
 
@@ -109,16 +112,25 @@ export class Session implements Subscriber, ReplayOutput {
     }
   }
 
-  /** ReplayOutput.holdWrites: the socket corked until the end of this event-loop turn (no-op without the socket). */
-  holdWrites(): void {
-    const socket = this.opts.socket;
-    if (socket === undefined || this.writesHeld) return;
-    this.writesHeld = true;
-    socket.cork();
-    setImmediate(() => {
-      this.writesHeld = false;
-      socket.uncork();
-    });
+  /**
+   * ReplayOutput.deliverFrames: bounded write of complete WebSocket text frames (ws/frames.ts) as they are, straight to
+   * the socket (after whatever `ws` has written: with no extension negotiated `ws` writes every frame at once, queuing
+   * none). With an extension, or without the socket, each frame's payload goes through `ws` instead.
+   */
+  deliverFrames(frames: Buffer): boolean {
+    if (this.closed) return false;
+    const { ws, socket } = this.opts;
+    if (ws.readyState !== ws.OPEN) return false;
+    if (ws.bufferedAmount + frames.length > this.opts.maxBufferedBytes) {
+      this.cutOff(`${this.opts.maxBufferedBytes} bytes`);
+      return false;
+    }
+    if (socket !== undefined && ws.extensions === '') {
+      socket.write(frames);
+      return true;
+    }
+    for (const payload of framePayloads(frames)) ws.send(payload, { binary: false });
+    return true;
   }
 
   /** Closes a slow consumer with 4009 (`detail` in the reason); a peer that does not read its close frame is dropped. */

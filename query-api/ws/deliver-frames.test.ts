@@ -1,0 +1,77 @@
+/**
+ * Session.deliverFrames over a real ws server and client: frames written to the socket as they are (no extension),
+ * the same messages through `ws` when the session has no socket or the connection negotiated permessage-deflate, and
+ * the bound: frames that would take the send buffer over maxBufferedBytes close the session with 4009.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket, WebSocketServer } from 'ws';
+import { FeedHub } from './hub.ts';
+import { headerLength, writeTextFrameHeader } from './frames.ts';
+import { Session } from './session.ts';
+
+const framesOf = (texts: readonly string[]): Buffer =>
+  Buffer.concat(
+    texts.map((t) => {
+      const payload = Buffer.from(t, 'utf8');
+      const out = Buffer.alloc(headerLength(payload.length) + payload.length);
+      payload.copy(out, writeTextFrameHeader(out, 0, payload.length));
+      return out;
+    }),
+  );
+
+async function roundTrip(opts: { withSocket: boolean; deflate: boolean; maxBufferedBytes?: number }, texts: readonly string[]) {
+  const server = createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: opts.deflate });
+  const delivered: boolean[] = [];
+  server.on('upgrade', (req, socket, head) =>
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new Session({
+        ws,
+        ...(opts.withSocket ? { socket } : {}),
+        hub: new FeedHub(),
+        maxBufferedBytes: opts.maxBufferedBytes ?? 4 * 2 ** 20,
+        heartbeatMs: 3_600_000,
+        onEnd: () => undefined,
+      });
+      delivered.push(session.deliverFrames(framesOf(texts)));
+      delivered.push(session.deliverFrames(framesOf(['last'])));
+    }),
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`, { perMessageDeflate: opts.deflate });
+  const received: string[] = [];
+  const closed = new Promise<number>((resolve) => client.on('close', (code) => resolve(code)));
+  client.on('message', (data: Buffer) => {
+    received.push(data.toString('utf8'));
+    if (received.length === texts.length + 1) client.close();
+  });
+  const code = await closed;
+  wss.close();
+  await new Promise((r) => server.close(r));
+  return { received, delivered, code, extensions: client.extensions };
+}
+
+const TEXTS = ['{"a":1}', 'é€𝄞', 'x'.repeat(200), 'y'.repeat(70_000)];
+
+test('deliverFrames: written as they are, or through ws without the socket or with permessage-deflate', async () => {
+  for (const [withSocket, deflate] of [
+    [true, false],
+    [false, false],
+    [true, true],
+  ] as const) {
+    const r = await roundTrip({ withSocket, deflate }, TEXTS);
+    assert.deepEqual(r.received, [...TEXTS, 'last'], `socket ${withSocket}, deflate ${deflate}`);
+    assert.deepEqual(r.delivered, [true, true]);
+    assert.equal(r.extensions.includes('permessage-deflate'), deflate);
+  }
+});
+
+test('deliverFrames: frames over the send-buffer bound close the session with 4009', async () => {
+  const r = await roundTrip({ withSocket: true, deflate: false, maxBufferedBytes: 1_000 }, ['z'.repeat(5_000)]);
+  assert.equal(r.delivered[0], false);
+  assert.equal(r.code, 4009);
+  assert.deepEqual(r.received, []);
+});
