@@ -139,46 +139,33 @@ async function execBody(client: ClickHouseClient, query: string, params: QueryPa
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
+/** A read: its parameters checked, timed in store_query_duration_seconds, a failure logged, counted and typed. */
+async function read<T>(sql: string, params: QueryParams, run: () => Promise<T>): Promise<T> {
+  checkParams(sql, params, 'query');
+  const end = storeMetrics.queryDuration.startTimer();
+  try {
+    return await run();
+  } catch (err) {
+    return fail(err, 'query', {});
+  } finally {
+    end();
+  }
+}
+
 function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChunk, maxRows: number): Store {
   return {
     kind,
 
-    async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
-      checkParams(sql, params, 'query');
-      const end = storeMetrics.queryDuration.startTimer();
-      try {
+    query: <T>(sql: string, params: QueryParams = {}): Promise<T[]> =>
+      read(sql, params, async () => {
         const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
-        return await rs.json<T>();
-      } catch (err) {
-        return fail(err, 'query', {});
-      } finally {
-        end();
-      }
-    },
+        return rs.json<T>();
+      }),
 
-    async queryColumns(sql: string, params: QueryParams = {}): Promise<ColumnsResult> {
-      checkParams(sql, params, 'query');
-      const end = storeMetrics.queryDuration.startTimer();
-      try {
-        return await readColumns((statement) => execBody(client, statement, params), sql);
-      } catch (err) {
-        return fail(err, 'query', {});
-      } finally {
-        end();
-      }
-    },
+    queryColumns: (sql: string, params: QueryParams = {}): Promise<ColumnsResult> =>
+      read(sql, params, () => readColumns((statement) => execBody(client, statement, params), sql)),
 
-    async queryBytes(sql: string, params: QueryParams = {}): Promise<Uint8Array> {
-      checkParams(sql, params, 'query');
-      const end = storeMetrics.queryDuration.startTimer();
-      try {
-        return await execBody(client, sql, params);
-      } catch (err) {
-        return fail(err, 'query', {});
-      } finally {
-        end();
-      }
-    },
+    queryBytes: (sql: string, params: QueryParams = {}): Promise<Uint8Array> => read(sql, params, () => execBody(client, sql, params)),
 
     async command(sql: string, params: QueryParams = {}): Promise<void> {
       checkParams(sql, params, 'command');

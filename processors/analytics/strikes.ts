@@ -74,10 +74,16 @@ export function sumStrikeTables(tables: readonly StrikeTable[]): StrikeTable {
   const index = new Map(strikes.map((k, i) => [k, i]));
   const c = emptyColumns(strikes.length);
   for (const t of tables) {
-    for (let i = 0; i < t.strikes.length; i++) {
-      const j = index.get(t.strikes[i] ?? Number.NaN);
-      if (j === undefined) continue;
-      for (const k of STRIKE_COLUMNS) c[k][j] = (c[k][j] ?? 0) + (t[k][i] ?? 0);
+    // Each table's rows mapped once, then summed a column at a time (the same additions, in the same order, as a
+    // row at a time: each cell adds the tables in order, a table's rows in order).
+    const at = t.strikes.map((k) => index.get(k) ?? -1);
+    for (const k of STRIKE_COLUMNS) {
+      const into = c[k];
+      const from = t[k];
+      for (let i = 0; i < at.length; i++) {
+        const j = at[i] as number;
+        if (j >= 0) into[j] = (into[j] as number) + (from[i] ?? 0);
+      }
     }
   }
   return { strikes, ...c };

@@ -4,12 +4,12 @@
  * goes on) and the last completed tick (restart point).
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
-import type { Store } from '#clickhouse/store.ts';
-import type { MarketSymbol } from '#schemas/events.ts';
+import type { ColumnsResult, ResultColumn, Store } from '#clickhouse/store.ts';
+import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
 import { fromSnapshotRecord, SNAPSHOT_COLUMNS, SNAPSHOT_LEVEL_COLUMNS } from './snapshot-record.ts';
-import type { SnapshotRecord, StoredSnapshotRow } from './snapshot-record.ts';
+import type { SnapshotRecord, SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
 import { msParam, msColumn, msNullableColumn } from '#clickhouse/epoch-ms.ts';
 
 const ROWS_AT = `SELECT ${SNAPSHOT_COLUMNS} FROM gex_snapshots
@@ -40,16 +40,45 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
 
 const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
+/** A numeric or string column of a Native read, by name (the statement's columns: a mismatch is a programming error). */
+function columnOf<K extends ResultColumn['kind']>(r: ColumnsResult, name: string, kind: K): Extract<ResultColumn, { kind: K }> {
+  const c = r.columns[name];
+  if (c?.kind !== kind) throw new Error(`snapshot read: column ${name} missing or not a ${kind}`);
+  return c as Extract<ResultColumn, { kind: K }>;
+}
+
 /**
  * `snapshotRecordsBetween` without the heatmap cells (their arrays empty): for readers that render levels and never
- * the strike x expiry heatmap (the replay's levels channels). About half the read time of the full rows.
+ * the strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half
+ * the time and a fraction of the garbage of the same rows as JSON; ~4x faster than the full rows as JSON).
  */
 export async function levelRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
-  const rows = await store.query<Omit<SnapshotRecord, 'cell_expiry_ms' | 'cell_strike' | 'cell_gex_std' | 'cell_gex_flow'>>(
-    LEVEL_RECORDS_BETWEEN,
-    { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) },
-  );
-  return rows.map((r) => ({ ...r, cell_expiry_ms: [], cell_strike: [], cell_gex_std: [], cell_gex_flow: [] }));
+  const r = await store.queryColumns(LEVEL_RECORDS_BETWEEN, { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) });
+  if (r.rows === 0) return [];
+  const venue = columnOf(r, 'venue', 'string').values;
+  const at = columnOf(r, 'computed_at_ms', 'number').values;
+  const gridMin = columnOf(r, 'grid_min', 'number').values;
+  const gridStep = columnOf(r, 'grid_step', 'number').values;
+  const gridPoints = columnOf(r, 'grid_points', 'number').values;
+  const pack = columnOf(r, 'levels_pack', 'string').values;
+  const source = columnOf(r, 'source', 'string').values;
+  const out = new Array<SnapshotRecord>(r.rows);
+  for (let i = 0; i < r.rows; i++) {
+    out[i] = {
+      venue: venue[i] as Venue,
+      computed_at_ms: at[i] as number,
+      grid_min: gridMin[i] as number,
+      grid_step: gridStep[i] as number,
+      grid_points: gridPoints[i] as number,
+      levels_pack: pack[i] ?? '',
+      cell_expiry_ms: [],
+      cell_strike: [],
+      cell_gex_std: [],
+      cell_gex_flow: [],
+      source: source[i] as SnapshotSource,
+    };
+  }
+  return out;
 }
 
 export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,

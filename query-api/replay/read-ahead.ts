@@ -6,6 +6,8 @@
  * for the read in flight, as closing a plain page loop waits for its current read.
  */
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 type Settled<P> = { readonly ok: true; readonly page: P | null } | { readonly ok: false; readonly err: unknown };
 
 const settled = <P>(p: Promise<P | null>): Promise<Settled<P>> =>
@@ -30,6 +32,10 @@ export async function* readAhead<P>(read: (previous: P | null) => Promise<P | nu
       if (!r.ok) throw r.err;
       if (r.page === null) return;
       next = start(r.page);
+      // A read's first steps are promise hops (generators, the store client) before its statement reaches the store:
+      // one event-loop turn lets them run, so the store reads the next page while this one is consumed (without it
+      // the consumer's synchronous work on the page ran first and the read only started after it).
+      await nextTurn();
       yield r.page;
     }
   } finally {
