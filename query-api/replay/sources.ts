@@ -44,10 +44,10 @@ type TapePage = Awaited<ReturnType<typeof readTapeColumns>>;
 export const REPLAY_PAGE = 5_000;
 
 /**
- * Snapshot rows read per store query for a levels channel, about (bytes as the store hands them over: JSON, mostly
- * the base64 levels_pack, ~45 KB a venue row). 2 MiB: reads of 4 MiB were ~10-30 % faster (0.5-day bench) but held
- * twice the memory per replay in the engine, the JSON parse and the result's crossing to the replay thread (server
- * RSS +80-140 MB during a levels replay, against +17-65 MB); 1 MiB cost another ~20 % (bench/RESULTS.md "replay").
+ * Snapshot rows read per store query for a levels channel, about (bytes of the rows read, mostly the base64
+ * levels_pack, ~45 KB a venue row). 2 MiB: reads of 4 MiB (then as JSON) were ~10-30 % faster but held twice the
+ * memory per replay in the engine, the decoding and the result's crossing to the replay thread (server RSS +80-140
+ * MB during a levels replay, against +17-65 MB); 1 MiB cost another ~20 % (bench/RESULTS.md "replay").
  */
 export const LEVELS_READ_BYTES = 2 * 2 ** 20;
 /** Trades rendered at a time from a tape page (a chunk of the tape source). */
@@ -122,7 +122,7 @@ async function* instants(store: Store, sql: string, symbol: MarketSymbol, w: Rep
   }
 }
 
-/** Size of a stored record as JSON, about: the packed levels, four heatmap-cell arrays (~20 characters a number), the rest. */
+/** Size of a stored record as read, about: the packed levels, four heatmap-cell arrays (~20 characters a number), the rest. */
 export const recordBytes = (r: SnapshotRecord): number => r.levels_pack.length + 80 * r.cell_strike.length + 200;
 
 /** The stored records of instants `ts` (ascending) grouped by instant, from one query over [first, last]; their size (recordBytes). */
