@@ -1,16 +1,17 @@
 /**
- * One WebSocket replay: pulls the replay's batches of `replay` notifications (batch.ts, made by the replay producer)
- * and writes each notification through the session's bounded output, then a `replay_done` notification.
- * - speed "max": paced by the client's consumption. A message is written only when the socket's send buffer has room
- *   under REPLAY_HIGH_WATER (once above it, when it is down to REPLAY_LOW_WATER), and the next store page is read only
- *   when the previous one is written, so the window is never buffered in memory. A client that does not take the
- *   difference within `stallMs` is closed with 4009.
+ * One WebSocket replay: pulls the replay's batches of `replay` notifications (batch.ts: each a complete WebSocket
+ * frame, made by the replay producer) and writes them through the session's bounded output, then a `replay_done`
+ * notification.
+ * - speed "max": paced by the client's consumption. A batch (~64 KiB) is written, in one socket write, only when the
+ *   socket's send buffer has room under REPLAY_HIGH_WATER (once above it, when it is down to REPLAY_LOW_WATER), and
+ *   the next batch is made only when the previous one is taken, so the window is never buffered in memory. A client
+ *   that does not take the difference within `stallMs` is closed with 4009.
  * - speed x: a message is written once (at - from) / x of wall time has passed since the start, pauses excluded (and
  *   never before the buffer has room).
- * - pause, resume and stop act between two messages; the end of the session stops the replay without a done message.
+ * - pause, resume and stop act between two writes (a batch at speed max, a message otherwise); the end of the
+ *   session stops the replay without a done message.
  * The loop writes within the replays' share of each event-loop turn (caps.ts REPLAY_TURNS), so live notifications and
- * other sessions go on; with the replay thread (the default) the batches are made there, and this loop only writes.
- */
+ * other sessions go on; with the replay thread (the default) the batches are made there, and this loop only writes. */
 import type { FastifyBaseLogger } from 'fastify';
 import type { HistoryClamp } from '../limits/history-clamp.ts';
 import type { ReplayOutput } from '../ws/replay-port.ts';
