@@ -83,6 +83,7 @@ export const METRIC = {
   replaysActive: 'gex_running_replays',
   replays: 'gex_replays_total',
   replayMessages: 'gex_replay_messages_total',
+  replayThreadEnds: 'gex_replay_thread_ends_total',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -32,4 +32,13 @@ export const replayMetrics = {
         registers,
       }),
   ),
+  threadEnds: registeredMetric(
+    METRIC.replayThreadEnds,
+    () =>
+      new Counter({
+        name: METRIC.replayThreadEnds,
+        help: 'Replay threads that ended by themselves (an error in them): their replays failed, the next replay starts a new thread',
+        registers,
+      }),
+  ),
 };

@@ -17,6 +17,7 @@ import { migratedStore } from '../../testing/harness.ts';
 import type { ReplayFormat } from '../batch.ts';
 import { inThreadProducer, type ReplayProducer } from '../producer.ts';
 import { parseReplayRequest, type ReplayRequest } from '../request.ts';
+import { replayMetrics } from '../metrics.ts';
 import { ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';

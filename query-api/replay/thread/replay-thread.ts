@@ -14,6 +14,7 @@ import type { Store } from '#clickhouse/store.ts';
 import { childLogger } from '#platform/log.ts';
 import { startTsWorker } from '#platform/threads/ts-worker.ts';
 import type { ReplayBatch, ReplayFormat } from '../batch.ts';
+import { replayMetrics } from '../metrics.ts';
 import type { ReplayProducer } from '../producer.ts';
 import type { ReplayRequest } from '../request.ts';
 import { REPLAY_PAGE } from '../sources.ts';
@@ -106,6 +107,7 @@ export class ReplayThread implements ReplayProducer {
     const ended = (err: Error): void => {
       if (this.worker !== worker) return;
       this.worker = null;
+      replayMetrics.threadEnds.inc();
       log.error({ err }, 'replay thread ended; its replays failed, the next replay starts a new one');
       this.failAll(err);
     };
