@@ -108,6 +108,8 @@ describe('replay thread', () => {
       assert.equal(first.done, false);
       const worker = workerOf(thread);
       assert.ok(worker !== null);
+      const ends = async (): Promise<number> => (await replayMetrics.threadEnds.get()).values[0]?.value ?? 0;
+      const endsBefore = await ends();
       await worker.terminate();
       await assert.rejects(
         (async () => {
@@ -115,6 +117,7 @@ describe('replay thread', () => {
         })(),
         /replay thread exited/,
       );
+      assert.equal(await ends(), endsBefore + 1, 'gex_replay_thread_ends_total counts it');
       // A thread that had loaded the embedded engine would leave it hanging here once ended.
       const rows = await withDeadline(
         t.store.query<{ n: string }>('SELECT count() AS n FROM option_trades'),
