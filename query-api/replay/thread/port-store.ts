@@ -53,8 +53,14 @@ export function portStore(port: MessagePort, kind: StoreKind, settings = ''): Po
     queryBytes: (sql, params = {}) => bytes(sql, params),
     command: () => readOnly('command'),
     insert: () => readOnly('insert'),
-    ping: async () => true,
-    close: async () => undefined,
+    // The owner's store answers a trivial read (never throws, as Store.ping).
+    ping: () =>
+      bytes('SELECT 1 FORMAT TSV', {}).then(
+        () => true,
+        () => false,
+      ),
+    // Nothing of its own to close: the store is the owner's.
+    close: () => Promise.resolve(),
     answer(m) {
       if (m.kind !== 'store-answer' && m.kind !== 'store-error') return false;
       const w = waiting.get(m.qid);

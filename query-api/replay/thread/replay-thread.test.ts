@@ -81,6 +81,28 @@ describe('replay thread', () => {
     }
   });
 
+  test("the thread's store answers ping through the owner's store", { timeout: 60_000 }, async () => {
+    const { MessageChannel } = await import('node:worker_threads');
+    const { portStore } = await import('./port-store.ts');
+    const ch = new MessageChannel();
+    const store = portStore(ch.port1, 'embedded');
+    ch.port1.on('message', (m: Parameters<typeof store.answer>[0]) => {
+      store.answer(m);
+    });
+    let down = false;
+    ch.port2.on('message', (m: { kind: string; qid: number; sql: string }) => {
+      if (down) ch.port2.postMessage({ kind: 'store-error', qid: m.qid, error: { name: 'StoreUnavailableError', message: 'down' } });
+      else void t.store.queryBytes(m.sql).then((bytes) => ch.port2.postMessage({ kind: 'store-answer', qid: m.qid, bytes }));
+    });
+    try {
+      assert.equal(await store.ping(), true);
+      down = true;
+      assert.equal(await store.ping(), false);
+    } finally {
+      ch.port1.close();
+    }
+  });
+
   test('a store error reaches the replay as the store error class', { timeout: 60_000 }, async () => {
     const down: Store = {
       ...t.store,
