@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeNative } from './native.ts';
-import { cellAt, decodeRowBinary, type Cell, type ColumnsResult } from './row-binary.ts';
+import { cellAt, columnOf, decodeRowBinary, type Cell, type ColumnsResult } from './row-binary.ts';
 import { createStore, StoreQueryError, type Store } from './store.ts';
 import { openTempStore } from './testing/temp-store.ts';
 
@@ -170,6 +170,16 @@ describe('decodeRowBinary', () => {
     assert.deepEqual(decodeRowBinary(new Uint8Array()), { names: [], rows: 0, columns: {} });
     assert.throws(() => decodeRowBinary(Buffer.concat([header(['a'], ['UInt32']), Buffer.from([1, 0])])), /truncated/);
     assert.deepEqual(plain(decodeRowBinary(header(['a'], ['UInt32']))), { a: [] });
+  });
+});
+
+describe('columnOf', () => {
+  test('the named column of the asked kind; a missing or other-kind column throws with the reader named', () => {
+    const r = decodeRowBinary(Buffer.concat([header(['a', 's'], ['UInt32', 'String']), Buffer.from([7, 0, 0, 0]), str('x')]));
+    assert.deepEqual([...columnOf(r, 'a', 'number', 'test read').values], [7]);
+    assert.deepEqual(columnOf(r, 's', 'string', 'test read').values, ['x']);
+    assert.throws(() => columnOf(r, 's', 'number', 'test read'), /^Error: test read: column s missing or not a number column$/);
+    assert.throws(() => columnOf(r, 'b', 'string', 'tape read'), /^Error: tape read: column b missing or not a string column$/);
   });
 });
 

@@ -35,6 +35,21 @@ export function cellAt(col: ResultColumn, i: number): Cell {
   return col.nulls !== null && col.nulls[i] === 1 ? null : (col.values[i] ?? null);
 }
 
+/**
+ * The column `name` of a result, of `kind`: a reader's own SQL names and types its columns, so a missing or
+ * differently typed column is a bug, thrown with `reader` (e.g. 'tape read') in the message.
+ */
+export function columnOf<K extends ResultColumn['kind']>(
+  r: ColumnsResult,
+  name: string,
+  kind: K,
+  reader: string,
+): Extract<ResultColumn, { kind: K }> {
+  const c = r.columns[name];
+  if (c?.kind !== kind) throw new Error(`${reader}: column ${name} missing or not a ${kind} column`);
+  return c as Extract<ResultColumn, { kind: K }>;
+}
+
 const T = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, U64: 6, I64: 7, F32: 8, F64: 9, Str: 10 } as const;
 type T = (typeof T)[keyof typeof T];
 

@@ -4,7 +4,8 @@
  * goes on) and the last completed tick (restart point).
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
-import type { ColumnsResult, ResultColumn, Store } from '#clickhouse/store.ts';
+import type { Store } from '#clickhouse/store.ts';
+import { columnOf } from '#clickhouse/row-binary.ts';
 import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
@@ -41,12 +42,6 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
 const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
 /** A numeric or string column of a Native read, by name (the statement's columns: a mismatch is a programming error). */
-function columnOf<K extends ResultColumn['kind']>(r: ColumnsResult, name: string, kind: K): Extract<ResultColumn, { kind: K }> {
-  const c = r.columns[name];
-  if (c?.kind !== kind) throw new Error(`snapshot read: column ${name} missing or not a ${kind}`);
-  return c as Extract<ResultColumn, { kind: K }>;
-}
-
 /**
  * `snapshotRecordsBetween` without the heatmap cells (their arrays empty): for readers that render levels and never
  * the strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half
@@ -55,13 +50,13 @@ function columnOf<K extends ResultColumn['kind']>(r: ColumnsResult, name: string
 export async function levelRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
   const r = await store.queryColumns(LEVEL_RECORDS_BETWEEN, { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) });
   if (r.rows === 0) return [];
-  const venue = columnOf(r, 'venue', 'string').values;
-  const at = columnOf(r, 'computed_at_ms', 'number').values;
-  const gridMin = columnOf(r, 'grid_min', 'number').values;
-  const gridStep = columnOf(r, 'grid_step', 'number').values;
-  const gridPoints = columnOf(r, 'grid_points', 'number').values;
-  const pack = columnOf(r, 'levels_pack', 'string').values;
-  const source = columnOf(r, 'source', 'string').values;
+  const venue = columnOf(r, 'venue', 'string', 'snapshot read').values;
+  const at = columnOf(r, 'computed_at_ms', 'number', 'snapshot read').values;
+  const gridMin = columnOf(r, 'grid_min', 'number', 'snapshot read').values;
+  const gridStep = columnOf(r, 'grid_step', 'number', 'snapshot read').values;
+  const gridPoints = columnOf(r, 'grid_points', 'number', 'snapshot read').values;
+  const pack = columnOf(r, 'levels_pack', 'string', 'snapshot read').values;
+  const source = columnOf(r, 'source', 'string', 'snapshot read').values;
   const out = new Array<SnapshotRecord>(r.rows);
   for (let i = 0; i < r.rows; i++) {
     out[i] = {

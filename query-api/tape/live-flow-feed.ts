@@ -12,7 +12,7 @@
  */
 import { Counter, Gauge } from 'prom-client';
 import { msParam } from '#clickhouse/epoch-ms.ts';
-import type { ColumnsResult, NumberColumn, StringColumn } from '#clickhouse/row-binary.ts';
+import { columnOf, type ColumnsResult, type NumberColumn, type StringColumn } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 import type { Bus } from '#bus/types.ts';
 import { childLogger } from '#platform/log.ts';
@@ -128,17 +128,8 @@ async function fullReadPages(store: Store, symbol: MarketSymbol, nowMs: number, 
   return Math.max(1, Math.ceil(Number(rows[0]?.n ?? 0) / pageRows));
 }
 
-function numbers(r: ColumnsResult, name: string): NumberColumn {
-  const c = r.columns[name];
-  if (c?.kind !== 'number') throw new Error(`live flow read: column ${name} missing or not numeric`);
-  return c;
-}
-
-function strings(r: ColumnsResult, name: string): StringColumn {
-  const c = r.columns[name];
-  if (c?.kind !== 'string') throw new Error(`live flow read: column ${name} missing or not a string`);
-  return c;
-}
+const numbers = (r: ColumnsResult, name: string): NumberColumn => columnOf(r, name, 'number', 'live flow read');
+const strings = (r: ColumnsResult, name: string): StringColumn => columnOf(r, name, 'string', 'live flow read');
 
 export class LiveFlow {
   private readonly books = new Map<MarketSymbol, LiveFlowBook>();

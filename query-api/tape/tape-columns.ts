@@ -4,7 +4,7 @@
  * (`tapeRowJson`, for replays, which render hundreds of thousands a second): the same text as `JSON.stringify` of
  * the row, without building it. Pure.
  */
-import type { ColumnsResult, NumberColumn, ResultColumn, StringColumn } from '#clickhouse/row-binary.ts';
+import { columnOf, type ColumnsResult, type NumberColumn, type ResultColumn, type StringColumn } from '#clickhouse/row-binary.ts';
 import { utcDate } from './filter.ts';
 import type { TailEntry } from './tail.ts';
 import type { TapeRow } from './tape-row.ts';
@@ -33,16 +33,8 @@ export type TapeColumns = Record<(typeof NUMBER_COLUMNS)[number], NumberColumn> 
 
 export function columnsOf(r: ColumnsResult): TapeColumns {
   const out: Record<string, ResultColumn> = {};
-  for (const name of NUMBER_COLUMNS) {
-    const c = r.columns[name];
-    if (c?.kind !== 'number') throw new Error(`tape read: column ${name} missing or not numeric`);
-    out[name] = c;
-  }
-  for (const name of STRING_COLUMNS) {
-    const c = r.columns[name];
-    if (c?.kind !== 'string') throw new Error(`tape read: column ${name} missing or not a string`);
-    out[name] = c;
-  }
+  for (const name of NUMBER_COLUMNS) out[name] = columnOf(r, name, 'number', 'tape read');
+  for (const name of STRING_COLUMNS) out[name] = columnOf(r, name, 'string', 'tape read');
   return out as TapeColumns;
 }
 
