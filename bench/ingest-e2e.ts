@@ -6,6 +6,9 @@
  * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
  * sockets, no parsers) and stored by the same raw writer.
+ * Each measure also prints the pipeline process's CPU seconds by thread (bench/thread-cpu.ts): the event loop
+ * (`main`: bus, raw writer), the connectors' thread (`gex-ingest`), Node's helpers (`node`: garbage collection,
+ * compilers) and the embedded store's threads (`Unknown`: the INSERT statements, `MergeMutate`: merges, ...).
  */
 import { pathToFileURL } from 'node:url';
 import type { Bus } from '#bus/types.ts';
@@ -26,6 +29,7 @@ import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
+import { threadCpu, threadCpuSince } from './thread-cpu.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
@@ -40,6 +44,8 @@ interface Result {
   /** CPU seconds used meanwhile by the pipeline process (JS + chDB threads) and by the sandbox process. */
   readonly pipelineCpu?: number;
   readonly sandboxCpu?: number;
+  /** The pipeline process's CPU seconds meanwhile by thread (bench/thread-cpu.ts). */
+  readonly threads?: string;
 }
 
 /** Counts stored option-trade rows and their receive -> stored latencies. */
@@ -172,12 +178,14 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread
         probe.reset();
         const sandboxCpu0 = await gen.cpu();
         const cpu0 = process.cpuUsage();
+        const threads0 = threadCpu();
         const t0 = performance.now();
         await drive.run(gen);
         const delivered = (await gen.delivered()) - delivered0;
         await until(() => probe.count >= delivered, 300_000);
         const seconds = (performance.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);
+        const threads = threadCpuSince(threads0);
         const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
         results.push({
           events: delivered,
@@ -186,6 +194,7 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread
           p99Ms: probe.percentile(0.99),
           pipelineCpu: (cpu.user + cpu.system) / 1e6,
           sandboxCpu,
+          threads,
         });
       }
       return results;
@@ -233,6 +242,8 @@ async function baseline(makeBus: () => Bus): Promise<Result> {
   return withPipeline(makeBus, async (bus, probe) => {
     const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
     probe.reset();
+    const cpu0 = process.cpuUsage();
+    const threads0 = threadCpu();
     const t0 = performance.now();
     for (let i = 0; i < events.length; i += BURST) {
       const now = Date.now();
@@ -244,8 +255,17 @@ async function baseline(makeBus: () => Bus): Promise<Result> {
     await publisher.flush();
     await until(() => probe.count >= events.length, 300_000);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const threads = threadCpuSince(threads0);
     await publisher.close();
-    return { events: events.length, seconds, p50Ms: probe.percentile(0.5), p99Ms: probe.percentile(0.99) };
+    return {
+      events: events.length,
+      seconds,
+      p50Ms: probe.percentile(0.5),
+      p99Ms: probe.percentile(0.99),
+      pipelineCpu: (cpu.user + cpu.system) / 1e6,
+      threads,
+    };
   });
 }
 
@@ -253,10 +273,13 @@ function line(label: string, r: Result, base?: Result): string {
   const rate = r.events / r.seconds;
   const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
   const cpu =
-    r.pipelineCpu === undefined ? '' : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}, sandbox ${r.sandboxCpu?.toFixed(1) ?? '?'}`;
+    r.pipelineCpu === undefined
+      ? ''
+      : `  CPU-s: pipeline ${r.pipelineCpu.toFixed(1)}${r.sandboxCpu === undefined ? '' : `, sandbox ${r.sandboxCpu.toFixed(1)}`}`;
+  const threads = r.threads === undefined || r.threads === '' ? '' : `\n    pipeline CPU-s by thread: ${r.threads}`;
   return (
     `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ` +
-    `${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}`
+    `${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}${threads}`
   );
 }
 

@@ -5,11 +5,16 @@ import { Worker } from 'node:worker_threads';
  * `node --import tsx` and under bin/gex.mjs (tsx's register API) alike, so the worker registers tsx itself before
  * importing its entry instead of inheriting the parent's flags (`execArgv: []`: a parent's --cpu-prof or --inspect
  * stays with the parent).
+ * On Linux the thread also takes `name` as its OS thread name (first 15 bytes, /proc/thread-self/comm), so `top -H`,
+ * `ps -L` and per-thread CPU accounting (/proc/<pid>/task/<tid>/stat) tell it from the event loop's thread.
  */
 export function startTsWorker(entry: URL, workerData: unknown, name: string): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = [`import { register } from ${JSON.stringify(tsx)};`, 'register();', `await import(${JSON.stringify(entry.href)});`].join(
-    '\n',
-  );
+  const boot = [
+    `try { (await import('node:fs')).writeFileSync('/proc/thread-self/comm', ${JSON.stringify(name.slice(0, 15))}); } catch {}`,
+    `import { register } from ${JSON.stringify(tsx)};`,
+    'register();',
+    `await import(${JSON.stringify(entry.href)});`,
+  ].join('\n');
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData, execArgv: [], name });
 }
