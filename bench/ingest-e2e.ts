@@ -5,7 +5,8 @@
  * in-process bus and, when KAFKA_BROKERS or KAFKA_TEST_BROKERS is set, on Kafka. Latency = the raw writer's
  * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
- * sockets, no parsers) and stored by the same raw writer.
+ * sockets, no parsers) and stored by the same raw writer. Saturation: BENCH_INGEST_E2E_WARMUP (1) untimed round,
+ * then 3 timed rounds on one pipeline, baseline and end to end alike; the ratios are of the medians.
  * Each measure also prints the pipeline process's CPU seconds by thread (bench/thread-cpu.ts): the event loop
  * (`main`: bus, raw writer), the connectors' thread (`gex-ingest`), Node's helpers (`node`: garbage collection,
  * compilers) and the embedded store's threads (`Unknown`: the INSERT statements, `MergeMutate`: merges, ...).
@@ -35,6 +36,11 @@ const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
 const BURST = 2_000;
 const FLOOD_ROUNDS = 3;
+/**
+ * Untimed rounds before the timed ones of each saturation measure (baseline and end to end alike): the first round
+ * of a fresh pipeline also compiles the hot code and sizes the heaps (measured: ~20 % more CPU than the third).
+ */
+const WARMUP_ROUNDS = Number(process.env['BENCH_INGEST_E2E_WARMUP'] ?? 1);
 
 interface Result {
   readonly events: number;
@@ -150,7 +156,7 @@ interface Drive {
  * `thread`: the connectors on their own thread (startIngestThread, the product's default INGEST_THREAD=true) or on
  * the thread of the bus and the raw writer (startIngest).
  */
-async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread: boolean): Promise<Result[]> {
+async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread: boolean, warmup = 0): Promise<Result[]> {
   return withPipeline(makeBus, async (bus, probe) => {
     const gen = await startLoadGenerator();
     const urls: Partial<Record<Venue, VenueUrls>> = {};
@@ -171,7 +177,7 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread
         await sleep(50);
       }
       const results: Result[] = [];
-      for (let round = 0; round < rounds; round++) {
+      for (let round = -warmup; round < rounds; round++) {
         const delivered0 = await gen.delivered();
         await drive.prepare?.(gen);
         await sleep(500);
@@ -187,6 +193,7 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread
         const cpu = process.cpuUsage(cpu0);
         const threads = threadCpuSince(threads0);
         const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
+        if (round < 0) continue;
         results.push({
           events: delivered,
           seconds,
@@ -234,39 +241,56 @@ function steady(perSecond: number, seconds: number): Drive {
   return { run };
 }
 
-/** The same volume of option trades published straight to the bus and stored: no sockets, no parsers. */
-async function baseline(makeBus: () => Bus): Promise<Result> {
+/**
+ * The same volume of option trades published straight to the bus and stored: no sockets, no parsers. Like the
+ * saturation rounds: WARMUP_ROUNDS untimed rounds, then `rounds` timed ones on the same running pipeline.
+ */
+async function baseline(makeBus: () => Bus, rounds: number): Promise<Result[]> {
   const market = createSandboxMarket({ seed: 99, startMs: Date.now(), symbols: SYMBOLS });
   const events: MarketEvent[] = [];
   while (events.length < TOTAL) for (const v of SANDBOX_VENUES) events.push(...market.burst(v, BURST));
   return withPipeline(makeBus, async (bus, probe) => {
     const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
-    probe.reset();
-    const cpu0 = process.cpuUsage();
-    const threads0 = threadCpu();
-    const t0 = performance.now();
-    for (let i = 0; i < events.length; i += BURST) {
-      const now = Date.now();
-      const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
-      const wait = publisher.add(chunk);
-      if (wait) await wait;
-      await new Promise((r) => setImmediate(r));
+    const results: Result[] = [];
+    try {
+      for (let round = -WARMUP_ROUNDS; round < rounds; round++) {
+        await sleep(500);
+        probe.reset();
+        const cpu0 = process.cpuUsage();
+        const threads0 = threadCpu();
+        const t0 = performance.now();
+        for (let i = 0; i < events.length; i += BURST) {
+          const now = Date.now();
+          const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
+          const wait = publisher.add(chunk);
+          if (wait) await wait;
+          await new Promise((r) => setImmediate(r));
+        }
+        await publisher.flush();
+        await until(() => probe.count >= events.length, 300_000);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu = process.cpuUsage(cpu0);
+        const threads = threadCpuSince(threads0);
+        if (round < 0) continue;
+        results.push({
+          events: events.length,
+          seconds,
+          p50Ms: probe.percentile(0.5),
+          p99Ms: probe.percentile(0.99),
+          pipelineCpu: (cpu.user + cpu.system) / 1e6,
+          threads,
+        });
+      }
+      return results;
+    } finally {
+      await publisher.close();
     }
-    await publisher.flush();
-    await until(() => probe.count >= events.length, 300_000);
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    const threads = threadCpuSince(threads0);
-    await publisher.close();
-    return {
-      events: events.length,
-      seconds,
-      p50Ms: probe.percentile(0.5),
-      p99Ms: probe.percentile(0.99),
-      pipelineCpu: (cpu.user + cpu.system) / 1e6,
-      threads,
-    };
   });
+}
+
+/** The round of median rate. */
+function median(results: readonly Result[]): Result | undefined {
+  return [...results].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(results.length / 2)];
 }
 
 function line(label: string, r: Result, base?: Result): string {
@@ -306,15 +330,19 @@ export async function runIngestE2eBench(): Promise<void> {
   else process.stdout.write('(Kafka skipped: set KAFKA_BROKERS or KAFKA_TEST_BROKERS)\n');
   for (const b of buses) {
     const embedded = b.name === 'memory';
-    const base = await baseline(b.make);
-    process.stdout.write(`${line(`${b.name}: baseline publish -> store`, base)}\n`);
-    // Three saturation rounds on one running pipeline (the 2 shared cores are noisy): each printed, then the median.
-    // The product's default first (connectors on their own thread), then the connectors on the writer's thread.
+    // Three timed rounds of each saturation measure on one running pipeline, after WARMUP_ROUNDS (the 2 shared cores
+    // are noisy): each printed, then the median, which the ratios are of. The baseline first, then the product's
+    // default (connectors on their own thread), then the connectors on the writer's thread.
+    const bases = await baseline(b.make, FLOOD_ROUNDS);
+    bases.forEach((r, i) => process.stdout.write(`${line(`${b.name}: baseline publish -> store #${i + 1}`, r)}\n`));
+    const base = median(bases);
+    if (!base) continue;
+    process.stdout.write(`${line(`${b.name}: baseline publish -> store, median`, base)}\n`);
     for (const thread of [true, false]) {
       const how = thread ? 'ingest thread' : 'one thread';
-      const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS, thread);
+      const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS, thread, WARMUP_ROUNDS);
       floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ${how} #${i + 1}`, r, base)}\n`));
-      const mid = [...floods].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(floods.length / 2)];
+      const mid = median(floods);
       if (!mid) continue;
       const rate = mid.events / mid.seconds;
       const ratio = rate / (base.events / base.seconds);
