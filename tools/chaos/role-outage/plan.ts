@@ -2,10 +2,10 @@
  * The role outage test's three broker outages and where in the snapshot cycle each one starts, drawn from a seeded
  * random number generator: the seed is printed with the chosen instants, and ROLE_OUTAGE_SEED replays a run.
  *
- * - 5 s, aimed at a snapshot tick's durability wait: the broker is sent SIGTERM 1.8-3 s before an aligned tick (a clean
- *   shutdown takes 0.7-1.6 s), so the tick's wait for the raw writer's commits (processors/snapshots/durability.ts)
- *   starts while the broker is shutting down or gone and its look-ups fail or hang (a SIGTERM less than the shutdown's
- *   length before the tick can leave the broker answering a wait that ends before its port closes);
+ * - 5 s, aimed at a snapshot tick's durability wait: the broker is sent SIGTERM 3-5 s before an aligned tick (a clean
+ *   shutdown takes 0.7-2.8 s, measured), so the tick's wait for the raw writer's commits (processors/snapshots/
+ *   durability.ts) starts while the broker is shutting down or gone and its look-ups fail or hang (a SIGTERM less than
+ *   the shutdown's length before the tick can leave the broker answering a wait that ends before its port closes);
  * - 45 s, aimed at a consumer group join: a second `gex processors` is started at once and the broker is sent SIGTERM
  *   as soon as the raw writer's group is rebalancing (the running processor rejoining); where that falls in the
  *   cycle depends on how long the joiner takes to start (printed);
@@ -43,7 +43,7 @@ export function planOutages(seed: number, intervalMs = 30_000): readonly Planned
   const random = prng(seed);
   const between = (lo: number, hi: number): number => Math.round(lo + random() * (hi - lo));
   return [
-    { downMs: 5_000, aim: 'durability wait', offsetMs: -between(1_800, 3_000) },
+    { downMs: 5_000, aim: 'durability wait', offsetMs: -between(3_000, 5_000) },
     { downMs: 45_000, aim: 'group join', offsetMs: 0 },
     { downMs: 180_000, aim: 'anywhere', offsetMs: between(0, intervalMs) },
   ];
