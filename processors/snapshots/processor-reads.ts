@@ -41,7 +41,6 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
 
 const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
-/** A numeric or string column of a Native read, by name (the statement's columns: a mismatch is a programming error). */
 /**
  * `snapshotRecordsBetween` without the heatmap cells (their arrays empty): for readers that render levels and never
  * the strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half
