@@ -1,11 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerInstruments } from '../../connector/context.ts';
-import { fixtureLine, fixtureText } from '../fixtures/load.ts';
+import { fixtureLine, fixtureLines, fixtureText } from '../fixtures/load.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, first, only, RECEIVED_AT } from '../testing/run-parser.ts';
 import type { ParserContext } from '../../connector/types.ts';
 import { okxConnector } from './index.ts';
 import { parseOkxInstruments } from './instruments.ts';
+import { assertSamePaths, frameVariants, jsonParseCalls } from '../testing/fast-path.ts';
+import type { Json, JsonObject } from '../testing/fast-path.ts';
+import { parseOkxFrame, parseOkxFrameJson } from './parse.ts';
 
 const parse = okxConnector.parse;
 
@@ -266,6 +269,61 @@ describe('okx instruments and subscriptions', () => {
     assert.deepEqual(
       okxConnector.pollers(['BTCUSDT'], [...listedCtx().instruments.values()]).map((p) => p.url),
       ['https://www.okx.com/api/v5/public/open-interest?instType=OPTION&instFamily=BTC-USD'],
+    );
+  });
+});
+
+describe('okx trade pushes read without JSON.parse', () => {
+  const files = ['cryptofeed', 'derived', 'docs', 'tardis_futures', 'tardis_options', 'tardis_spot', 'tardis_swap'];
+  const lines = files.flatMap((f) => fixtureLines(`okx/${f}.jsonl`));
+  const tradesOf = (msg: JsonObject): Json[] | undefined => {
+    const data = msg['data'];
+    return Array.isArray(data) ? data : undefined;
+  };
+  const swap = fixtureLine('okx/tardis_swap.jsonl', 'BTC-USDT-SWAP","tradeId');
+  const option = fixtureLine('okx/docs.jsonl', 'option-trades');
+  /** Frames around the push's own members: arg repeated or not an object, an event beside the data, other channels. */
+  const pushVariants = [
+    swap.replace('{"arg":{', '{"arg":{"channel":"tickers"},"arg":{'),
+    swap.replace('{"arg":{', '{"arg":{"instId":"BTC-USDT-SWAP"},"arg":{').replace('"channel":"trades",', ''),
+    swap.replace('{"arg":{"channel":"trades","instId":"BTC-USDT-SWAP"}', '{"arg":"trades"'),
+    swap.replace('{"arg":{"channel":"trades","instId":"BTC-USDT-SWAP"}', '{"arg":{"channel":"trades","x":[1]}'),
+    swap.replace('{"arg":{', '{"event":"subscribe","arg":{'),
+    swap.replace('{"arg":{', '{"event":7,"arg":{'),
+    swap.replace('{"arg":{', '{"event":{"a":1},"arg":{'),
+    swap.replace('"channel":"trades"', '"channel":"trades-all"'),
+    swap.replace('"channel":"trades"', '"channel":"tickers"'),
+    swap.replace('"channel":"trades"', '"channel":"trade"'),
+    swap.replace('"channel":"trades"', '"channel":7'),
+    swap.replace('"data":[', '"data":[7,'),
+    swap.replace('"data":[', '"data":[],"data":['),
+    `${swap.slice(0, -1)},"data":[]}`,
+    swap.replace(/"data":\[.*\]/, '"data":{}'),
+    option.replace('"channel":"option-trades"', '"channel":"opt-summary"'),
+    'pong',
+    '',
+    '{}',
+    '[]',
+  ];
+
+  test('every fixture frame and its variants, with and without the listing: the same result and state', () => {
+    const frames = [...lines, ...pushVariants].flatMap((l) => frameVariants(l, tradesOf));
+    assert.ok(frames.length > 500, `${frames.length} frames`);
+    assertSamePaths(frames, parseOkxFrame, parseOkxFrameJson, listedCtx);
+    assertSamePaths(frames, parseOkxFrame, parseOkxFrameJson, () => ctxFor('okx'));
+  });
+
+  test('recorded trade pushes take the one-pass path (no JSON.parse call), a ticker push does not', () => {
+    const pushes = lines.filter((l) => /^\{"arg":\{"channel":"(trades|option-trades)"/.test(l));
+    assert.ok(pushes.length >= 5, `${pushes.length} pushes`);
+    const ctx = listedCtx();
+    assert.equal(
+      jsonParseCalls(() => pushes.forEach((l) => assert.notEqual(parseOkxFrame(l, ctx).outcome, 'dead_letter', l))),
+      0,
+    );
+    assert.equal(
+      jsonParseCalls(() => parseOkxFrame(fixtureLine('okx/tardis_options.jsonl', 'opt-summary'), ctx)),
+      1,
     );
   });
 });

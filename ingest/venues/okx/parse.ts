@@ -3,6 +3,7 @@
  * ctVal × ctMult (ctx.instruments); coin-margined option prices (BTC) become USD via idxPx or the latest index.
  */
 import { lookupInstrument } from '../../connector/context.ts';
+import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
 import {
   arr,
   deadLetter,
@@ -31,7 +32,18 @@ import { parseOkxName } from './names.ts';
 const VENUE = 'okx';
 type Row = { out: MarketEvent[]; error: string | null };
 
+/**
+ * A frame -> its events. Trade pushes of flat trade objects are read in one pass without JSON.parse
+ * (`scanTradesFrame`); every other frame, and any the scan does not handle, takes `parseOkxFrameJson`. Both give the
+ * same result for every frame.
+ */
 export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
+  const scanned = scanTradesFrame(frame);
+  return scanned === null ? parseOkxFrameJson(frame, ctx) : trades(scanned.trades, scanned.channel, ctx);
+}
+
+/** The JSON.parse path of `parseOkxFrame`: every frame. */
+export function parseOkxFrameJson(frame: string, ctx: ParserContext): ParseResult {
   if (frame === 'pong') return ignored('pong');
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
@@ -53,6 +65,74 @@ export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
   for (const d of data) {
     if (!isObj(d)) return deadLetter('data item is not an object', channel);
     handler(d, ctx, row);
+    if (row.error !== null) return deadLetter(row.error, channel);
+  }
+  return eventsOrUntracked(row.out, channel);
+}
+
+const TOP_KEYS = new KeySet(['arg', 'data', 'event']);
+const ARG_KEYS = new KeySet(['channel']);
+const TRADE_KEYS = new KeySet(['instId', 'tradeId', 'ts', 'px', 'sz', 'side', 'idxPx', 'fillVol', 'fwdPx']);
+
+/** The members of a trade row that `trade` reads, as JSON.parse gives them (undefined when absent). */
+type ScannedTrade = {
+  instId: unknown;
+  tradeId: unknown;
+  ts: unknown;
+  px: unknown;
+  sz: unknown;
+  side: unknown;
+  idxPx: unknown;
+  fillVol: unknown;
+  fwdPx: unknown;
+};
+
+/** How OKX starts a push; the channel name follows. */
+const PUSH_HEAD = '{"arg":{"channel":"';
+const scan = new JsonScan();
+
+/**
+ * A push of a trades channel (`trades`, `trades-all`, `option-trades`) whose arg holds scalars only and whose data is
+ * an array of objects with scalar members, read in one pass: its channel and trades, or null for any other frame and
+ * any input the scan does not handle. Members are read in any order, a repeated member's last value wins (as in
+ * JSON.parse), and nothing is acted on before the whole frame was read and found valid.
+ */
+function scanTradesFrame(frame: string): { channel: string; trades: ScannedTrade[] } | null {
+  // Most frames are tickers, summaries and books: a frame in the usual layout whose channel starts with neither 't' nor
+  // 'o' is left to JSON.parse without a scan (whatever the frame, it is parsed right).
+  if (frame.startsWith(PUSH_HEAD)) {
+    const c = frame.charCodeAt(PUSH_HEAD.length);
+    if (c !== 116 && c !== 111) return null;
+  }
+  if (!scan.begin(frame)) return null;
+  let list: ScannedTrade[] | null = null;
+  for (let k = scan.readObject(TOP_KEYS); k !== -1; k = scan.readRest(TOP_KEYS)) {
+    if (k === 0) {
+      if (!scan.values(ARG_KEYS)) return null;
+    } else if (k === 1) {
+      list = scan.objects(TRADE_KEYS, scannedTrade);
+      if (list === null) return null;
+    } else return null; // event holding an object / array
+  }
+  const [arg, data, event] = TOP_KEYS.values;
+  const [channel] = ARG_KEYS.values;
+  if (!scan.end() || arg !== NESTED || data !== NESTED || event !== undefined) return null;
+  return list !== null && isTradesChannel(channel) ? { channel, trades: list } : null;
+}
+
+function isTradesChannel(channel: unknown): channel is string {
+  return channel === 'trades' || channel === 'option-trades' || channel === 'trades-all';
+}
+
+function scannedTrade(v: readonly unknown[]): ScannedTrade {
+  return { instId: v[0], tradeId: v[1], ts: v[2], px: v[3], sz: v[4], side: v[5], idxPx: v[6], fillVol: v[7], fwdPx: v[8] };
+}
+
+/** The trades of a scanned push: its events, or the dead letter of the first malformed trade. */
+function trades(list: readonly ScannedTrade[], channel: string, ctx: ParserContext): ParseResult {
+  const row: Row = { out: [], error: null };
+  for (const d of list) {
+    trade(d, ctx, row);
     if (row.error !== null) return deadLetter(row.error, channel);
   }
   return eventsOrUntracked(row.out, channel);
@@ -107,7 +187,7 @@ function toUsd(price: number, inst: Instrument, idx: number | null, ctx: ParserC
   return index === null ? null : mul(price, index);
 }
 
-function trade(d: Obj, ctx: ParserContext, row: Row): void {
+function trade(d: Obj | ScannedTrade, ctx: ParserContext, row: Row): void {
   const instId = strValue(d['instId']);
   const tradeId = idValue(d['tradeId']);
   const ts = numValue(d['ts']);
