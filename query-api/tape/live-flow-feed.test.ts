@@ -19,8 +19,10 @@ import { LiveFlow } from './live-flow-feed.ts';
 
 // Real dates: option_trades_unexpired deletes a contract's rows a day after its expiry (TTL), so the data must be live now.
 const DAY = 86_400_000;
-const NOW = Math.floor(Date.now() / 60_000) * 60_000;
-const TODAY = Math.floor(NOW / DAY) * DAY;
+const TODAY = Math.floor(Date.now() / DAY) * DAY;
+// The tests' clock starts at 00:30 UTC today, whatever the time of day: its advances (hours at most) never reach the next
+// day, where today's 08:00 expiry would no longer be live (a run starting at 23:55 saw 3 repaired trades, not 5).
+const NOW = TODAY + 30 * 60_000;
 /** Today 08:00 (live all day), in 3 and 17 days, yesterday 08:00 (expired). */
 const EXPIRIES = [TODAY + 8 * 3_600_000, TODAY + 3 * DAY + 8 * 3_600_000, TODAY + 17 * DAY + 8 * 3_600_000, TODAY - DAY + 8 * 3_600_000];
 const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
