@@ -7,6 +7,7 @@
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
  * sockets, no parsers) and stored by the same raw writer. Saturation: BENCH_INGEST_E2E_WARMUP (1) untimed round,
  * then 3 timed rounds on one pipeline, baseline and end to end alike; the ratios are of the medians.
+ * BENCH_INGEST_E2E_WRITES sets the raw writer's writes in flight (default: the product's, 2).
  * Each measure also prints the pipeline process's CPU seconds by thread (bench/thread-cpu.ts): the event loop
  * (`main`: bus, raw writer), the connectors' thread (`gex-ingest`), Node's helpers (`node`: garbage collection,
  * compilers) and the embedded store's threads (`Unknown`: the INSERT statements, `MergeMutate`: merges, ...).
@@ -41,6 +42,8 @@ const FLOOD_ROUNDS = 3;
  * of a fresh pipeline also compiles the hot code and sizes the heaps (measured: ~20 % more CPU than the third).
  */
 const WARMUP_ROUNDS = Number(process.env['BENCH_INGEST_E2E_WARMUP'] ?? 1);
+/** The raw writer's writes in flight (RawWriterOptions.writesInFlight) when BENCH_INGEST_E2E_WRITES is set, for A/B runs. */
+const WRITES = process.env['BENCH_INGEST_E2E_WRITES'] === undefined ? undefined : Number(process.env['BENCH_INGEST_E2E_WRITES']);
 
 interface Result {
   readonly events: number;
@@ -100,6 +103,7 @@ async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: Stored
     const writer = await startRawWriter(bus, store, {
       groupId: `bench-e2e-${Date.now()}`,
       fromBeginning: false,
+      ...(WRITES === undefined ? {} : { writesInFlight: WRITES }),
       onStored: probe.hook,
     });
     try {

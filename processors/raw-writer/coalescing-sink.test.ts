@@ -131,3 +131,58 @@ test('one write at a time: batches that arrive meanwhile go out together in the 
     await t.dispose();
   }
 });
+
+test('maxWrites 2: a second write starts while the first INSERT still runs, each resolves its own batches; maxWrites 1 waits', async () => {
+  const t = await openTempStore();
+  try {
+    await migrate(t.store);
+    /** The real store, its first INSERT held until `release()`. */
+    const held = (): { store: Store; release: () => void; starts: number[] } => {
+      let release = (): void => undefined;
+      const gate = new Promise<void>((r) => (release = r));
+      const starts: number[] = [];
+      const store: Store = new Proxy(t.store, {
+        get(target, prop, receiver) {
+          if (prop === 'insert') {
+            return async (...a: Parameters<Store['insert']>) => {
+              starts.push(starts.length);
+              if (starts.length === 1) await gate;
+              await target.insert(...a);
+            };
+          }
+          const v: unknown = Reflect.get(target, prop, receiver);
+          return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return { store, release, starts };
+    };
+    const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 50));
+
+    const two = held();
+    const sink2 = new CoalescingSink(two.store, { writers: 100, maxRows: 1_000, lingerMs: 0, maxWrites: 2 });
+    let firstDone = false;
+    const first = sink2.submit(batch('w1', trades(0, 10))).then(() => (firstDone = true));
+    await tick();
+    await sink2.submit(batch('w2', trades(10, 20))); // stored while the first write is still held
+    assert.equal(two.starts.length, 2);
+    assert.equal(firstDone, false, 'the first batch is not acknowledged before its own INSERT');
+    two.release();
+    await first;
+    const n = await t.store.query<{ n: string }>('SELECT count() AS n FROM option_trades');
+    assert.equal(n[0]?.n, '30');
+
+    const one = held();
+    const sink1 = new CoalescingSink(one.store, { writers: 100, maxRows: 1_000, lingerMs: 0, maxWrites: 1 });
+    const a = sink1.submit(batch('o1', trades(100, 10)));
+    await tick();
+    let secondDone = false;
+    const b = sink1.submit(batch('o2', trades(110, 10))).then(() => (secondDone = true));
+    await tick();
+    assert.deepEqual([one.starts.length, secondDone], [1, false], 'the second write waits for the first');
+    one.release();
+    await Promise.all([a, b]);
+    assert.equal(one.starts.length, 2);
+  } finally {
+    await t.dispose();
+  }
+});

@@ -17,6 +17,8 @@ export interface CoalescingOptions {
   readonly lingerMs: number;
   /** A write starts at least this long after the previous one started, unless `maxRows` are waiting. Default 0. */
   readonly minIntervalMs?: number;
+  /** Writes in flight at once, each with its own INSERT per table and its own batches. Default 1. */
+  readonly maxWrites?: number;
   readonly onStored?: (table: RawTable, rows: readonly RawRow[], storedAt: number) => void;
 }
 
@@ -30,9 +32,10 @@ interface Pending {
 /**
  * Merges the batches of several consumer-group members into one INSERT per table: an INSERT has a fixed cost of
  * tens of milliseconds on the embedded engine (a part per table and per view target, the views' query plans, and the
- * merges every part causes later), so many small partition batches cost far more than one large one. One write is
- * in flight at a time (group commit): what arrives meanwhile gathers into the next write, so the INSERT rate follows
- * the store's speed instead of the batch rate. Each `submit` resolves only after every row of its batch is stored
+ * merges every part causes later), so many small partition batches cost far more than one large one. At most
+ * `maxWrites` writes are in flight (group commit): what arrives meanwhile gathers into the next write, so the INSERT
+ * rate follows the store's speed instead of the batch rate; with two, the next write need not wait for a slow one (the
+ * engine runs two INSERTs at once). Each `submit` resolves only after every row of its batch is stored
  * (so the member commits its offsets only then) and rejects if the combined insert failed (the member then retries
  * its batch). The combined dedup token is a hash of the member batches' tokens.
  */
@@ -42,7 +45,8 @@ export class CoalescingSink {
   private pendingSince = 0;
   private waiting = 0;
   private timer: NodeJS.Timeout | null = null;
-  private writing = false;
+  /** Writes in flight. */
+  private writing = 0;
   private lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -69,10 +73,10 @@ export class CoalescingSink {
   /**
    * Starts the write of the pending batch when it is due: at once when it holds `maxRows`; otherwise when every writer
    * waits on it, or `lingerMs` after its first rows, and in both cases not before `minIntervalMs` after the previous
-   * write started. While a write is in flight nothing starts; its end calls this.
+   * write started. While `maxWrites` writes are in flight nothing starts; the end of one calls this.
    */
   private schedule(): void {
-    if (this.writing || this.pending.waiters.length === 0) return;
+    if (this.writing >= (this.opts.maxWrites ?? 1) || this.pending.waiters.length === 0) return;
     const now = Date.now();
     const spaced = this.lastStart + (this.opts.minIntervalMs ?? 0) - now;
     const due = Math.max(this.waiting >= this.opts.writers ? 0 : this.pendingSince + this.opts.lingerMs - now, spaced);
@@ -92,10 +96,10 @@ export class CoalescingSink {
     const batch = this.pending;
     this.pending = emptyPending();
     this.waiting -= batch.waiters.length;
-    this.writing = true;
+    this.writing++;
     this.lastStart = Date.now();
     void this.write(batch).finally(() => {
-      this.writing = false;
+      this.writing--;
       this.schedule();
     });
   }
