@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonScan, KeySet, NESTED } from './json-scan.ts';
+import { JsonScan, KeySet, KeySetsBy, NESTED } from './json-scan.ts';
 
 const NOT_HANDLED = 'not handled';
 
@@ -320,5 +320,30 @@ describe('json-scan: an object holding an object (runs of both levels joined)', 
     assert.equal(scan.readObject(TOP), 1);
     assert.equal(scan.readRest(TOP), -1);
     assert.equal(scan.end(), false);
+  });
+});
+
+describe('json-scan: KeySets by a discriminating value', () => {
+  test('one KeySet per string value, learning the runs of its own objects; non-strings and values beyond 16 share one', () => {
+    const by = new KeySetsBy(['a', 'b']);
+    const option = by.get('trades.option');
+    const perp = by.get('trades.perp');
+    assert.notEqual(option, perp);
+    assert.equal(by.get(`trades.${'option'}`), option, 'the same value (another string of the same text): the same KeySet');
+    assert.deepStrictEqual(option.names, ['a', 'b']);
+    // interleaved layouts: each KeySet learns only its own, so its first run tried is the right one
+    for (let i = 0; i < 3; i++) {
+      assert.deepStrictEqual(flat(`{"a":${i},"x":1,"b":"o"}`, option), [i, 'o']);
+      assert.deepStrictEqual(flat(`{"a":${i},"b":"p"}`, perp), [i, 'p']);
+    }
+    assert.equal(option.opening.length, 1);
+    assert.equal(perp.opening.length, 1);
+    assert.notEqual(option.opening[0]?.re.source, perp.opening[0]?.re.source);
+    const shared = by.get(undefined);
+    assert.equal(by.get(7), shared);
+    assert.ok(shared !== option && shared !== perp);
+    for (let i = 2; i < 16; i++) assert.notEqual(by.get(`channel ${i}`), shared);
+    assert.equal(by.get('channel 16'), shared, 'beyond 16 values: the shared KeySet');
+    assert.equal(by.get('trades.perp'), perp, 'values kept before stay theirs');
   });
 });

@@ -148,6 +148,40 @@ export class KeySet {
   }
 }
 
+/** Discriminating values a KeySetsBy keeps a KeySet of its own for; later values share one. */
+const MAX_KEY_SETS = 16;
+
+/**
+ * KeySets of one list of member names, one per value of a member read before them (a channel, a topic), so that the
+ * objects of each channel are matched by the runs learned from that channel first: where channels whose objects have
+ * different layouts interleave, one shared KeySet would try the other channel's run first about every other time.
+ * Which KeySet reads an object changes nothing but speed.
+ */
+export class KeySetsBy {
+  private readonly names: readonly string[];
+  private readonly shared: KeySet;
+  /** values[i] has keySets[i] (a short list compared in order: cheaper than hashing a fresh string per frame). */
+  private readonly values: string[] = [];
+  private readonly keySets: KeySet[] = [];
+
+  constructor(names: readonly string[]) {
+    this.names = names;
+    this.shared = new KeySet(names);
+  }
+
+  /** The KeySet of `value` (a string read before the objects; anything else, and values beyond MAX_KEY_SETS: the shared one). */
+  get(value: unknown): KeySet {
+    if (typeof value !== 'string') return this.shared;
+    const values = this.values;
+    for (let i = 0; i < values.length; i++) if (values[i] === value) return this.keySets[i] ?? this.shared;
+    if (values.length >= MAX_KEY_SETS) return this.shared;
+    const keys = new KeySet(this.names);
+    values.push(value);
+    this.keySets.push(keys);
+    return keys;
+  }
+}
+
 /** The KeySet of a reader that only skips: every member is unknown. */
 const NO_KEYS = new KeySet([]);
 

@@ -3,7 +3,7 @@
  * ticker.* (option tickers, perp stats), deribit_price_index.* (index), deribit_volatility_index.* (DVOL).
  */
 import { lookupInstrument } from '../../connector/context.ts';
-import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
+import { JsonScan, KeySet, KeySetsBy, NESTED } from '../../connector/json-scan.ts';
 import {
   deadLetter,
   events,
@@ -93,7 +93,8 @@ export function parseDeribitFrameJson(frame: string, ctx: ParserContext): ParseR
 
 const TOP_KEYS = new KeySet(['method', 'params']);
 const PARAMS_KEYS = new KeySet(['channel', 'data']);
-const TRADE_KEYS = new KeySet([
+/** By channel: option and perpetual trades have different layouts, and their channels interleave. */
+const TRADE_KEYS = new KeySetsBy([
   'instrument_name',
   'trade_id',
   'timestamp',
@@ -145,7 +146,7 @@ function scanTradesFrame(frame: string): { channel: string; trades: ScannedTrade
     trades = null;
     for (let p = scan.readObject(PARAMS_KEYS); p !== -1; p = scan.readRest(PARAMS_KEYS)) {
       if (p !== 1) return null; // channel holding an object / array
-      trades = scan.objects(TRADE_KEYS, scannedTrade); // fails at once on a ticker's data object
+      trades = scan.objects(TRADE_KEYS.get(PARAMS_KEYS.values[0]), scannedTrade); // fails at once on a ticker's data object
       if (trades === null) return null;
     }
   }

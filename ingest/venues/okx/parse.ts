@@ -3,7 +3,7 @@
  * ctVal × ctMult (ctx.instruments); coin-margined option prices (BTC) become USD via idxPx or the latest index.
  */
 import { lookupInstrument } from '../../connector/context.ts';
-import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
+import { JsonScan, KeySet, KeySetsBy, NESTED } from '../../connector/json-scan.ts';
 import {
   arr,
   deadLetter,
@@ -72,7 +72,8 @@ export function parseOkxFrameJson(frame: string, ctx: ParserContext): ParseResul
 
 const TOP_KEYS = new KeySet(['arg', 'data', 'event']);
 const ARG_KEYS = new KeySet(['channel']);
-const TRADE_KEYS = new KeySet(['instId', 'tradeId', 'ts', 'px', 'sz', 'side', 'idxPx', 'fillVol', 'fwdPx']);
+/** By channel: option trades have more members than swap and spot trades, and their channels interleave. */
+const TRADE_KEYS = new KeySetsBy(['instId', 'tradeId', 'ts', 'px', 'sz', 'side', 'idxPx', 'fillVol', 'fwdPx']);
 
 /** The members of a trade row that `trade` reads, as JSON.parse gives them (undefined when absent). */
 type ScannedTrade = {
@@ -110,7 +111,7 @@ function scanTradesFrame(frame: string): { channel: string; trades: ScannedTrade
     if (k === 0) {
       if (!scan.values(ARG_KEYS)) return null;
     } else if (k === 1) {
-      list = scan.objects(TRADE_KEYS, scannedTrade);
+      list = scan.objects(TRADE_KEYS.get(ARG_KEYS.values[0]), scannedTrade);
       if (list === null) return null;
     } else return null; // event holding an object / array
   }
