@@ -155,6 +155,50 @@ interface Drive {
   run(gen: LoadGenerator): Promise<void>;
 }
 
+/** One kind of round: its untimed preparation, the CPU of a second process if any, and the timed load. */
+interface RoundSpec {
+  /** Untimed: readies the round's load (before the pause that lets the pipeline settle). */
+  readonly prepare?: () => Promise<void>;
+  /** Starts counting a second process's CPU: returns the reader of its CPU seconds since. */
+  readonly sideCpu?: () => Promise<() => Promise<number>>;
+  /** The timed load: resolves with the number of events it offered, once offered. */
+  readonly run: () => Promise<number>;
+}
+
+/**
+ * `warmup` untimed rounds, then `rounds` timed ones: each round's time runs from the load's start until the probe
+ * counted every offered event stored; with the pipeline's CPU (whole process and by thread) meanwhile.
+ */
+async function timedRounds(probe: StoredProbe, rounds: number, warmup: number, spec: RoundSpec): Promise<Result[]> {
+  const results: Result[] = [];
+  for (let round = -warmup; round < rounds; round++) {
+    await spec.prepare?.();
+    await sleep(500);
+    probe.reset();
+    const side = await spec.sideCpu?.();
+    const cpu0 = process.cpuUsage();
+    const threads0 = threadCpu();
+    const t0 = performance.now();
+    const events = await spec.run();
+    await until(() => probe.count >= events, 300_000);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const threads = threadCpuSince(threads0);
+    const sandboxCpu = side === undefined ? undefined : await side();
+    if (round < 0) continue;
+    const result: Result = {
+      events,
+      seconds,
+      p50Ms: probe.percentile(0.5),
+      p99Ms: probe.percentile(0.99),
+      pipelineCpu: (cpu.user + cpu.system) / 1e6,
+      threads,
+    };
+    results.push(sandboxCpu === undefined ? result : { ...result, sandboxCpu });
+  }
+  return results;
+}
+
 /**
  * Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades.
  * `thread`: the connectors on their own thread (startIngestThread, the product's default INGEST_THREAD=true) or on
@@ -180,35 +224,21 @@ async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread
         if (Date.now() > deadline) throw new Error('sandbox connections did not open');
         await sleep(50);
       }
-      const results: Result[] = [];
-      for (let round = -warmup; round < rounds; round++) {
-        const delivered0 = await gen.delivered();
-        await drive.prepare?.(gen);
-        await sleep(500);
-        probe.reset();
-        const sandboxCpu0 = await gen.cpu();
-        const cpu0 = process.cpuUsage();
-        const threads0 = threadCpu();
-        const t0 = performance.now();
-        await drive.run(gen);
-        const delivered = (await gen.delivered()) - delivered0;
-        await until(() => probe.count >= delivered, 300_000);
-        const seconds = (performance.now() - t0) / 1000;
-        const cpu = process.cpuUsage(cpu0);
-        const threads = threadCpuSince(threads0);
-        const sandboxCpu = (await gen.cpu()) - sandboxCpu0;
-        if (round < 0) continue;
-        results.push({
-          events: delivered,
-          seconds,
-          p50Ms: probe.percentile(0.5),
-          p99Ms: probe.percentile(0.99),
-          pipelineCpu: (cpu.user + cpu.system) / 1e6,
-          sandboxCpu,
-          threads,
-        });
-      }
-      return results;
+      let delivered0 = 0;
+      return await timedRounds(probe, rounds, warmup, {
+        prepare: async () => {
+          delivered0 = await gen.delivered();
+          await drive.prepare?.(gen);
+        },
+        sideCpu: async () => {
+          const cpu0 = await gen.cpu();
+          return async () => (await gen.cpu()) - cpu0;
+        },
+        run: async () => {
+          await drive.run(gen);
+          return (await gen.delivered()) - delivered0;
+        },
+      });
     } finally {
       await ingest.stop();
       await gen.stop();
@@ -255,37 +285,20 @@ async function baseline(makeBus: () => Bus, rounds: number): Promise<Result[]> {
   while (events.length < TOTAL) for (const v of SANDBOX_VENUES) events.push(...market.burst(v, BURST));
   return withPipeline(makeBus, async (bus, probe) => {
     const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
-    const results: Result[] = [];
     try {
-      for (let round = -WARMUP_ROUNDS; round < rounds; round++) {
-        await sleep(500);
-        probe.reset();
-        const cpu0 = process.cpuUsage();
-        const threads0 = threadCpu();
-        const t0 = performance.now();
-        for (let i = 0; i < events.length; i += BURST) {
-          const now = Date.now();
-          const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
-          const wait = publisher.add(chunk);
-          if (wait) await wait;
-          await new Promise((r) => setImmediate(r));
-        }
-        await publisher.flush();
-        await until(() => probe.count >= events.length, 300_000);
-        const seconds = (performance.now() - t0) / 1000;
-        const cpu = process.cpuUsage(cpu0);
-        const threads = threadCpuSince(threads0);
-        if (round < 0) continue;
-        results.push({
-          events: events.length,
-          seconds,
-          p50Ms: probe.percentile(0.5),
-          p99Ms: probe.percentile(0.99),
-          pipelineCpu: (cpu.user + cpu.system) / 1e6,
-          threads,
-        });
-      }
-      return results;
+      return await timedRounds(probe, rounds, WARMUP_ROUNDS, {
+        run: async () => {
+          for (let i = 0; i < events.length; i += BURST) {
+            const now = Date.now();
+            const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
+            const wait = publisher.add(chunk);
+            if (wait) await wait;
+            await new Promise((r) => setImmediate(r));
+          }
+          await publisher.flush();
+          return events.length;
+        },
+      });
     } finally {
       await publisher.close();
     }
