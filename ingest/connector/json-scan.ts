@@ -212,8 +212,11 @@ function numberValue(t: string, start: number, end: number): number {
   return n === n ? n : Number(t.slice(start, end)); // NaN: more than 15 digits or an exponent
 }
 
+/** The match of a run that captures nothing. */
+const NO_CAPTURES: ArrayLike<string | undefined> = [];
+
 /** Sets the values of the members `run` captures (m[offset + 1] on) and clears the ones it has not. */
-function fill(out: unknown[], run: Run, m: RegExpExecArray, offset: number): void {
+function fill(out: unknown[], run: Run, m: ArrayLike<string | undefined>, offset: number): void {
   const unset = run.unset;
   for (let j = 0; j < unset.length; j++) out[unset[j] ?? 0] = undefined;
   const keys = run.keys;
@@ -368,7 +371,8 @@ export class JsonScan {
       if (run === undefined) break;
       const re = run.re;
       re.lastIndex = start;
-      const m = re.exec(text);
+      // a run that captures nothing is tested, not executed: no match array to build
+      const m = run.keys.length === 0 && run.then === undefined ? (re.test(text) ? NO_CAPTURES : null) : re.exec(text);
       if (m === null) continue;
       this.pos = re.lastIndex;
       this.matched = run;
