@@ -72,21 +72,13 @@ export function parseOkxFrameJson(frame: string, ctx: ParserContext): ParseResul
 
 const TOP_KEYS = new KeySet(['arg', 'data', 'event']);
 const ARG_KEYS = new KeySet(['channel']);
+/** The members of a trade row that `trade` reads. */
+const TRADE_NAMES = ['instId', 'tradeId', 'ts', 'px', 'sz', 'side', 'idxPx', 'fillVol', 'fwdPx'] as const;
 /** By channel: option trades have more members than swap and spot trades, and their channels interleave. */
-const TRADE_KEYS = new KeySetsBy(['instId', 'tradeId', 'ts', 'px', 'sz', 'side', 'idxPx', 'fillVol', 'fwdPx']);
+const TRADE_KEYS = new KeySetsBy(TRADE_NAMES);
 
-/** The members of a trade row that `trade` reads, as JSON.parse gives them (undefined when absent). */
-type ScannedTrade = {
-  instId: unknown;
-  tradeId: unknown;
-  ts: unknown;
-  px: unknown;
-  sz: unknown;
-  side: unknown;
-  idxPx: unknown;
-  fillVol: unknown;
-  fwdPx: unknown;
-};
+/** A trade row's members that `trade` reads, as JSON.parse gives them (undefined when absent). */
+type ScannedTrade = Record<(typeof TRADE_NAMES)[number], unknown>;
 
 /** How OKX starts a push; the channel name follows. */
 const PUSH_HEAD = '{"arg":{"channel":"';
