@@ -347,3 +347,49 @@ describe('json-scan: KeySets by a discriminating value', () => {
     assert.equal(by.get('trades.perp'), perp, 'values kept before stay theirs');
   });
 });
+
+describe('json-scan: the order learned runs are tried in', () => {
+  test('two alternating layouts keep their order (one tried in vain a pair, not one a read); a run matching twice in a row goes first', () => {
+    const keys = new KeySet(['a', 'b']);
+    const a = (i: number): string => `{"a":${i},"x":1,"b":2}`;
+    const b = (i: number): string => `{"a":${i},"y":"z","b":2}`;
+    for (let i = 0; i < 3; i++) {
+      assert.deepStrictEqual(flat(a(i), keys), [i, 2]);
+      assert.deepStrictEqual(flat(b(i), keys), [i, 2]);
+    }
+    assert.equal(keys.opening.length, 2);
+    const first = keys.opening[0];
+    for (let i = 0; i < 6; i++) {
+      assert.deepStrictEqual(flat(i % 2 === 0 ? a(i) : b(i), keys), [i, 2]);
+      assert.equal(keys.opening[0], first, `alternating: the order stays (read ${i})`);
+    }
+    const other = keys.opening[1];
+    const [front, back] = first?.re.source.includes('"x"') === true ? [a, b] : [b, a];
+    flat(front(7), keys);
+    flat(back(8), keys);
+    assert.equal(keys.opening[0], first, 'one match of the second run: not moved');
+    flat(back(9), keys);
+    assert.equal(keys.opening[0], other, 'its second match in a row: tried first');
+  });
+
+  test('objects holding objects of two alternating layouts: the joined runs are tried before the outer run alone', () => {
+    const outer = new KeySet(['h', 'd']);
+    const inner = new KeySet(['a']);
+    const read = (text: string): unknown[] | typeof NOT_HANDLED => {
+      const scan = new JsonScan();
+      if (!scan.begin(text)) return NOT_HANDLED;
+      for (let k = scan.readObject(outer); k !== -1; k = scan.readRest(outer)) if (k !== 1 || !scan.values(inner)) return NOT_HANDLED;
+      return scan.end() ? [outer.values[0], ...inner.values] : NOT_HANDLED;
+    };
+    const text = (i: number): string => (i % 2 === 0 ? `{"h":${i},"d":{"a":1,"x":2}}` : `{"h":${i},"d":{"a":2,"y":"z"}}`);
+    for (let i = 0; i < 4; i++) assert.deepStrictEqual(read(text(i)), [i, 1 + (i % 2)]);
+    const first = outer.opening[0];
+    for (let i = 4; i < 12; i++) {
+      assert.deepStrictEqual(read(text(i)), [i, 1 + (i % 2)]);
+      // the outer run alone must not get ahead of a joined run (else every read matches it and re-joins, in vain)
+      assert.equal(outer.opening.at(-1)?.then, undefined, `read ${i}: the outer run alone is tried last`);
+      assert.equal(outer.opening[0], first, `read ${i}: the order stays`);
+    }
+    assert.equal(outer.opening.filter((r) => r.then !== undefined).length, 2);
+  });
+});

@@ -79,6 +79,9 @@ export class KeySet {
   /** Learned runs that start at an object's `{`, and runs that start after a member value the caller read. */
   readonly opening: Run[] = [];
   readonly resuming: Run[] = [];
+  /** The run of each list that matched last (a run moves to the front on its second match in a row). */
+  lastOpening: Run | null = null;
+  lastResuming: Run | null = null;
   private compiles = 0;
 
   constructor(names: readonly string[]) {
@@ -125,14 +128,20 @@ export class KeySet {
    */
   join(first: Run, keys: KeySet, then: Run, text: string, start: number, end: number): void {
     const runs = this.opening;
+    // The joined run goes first and counts as the run matched last (not `first`, which matched instead of it): so
+    // `first` is not moved ahead of the joined runs by matching twice in a row where two layouts alternate.
     const joined = runs.findIndex((r) => r.then?.from === first && r.then.run === then);
     if (joined !== -1) {
       runs.unshift(...runs.splice(joined, 1)); // known: tried first again
+      this.lastOpening = runs[0] ?? null;
       return;
     }
     if (then.then !== undefined || runs.length >= MAX_RUNS || this.compiles >= MAX_COMPILES) return;
     const re = this.compile(first.src + then.src, then.stop, text, start, end);
-    if (re !== null) runs.unshift({ ...first, re, src: '', then: { from: first, keys, run: then } });
+    if (re === null) return;
+    const run: Run = { ...first, re, src: '', then: { from: first, keys, run: then } };
+    runs.unshift(run);
+    this.lastOpening = run;
   }
 
   /** The sticky regex of a run's source (with the lookahead of a run stopping at a member) if it matches text[start, end). */
@@ -376,10 +385,15 @@ export class JsonScan {
       if (m === null) continue;
       this.pos = re.lastIndex;
       this.matched = run;
-      if (r > 0) {
-        runs[r] = runs[0] ?? run; // the run matched last is tried first (runs of one array tend to repeat)
+      // A run that matches twice in a row is tried first from then on (the objects of one array tend to repeat a
+      // layout); where two layouts alternate, the order stays, so only one of them is tried in vain.
+      const opening = runs === keys.opening;
+      if (r > 0 && (opening ? keys.lastOpening : keys.lastResuming) === run) {
+        runs[r] = runs[0] ?? run;
         runs[0] = run;
       }
+      if (opening) keys.lastOpening = run;
+      else keys.lastResuming = run;
       fill(keys.values, run, m, 0);
       if (run.stop === END) {
         this.depth--;

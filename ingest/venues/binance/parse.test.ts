@@ -1,9 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixtureLine, fixtureText } from '../fixtures/load.ts';
+import { fixtureLine, fixtureLines, fixtureText } from '../fixtures/load.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, first, only, RECEIVED_AT } from '../testing/run-parser.ts';
 import { binanceConnector, parseBinanceOpenInterest } from './index.ts';
 import { parseBinanceOptionsInfo, parseBinancePerpsInfo } from './instruments.ts';
+import { assertSamePaths, frameVariants, isObject, jsonParseCalls } from '../testing/fast-path.ts';
+import type { Json, JsonObject } from '../testing/fast-path.ts';
+import { parseBinanceFrame, parseBinanceFrameJson } from './parse.ts';
 
 const parse = binanceConnector.parse;
 const OPT = 'binance/tardis_options_v2.jsonl';
@@ -237,6 +240,65 @@ describe('binance listings and subscriptions', () => {
     assert.deepEqual(
       binanceConnector.pollers(['BTCUSDT'], all).map((x) => [x.url, x.intervalMs]),
       [['https://fapi.binance.com/fapi/v1/openInterest?symbol=BTCUSDT', 5000]],
+    );
+  });
+});
+
+describe('binance trade frames read without JSON.parse', () => {
+  const files = ['cryptofeed', 'docs', 'tardis_futures', 'tardis_options_v1', 'tardis_options_v2', 'tardis_spot'];
+  const lines = files.flatMap((f) => fixtureLines(`binance/${f}.jsonl`));
+  /** The trade object of a combined-stream frame, as a one-element list whose element 0 is the frame's data. */
+  const tradesOf = (msg: JsonObject): Json[] | undefined => {
+    const data = msg['data'];
+    if (!isObject(data)) return undefined;
+    return new Proxy<Json[]>([data], {
+      set: (target, key, value: Json) => {
+        if (key === '0') msg['data'] = value;
+        return Reflect.set(target, key, value);
+      },
+    });
+  };
+  const trade = fixtureLine(FUT, 'btcusdt@trade');
+  /** Frames around the frame's own members: error / result / id beside the data, stream not a string, other events. */
+  const ownMembers = [
+    trade.replace('{"stream":', '{"error":{"code":1,"msg":"x"},"stream":'),
+    trade.replace('{"stream":', '{"error":null,"stream":'),
+    trade.replace('{"stream":', '{"result":null,"id":1,"stream":'),
+    trade.replace('{"stream":', '{"result":null,"stream":'),
+    trade.replace('"stream":"btcusdt@trade"', '"stream":7'),
+    trade.replace('"stream":"btcusdt@trade",', ''),
+    trade.replace('"stream":"btcusdt@trade"', '"stream":"btcusdt@markPrice"'),
+    trade.replace('"e":"trade"', '"e":"aggTrade"'),
+    trade.replace('"e":"trade"', '"e":"markPriceUpdate"'),
+    trade.replace('"e":"trade"', '"e":"nope"'),
+    trade.replace('"e":"trade",', ''),
+    trade.replace('"m":false', '"m":false,"X":"ADL"'),
+    trade.replace('"data":{', '"data":{"x":[1],'),
+    trade.replace('"data":{', '"data":[{').replace(/\}\}$/, '}]}'),
+    `${trade.slice(0, -1)},"data":{"e":"trade"}}`,
+    `${trade.slice(0, -1)},"data":5}`,
+    `[${trade.slice(trade.indexOf('"data":') + 7, -1)}]`,
+  ];
+
+  test('every fixture frame and its variants, on market, spot and option connections: the same result and state', () => {
+    const frames = [...lines, ...ownMembers].flatMap((l) => frameVariants(l, tradesOf));
+    assert.ok(frames.length > 500, `${frames.length} frames`);
+    for (const connection of ['market-0', 'spot-0', 'public-0']) {
+      assertSamePaths(frames, parseBinanceFrame, parseBinanceFrameJson, () => ctxFor('binance', connection));
+    }
+  });
+
+  test('recorded trade, aggTrade and optionTrade frames take the one-pass path (no JSON.parse call), a mark price frame does not', () => {
+    const trades = lines.filter((l) => /^\{"stream":"[^"]*@(trade|aggTrade|optionTrade)"/.test(l));
+    assert.ok(trades.length >= 5, `${trades.length} frames`);
+    const ctx = ctxFor('binance', 'market-0');
+    assert.equal(
+      jsonParseCalls(() => trades.forEach((l) => assert.notEqual(parseBinanceFrame(l, ctx).outcome, 'dead_letter', l))),
+      0,
+    );
+    assert.equal(
+      jsonParseCalls(() => parseBinanceFrame(fixtureLine(FUT, '@markPrice'), ctx)),
+      1,
     );
   });
 });

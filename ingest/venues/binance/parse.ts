@@ -3,6 +3,7 @@
  * optionOpenInterest, index, aggTrade / trade (perp, or spot on the 'spot' connection), markPriceUpdate, forceOrder.
  */
 import { lookupInstrument } from '../../connector/context.ts';
+import { JsonScan, KeySet, NESTED } from '../../connector/json-scan.ts';
 import {
   deadLetter,
   eventsOrUntracked,
@@ -31,7 +32,21 @@ const VENUE = 'binance';
 /** `dropped`: why the last item was left out by rule (a frame of only dropped items is ignored as `dropped`). */
 type Row = { out: MarketEvent[]; error: string | null; dropped?: string };
 
+/**
+ * A frame -> its events. Combined-stream frames of one trade (`trade` / `aggTrade` data objects of scalars) are read
+ * in one pass without JSON.parse (`scanTradeFrame`); every other frame, and any the scan does not handle, takes
+ * `parseBinanceFrameJson`. Both give the same result for every frame.
+ */
 export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResult {
+  const scanned = scanTradeFrame(frame);
+  if (scanned === null) return parseBinanceFrameJson(frame, ctx);
+  const row: Row = { out: [], error: null };
+  trade(scanned.trade, ctx, row);
+  return row.error === null ? result(row, scanned.stream) : deadLetter(row.error, scanned.stream);
+}
+
+/** The JSON.parse path of `parseBinanceFrame`: every frame. */
+export function parseBinanceFrameJson(frame: string, ctx: ParserContext): ParseResult {
   const msg = parseJson(frame);
   if (msg === undefined) return deadLetter('malformed json');
   if (Array.isArray(msg)) return items(msg, '', ctx);
@@ -48,6 +63,47 @@ export function parseBinanceFrame(frame: string, ctx: ParserContext): ParseResul
   if (!isObj(data)) return deadLetter('data is not an object', channel);
   const row: Row = { out: [], error: null };
   return item(data, channel, ctx, row) ?? result(row, channel);
+}
+
+const TOP_KEYS = new KeySet(['stream', 'data', 'error', 'result']);
+/** The members of a trade / aggTrade object that `trade` reads. */
+const TRADE_NAMES = ['e', 's', 'T', 'p', 'q', 'm', 'S', 't', 'a', 'f', 'l', 'X'] as const;
+const TRADE_KEYS = new KeySet(TRADE_NAMES);
+
+/** A trade object's members that `trade` reads, as JSON.parse gives them (undefined when absent). */
+type ScannedTrade = Record<(typeof TRADE_NAMES)[number], unknown>;
+
+/** How a combined-stream frame starts; the stream name follows. */
+const STREAM_HEAD = '{"stream":"';
+const scan = new JsonScan();
+
+/**
+ * A combined-stream frame (`stream` a string, no `error` or `result`) whose data is one `trade` or `aggTrade` object
+ * of scalars, read in one pass: its stream and trade, or null for any other frame and any input the scan does not
+ * handle. Members are read in any order, a repeated member's last value wins (as in JSON.parse), and nothing is acted
+ * on before the whole frame was read and found valid.
+ */
+function scanTradeFrame(frame: string): { stream: string; trade: ScannedTrade } | null {
+  // Most frames are mark prices, tickers and open interest: a frame in the usual layout whose stream name has no
+  // 't', 'a' or 'o' after its '@' ('@trade', '@aggTrade', '@optionTrade') is left to JSON.parse without a scan.
+  if (frame.startsWith(STREAM_HEAD)) {
+    const at = frame.indexOf('@', STREAM_HEAD.length);
+    const c = at === -1 ? 0 : frame.charCodeAt(at + 1);
+    if (c !== 116 && c !== 97 && c !== 111) return null;
+  }
+  if (!scan.begin(frame)) return null;
+  let trade: ScannedTrade | null = null;
+  for (let k = scan.readObject(TOP_KEYS); k !== -1; k = scan.readRest(TOP_KEYS)) {
+    if (k !== 1 || !scan.values(TRADE_KEYS)) return null; // stream, error or result holding an object / array
+    trade = scannedTrade(TRADE_KEYS.values);
+  }
+  const [stream, data, error, result] = TOP_KEYS.values;
+  if (!scan.end() || typeof stream !== 'string' || data !== NESTED || error !== undefined || result !== undefined) return null;
+  return trade !== null && (trade.e === 'trade' || trade.e === 'aggTrade') ? { stream, trade } : null;
+}
+
+function scannedTrade(v: readonly unknown[]): ScannedTrade {
+  return { e: v[0], s: v[1], T: v[2], p: v[3], q: v[4], m: v[5], S: v[6], t: v[7], a: v[8], f: v[9], l: v[10], X: v[11] };
 }
 
 /**
@@ -110,7 +166,7 @@ function takerSide(m: unknown, s: unknown): TakerSide | null {
   return s === 'BUY' ? 'buy' : s === 'SELL' ? 'sell' : null;
 }
 
-function trade(d: Obj, ctx: ParserContext, row: Row): void {
+function trade(d: Obj | ScannedTrade, ctx: ParserContext, row: Row): void {
   const name = strValue(d['s']);
   const ts = numValue(d['T']);
   const price = numValue(d['p']);
