@@ -53,6 +53,8 @@ interface Run {
   readonly kinds: readonly number[];
   /** For an opening run: the key indexes it does not set (cleared, as the object holds no such member up to its stop). */
   readonly unset: readonly number[];
+  /** Whether it captures any value (a run that captures none is tested, not executed: no match array). */
+  readonly captures: boolean;
   /** A joined run: the run it extends, and the opening run of the object it stops at (captures after this run's). */
   readonly then?: { readonly from: Run; readonly keys: KeySet; readonly run: Run };
 }
@@ -119,7 +121,7 @@ export class KeySet {
     const read = shape.keys.flatMap((k, j) => (k === UNKNOWN ? [] : [j]));
     const keys = read.map((j) => shape.keys[j] ?? 0);
     const unset = shape.opens ? this.names.map((_n, k) => k).filter((k) => !keys.includes(k) && k !== stop) : [];
-    runs.push({ re, src, stop, keys, kinds: read.map((j) => shape.kinds[j] ?? STR), unset });
+    runs.push({ re, src, stop, keys, kinds: read.map((j) => shape.kinds[j] ?? STR), unset, captures: keys.length > 0 });
   }
 
   /**
@@ -139,7 +141,7 @@ export class KeySet {
     if (then.then !== undefined || runs.length >= MAX_RUNS || this.compiles >= MAX_COMPILES) return;
     const re = this.compile(first.src + then.src, then.stop, text, start, end);
     if (re === null) return;
-    const run: Run = { ...first, re, src: '', then: { from: first, keys, run: then } };
+    const run: Run = { ...first, re, src: '', captures: true, then: { from: first, keys, run: then } };
     runs.unshift(run);
     this.lastOpening = run;
   }
@@ -380,8 +382,7 @@ export class JsonScan {
       if (run === undefined) break;
       const re = run.re;
       re.lastIndex = start;
-      // a run that captures nothing is tested, not executed: no match array to build
-      const m = run.keys.length === 0 && run.then === undefined ? (re.test(text) ? NO_CAPTURES : null) : re.exec(text);
+      const m = run.captures ? re.exec(text) : re.test(text) ? NO_CAPTURES : null;
       if (m === null) continue;
       this.pos = re.lastIndex;
       this.matched = run;

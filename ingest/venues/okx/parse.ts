@@ -39,7 +39,9 @@ type Row = { out: MarketEvent[]; error: string | null };
  */
 export function parseOkxFrame(frame: string, ctx: ParserContext): ParseResult {
   const scanned = scanTradesFrame(frame);
-  return scanned === null ? parseOkxFrameJson(frame, ctx) : trades(scanned.trades, scanned.channel, ctx);
+  if (scanned === null) return parseOkxFrameJson(frame, ctx);
+  const r = parseOkxTradeRows(scanned.trades, ctx);
+  return r.ok ? eventsOrUntracked(r.events, scanned.channel) : deadLetter(r.reason, scanned.channel);
 }
 
 /** The JSON.parse path of `parseOkxFrame`: every frame. */
@@ -119,16 +121,6 @@ function isTradesChannel(channel: unknown): channel is string {
 
 function scannedTrade(v: readonly unknown[]): ScannedTrade {
   return { instId: v[0], tradeId: v[1], ts: v[2], px: v[3], sz: v[4], side: v[5], idxPx: v[6], fillVol: v[7], fwdPx: v[8] };
-}
-
-/** The trades of a scanned push: its events, or the dead letter of the first malformed trade. */
-function trades(list: readonly ScannedTrade[], channel: string, ctx: ParserContext): ParseResult {
-  const row: Row = { out: [], error: null };
-  for (const d of list) {
-    trade(d, ctx, row);
-    if (row.error !== null) return deadLetter(row.error, channel);
-  }
-  return eventsOrUntracked(row.out, channel);
 }
 
 /** Trade rows in the `option-trades` / `trades` shape (REST recent trades, gap fill): the events or the first error. */
