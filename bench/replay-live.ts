@@ -1,11 +1,12 @@
 /**
  * The live-feed part of the replay bench (bench/replay.ts) and the child processes it drives: BENCH_REPLAY_LIVE_CLIENTS
- * (100) subscribers of tape.BTCUSDT (bench/ws-clients-process.ts: every 20th client records publish -> receive, the
- * trade's `time` being its publish time), BENCH_REPLAY_LIVE_RATE (200) trades/s published on the in-process bus for
- * BENCH_REPLAY_LIVE_SECONDS (10), with or without the replay clients (bench/replay-clients-process.ts) running
- * replays of levels + tape meanwhile. The server fan-out (bus receive -> written to the last subscriber, around
- * FeedHub.publish, as bench/ws.ts measures it) and the server's event-loop delay are recorded beside the
- * client-observed delay.
+ * (100) subscribers of tape.BTCUSDT (bench/ws-clients-process.ts: every 20th client records publish -> receive: the
+ * instant each trade was handed to the bus and the instant a client read it, both on the machine's monotonic clock,
+ * matched by trade id, so the delays are exact to the µs rather than to the whole ms of the trade's `time`),
+ * BENCH_REPLAY_LIVE_RATE (200) trades/s published on the in-process bus for BENCH_REPLAY_LIVE_SECONDS (10), with
+ * or without the replay clients (bench/replay-clients-process.ts) running replays of levels + tape meanwhile. The
+ * server fan-out (bus receive -> written to the last subscriber, around FeedHub.publish, as bench/ws.ts measures it)
+ * and the server's event-loop delay are recorded beside the client-observed delay.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -59,8 +60,11 @@ export interface LiveRig {
 }
 
 export interface LiveFigures {
+  /** Publish -> client receive, ms (µs digits), of every 20th subscriber's notifications; null when none arrived. */
   readonly e2eP50: number | null;
   readonly e2eP99: number | null;
+  /** How many notifications the e2e figures are of. */
+  readonly samples: number;
   readonly fanoutP50: number;
   readonly fanoutP99: number;
   /** The server's event-loop delay p99 during the measure, ms (perf_hooks.monitorEventLoopDelay). */
@@ -76,18 +80,27 @@ export interface LiveFigures {
 
 const trade = (n: number): OptionTrade => feedTrade(Date.now(), n, { prefix: 'live' });
 
-/** Publishes RATE trades/s in 10 ms steps for SECONDS; returns how many. */
-async function publishAtRate(bus: MemoryBus): Promise<number> {
+/** The machine's monotonic clock in ms (µs digits): the same clock in every process (bench/ws-clients-process.ts). */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/**
+ * Publishes RATE trades/s in 10 ms steps for SECONDS; returns the instant (monotonicMs) each trade was handed to the
+ * bus, indexed by its trade id (0, 1, ...).
+ */
+async function publishAtRate(bus: MemoryBus): Promise<number[]> {
   const perStep = Math.max(1, Math.round(RATE / 100));
   const start = performance.now();
-  let n = 0;
+  const sent: number[] = [];
   for (let step = 0; step < SECONDS * 100; step++) {
     const wait = start + step * 10 - performance.now();
     if (wait > 0) await sleep(wait);
-    const batch = Array.from({ length: perStep }, () => encodeMarketEvent({ type: 'option_trade', event: trade(n++) }).message);
+    const first = sent.length;
+    const batch = Array.from({ length: perStep }, (_, i) => encodeMarketEvent({ type: 'option_trade', event: trade(first + i) }).message);
+    const at = monotonicMs();
+    for (let i = 0; i < perStep; i++) sent.push(at);
     await bus.publish(TOPICS.option_trade, batch);
   }
-  return n;
+  return sent;
 }
 
 const quantile = (xs: readonly number[], q: number): number => {
@@ -126,8 +139,18 @@ async function drained(): Promise<void> {
 
 interface SubscriberReport {
   readonly received: number;
-  readonly e2e_p50_ms: number | null;
-  readonly e2e_p99_ms: number | null;
+  /** [trade_id, receive instant (monotonicMs)] of every sampled notification. */
+  readonly arrivals: readonly (readonly [string, number])[];
+}
+
+/** Publish -> receive delays (ms) of the sampled notifications, by trade id. */
+function e2eDelays(sent: readonly number[], arrivals: SubscriberReport['arrivals']): number[] {
+  const delays: number[] = [];
+  for (const [id, at] of arrivals) {
+    const published = sent[Number(id)];
+    if (published !== undefined) delays.push(at - published);
+  }
+  return delays;
 }
 
 /** The live feed's delays for SECONDS, with CLIENTS subscribers, while `transport` replays run (null: none). */
@@ -135,7 +158,7 @@ export async function liveDelay(rig: LiveRig, transport: Transport | null): Prom
   process.stderr.write(`  live feed ${transport === null ? 'idle' : `with ${rig.replayKeys.length} ${transport} replays`}...\n`);
   const samples = fanout(rig.app);
   const url = `${rig.base.replace(/^http/, 'ws')}/v2/ws`;
-  await rig.subscribers.ask({ cmd: 'connect', url, keys: rig.liveKeys, n: CLIENTS, subscribe: true });
+  await rig.subscribers.ask({ cmd: 'connect', url, keys: rig.liveKeys, n: CLIENTS, subscribe: true, arrivals: true });
   if (transport !== null) {
     const start: StartCommand = {
       cmd: 'start',
@@ -155,13 +178,14 @@ export async function liveDelay(rig: LiveRig, transport: Transport | null): Prom
   loop.enable();
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
-  const published = await publishAtRate(rig.bus);
+  const sent = await publishAtRate(rig.bus);
   const after = transport === null ? null : await rig.replays.ask<{ messages: number }>({ cmd: 'progress' });
   const seconds = (performance.now() - t0) / 1000;
   const busy = performance.eventLoopUtilization(elu0).utilization;
   loop.disable();
   await sleep(500);
   const seen = await rig.subscribers.ask<SubscriberReport>({ cmd: 'report' });
+  const e2e = e2eDelays(sent, seen.arrivals);
   const fan = [...samples];
   await rig.subscribers.ask({ cmd: 'close' });
   let replays: LiveFigures['replays'] = null;
@@ -174,15 +198,16 @@ export async function liveDelay(rig: LiveRig, transport: Transport | null): Prom
     replays = { messages, perSecond: messages / seconds, statuses: [...statuses].map(([s, n]) => `${n} ${s}`).join(', ') };
   }
   return {
-    e2eP50: seen.e2e_p50_ms,
-    e2eP99: seen.e2e_p99_ms,
+    e2eP50: e2e.length === 0 ? null : quantile(e2e, 0.5),
+    e2eP99: e2e.length === 0 ? null : quantile(e2e, 0.99),
+    samples: e2e.length,
     fanoutP50: quantile(fan, 0.5),
     fanoutP99: quantile(fan, 0.99),
     loopP99: loop.percentile(99) / 1e6,
     loopBusy: busy,
     // Each subscriber also gets the welcome and the subscribe answer.
     received: seen.received - 2 * CLIENTS,
-    expected: published * CLIENTS,
+    expected: sent.length * CLIENTS,
     replays,
   };
 }

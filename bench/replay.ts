@@ -151,7 +151,8 @@ function printLive(label: string, f: LiveFigures, idle: LiveFigures | null): voi
   const ratio = (v: number | null, i: number | null): string =>
     v === null || i === null || i <= 0 ? '' : ` (${(v / i).toFixed(1)}x idle)`;
   console.log(
-    `  ${label.padEnd(34)} e2e p50 ${f.e2eP50 ?? '-'} ms, p99 ${f.e2eP99 ?? '-'} ms${ratio(f.e2eP99, idle?.e2eP99 ?? null)}; fan-out p50 ` +
+    `  ${label.padEnd(34)} e2e p50 ${f.e2eP50?.toFixed(2) ?? '-'} ms, p99 ${f.e2eP99?.toFixed(2) ?? '-'} ms${ratio(f.e2eP99, idle?.e2eP99 ?? null)} ` +
+      `(${int(f.samples)} samples); fan-out p50 ` +
       `${f.fanoutP50.toFixed(2)} ms, p99 ${f.fanoutP99.toFixed(2)} ms${ratio(f.fanoutP99, idle?.fanoutP99 ?? null)}; server event-loop ` +
       `delay p99 ${f.loopP99.toFixed(1)} ms, busy ${(100 * f.loopBusy).toFixed(0)} %; ${int(f.received)} of ` +
       `${int(f.expected)} live notifications` +

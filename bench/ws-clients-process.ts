@@ -2,7 +2,10 @@
  * Child process of the ws bench: opens N WebSocket clients to a URL and reads every message promptly.
  * IPC commands: {cmd:'connect', url, keys, n, subscribe}, {cmd:'report'}, {cmd:'close'}. `received` counts the
  * notifications (frames with "subscription") of the current clients. Sampler clients (every
- * 20th) parse each notification and record receive time − trade time (the trade's `time` is its publish time).
+ * 20th) parse each notification and record receive time − trade time (the trade's `time` is its publish time, whole
+ * ms); with `arrivals: true` they also keep each notification's `trade_id` and its receive instant on the machine's
+ * monotonic clock (`process.hrtime`, ms with µs digits, the same clock in every process), and `report` returns them,
+ * for a publisher that kept the same clock's instant of each publish (exact to the µs instead of to the ms).
  */
 import { WebSocket } from 'ws';
 
@@ -12,6 +15,7 @@ interface Connect {
   keys: string[];
   n: number;
   subscribe: boolean;
+  arrivals?: boolean;
 }
 type Command = Connect | { cmd: 'report' } | { cmd: 'close' };
 
@@ -21,6 +25,9 @@ let generation = 0;
 let received = 0;
 let closedAbnormally: Record<string, number> = {};
 let latencies: number[] = [];
+/** [trade_id, receive instant (ms, monotonic clock)] of each sampled notification, when the connect asked for them. */
+let arrivals: [string, number][] = [];
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 const send = (m: unknown): void => void process.send?.(m);
 
@@ -29,6 +36,7 @@ async function connect(c: Connect): Promise<void> {
   received = 0;
   closedAbnormally = {};
   latencies = [];
+  arrivals = [];
   const opened = await Promise.all(
     Array.from(
       { length: c.n },
@@ -41,9 +49,11 @@ async function connect(c: Connect): Promise<void> {
             if (gen !== generation || !data.includes('"subscription"')) return;
             received++;
             if (!sampler) return;
+            const at = monotonicMs();
             const text = data.toString('utf8');
-            const m = JSON.parse(text) as { params: { data: { time: string } } };
+            const m = JSON.parse(text) as { params: { data: { time: string; trade_id: string } } };
             latencies.push(Date.now() - Date.parse(m.params.data.time));
+            if (c.arrivals === true) arrivals.push([m.params.data.trade_id, at]);
           });
           ws.on('close', (code: number) => {
             if (code !== 1000 && code !== 1005) closedAbnormally[code] = (closedAbnormally[code] ?? 0) + 1;
@@ -70,7 +80,7 @@ process.on('message', (m: Command) => {
     const sorted = [...latencies].sort((a, b) => a - b);
     const q = (p: number): number | null =>
       sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null);
-    send({ received, samples: sorted.length, e2e_p50_ms: q(0.5), e2e_p99_ms: q(0.99), closedAbnormally });
+    send({ received, samples: sorted.length, e2e_p50_ms: q(0.5), e2e_p99_ms: q(0.99), closedAbnormally, arrivals });
   } else {
     generation++;
     for (const ws of clients) ws.close(1000);
