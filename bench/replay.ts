@@ -19,7 +19,8 @@
  *      publish -> receive delay of BENCH_REPLAY_LIVE_CLIENTS (100) tape.BTCUSDT subscribers (p50/p99 over every 20th
  *      client) and the server fan-out (bus receive -> written to the last subscriber) for BENCH_REPLAY_LIVE_SECONDS
  *      (10) at BENCH_REPLAY_LIVE_RATE (200) trades/s, against the same measure with no replay (target p99 < 2x idle).
- * BENCH_REPLAY_THREAD=false makes the replays on the API's event loop (REPLAY_THREAD=false), for comparison.
+ * BENCH_REPLAY_THREAD=false makes the replays on the API's event loop (REPLAY_THREAD=false), for comparison;
+ * BENCH_REPLAY_LOWERS_V8_WORKERS=false leaves V8's platform workers at the process's priority (REPLAY_LOWERS_V8_WORKERS).
  * A quick run: BENCH_REPLAY_DAYS=0.5 BENCH_REPLAY_TRADES=200000 npm run bench -- replay
  *
  * Run alone: node --import tsx bench/replay.ts
@@ -199,7 +200,11 @@ async function keys(store: Store, n: number): Promise<string[]> {
 async function startApp(store: Store, bus: MemoryBus): Promise<{ app: ApiInstance; base: string }> {
   const app = await buildApp({
     store,
-    config: apiConfig({ responseValidation: false, replayThread: process.env['BENCH_REPLAY_THREAD'] !== 'false' }),
+    config: apiConfig({
+      responseValidation: false,
+      replayThread: process.env['BENCH_REPLAY_THREAD'] !== 'false',
+      replayLowersV8Workers: process.env['BENCH_REPLAY_LOWERS_V8_WORKERS'] !== 'false',
+    }),
     logger: false,
     requestLogging: false,
     snapshots: new SnapshotCache(store, { pollMs: 0 }),
