@@ -52,6 +52,18 @@ const niceOf = (tid: number): number => {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 };
 
+/** V8's platform worker threads of this process (at least one found). */
+function v8Workers(): number[] {
+  const workers = v8WorkerThreads(processTasks(), process.pid, v8PoolSize());
+  assert.ok(workers.length >= 1, 'platform workers found');
+  return workers;
+}
+
+/** A short levels replay: enough to start a replay thread. */
+const SHORT_LEVELS = (): ReplayRequest => requestOf('levels.BTCUSDT', A - 60_000, C + 5_000);
+
+const LINUX_ONLY = process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false;
+
 const workerOf = (t: ReplayThread): Worker | null => (t as unknown as { worker: Worker | null }).worker;
 
 describe('replay thread', () => {
@@ -79,16 +91,14 @@ describe('replay thread', () => {
   // First of the file: no replay thread of this process has lowered the V8 workers yet (once per process).
   test(
     'with lowerV8Workers false the V8 platform workers keep their priority when the thread starts',
-    { timeout: 60_000, skip: process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false },
+    { timeout: 60_000, skip: LINUX_ONLY },
     async () => {
-      const workers = v8WorkerThreads(processTasks(), process.pid, v8PoolSize());
-      assert.ok(workers.length >= 1, 'platform workers found');
+      const workers = v8Workers();
       const before = workers.map(niceOf);
       assert.ok(!before.includes(REPLAY_NICE), `workers start below ${REPLAY_NICE}: ${before.join(',')}`);
       const keeping = new ReplayThread(t.store, { lowerV8Workers: false });
       try {
-        const request = requestOf('levels.BTCUSDT', A - 60_000, C + 5_000);
-        assert.ok((await collect(keeping, request, 'ndjson', 300)).length > 0);
+        assert.ok((await collect(keeping, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
         assert.deepEqual(workers.map(niceOf), before);
       } finally {
         await keeping.close();
@@ -113,12 +123,10 @@ describe('replay thread', () => {
 
   test(
     "once a replay started the thread, V8's platform workers (its garbage collection) run at REPLAY_NICE, the event loop as before",
-    { timeout: 60_000, skip: process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false },
+    { timeout: 60_000, skip: LINUX_ONLY },
     async () => {
-      const workers = v8WorkerThreads(processTasks(), process.pid, v8PoolSize());
-      assert.ok(workers.length >= 1, 'platform workers found');
-      const request = requestOf('levels.BTCUSDT', A - 60_000, C + 5_000);
-      assert.ok((await collect(thread, request, 'ndjson', 300)).length > 0);
+      const workers = v8Workers();
+      assert.ok((await collect(thread, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
       for (const tid of workers) assert.equal(niceOf(tid), REPLAY_NICE, `task ${tid}`);
       assert.equal(niceOf(process.pid), getPriority(process.pid));
       assert.notEqual(niceOf(process.pid), REPLAY_NICE);
