@@ -6,6 +6,7 @@
  * the statements: parsing, materialized views, writing parts). Elsewhere: an empty sample.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { STAT_FIELD, statFields } from '#platform/threads/proc-stat.ts';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS = 100;
@@ -30,9 +31,8 @@ export function threadCpu(): ThreadCpu {
     }
     const close = stat.lastIndexOf(')');
     const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, close).replace(/[\d\s]+$/, '');
-    // Fields after the name: state is the 1st, utime the 12th, stime the 13th.
-    const fields = stat.slice(close + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS;
+    const fields = statFields(stat);
+    const seconds = (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
     out.set(name, (out.get(name) ?? 0) + seconds);
   }
   return out;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { DEFAULT_V8_POOL_SIZE, lowerV8WorkerPriority, processTasks, v8PoolSize, v8WorkerThreads, type ProcessTask } from './v8-workers.ts';
+import { taskNice } from './proc-stat.ts';
 
 const tasks = (list: readonly [number, string, number?][]): ProcessTask[] => list.map(([tid, comm, start = 100]) => ({ tid, comm, start }));
 
@@ -84,11 +84,6 @@ test('the pool size comes from --v8-pool-size in the flags or NODE_OPTIONS, else
   assert.equal(v8PoolSize(['--v8-pool-size'], ''), DEFAULT_V8_POOL_SIZE);
 });
 
-const niceOf = (tid: number): number => {
-  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-};
-
 test(
   'on Linux: the platform workers of this process go to the given niceness, the event loop stays as it was',
   { skip: process.platform !== 'linux' ? 'Linux only (/proc, per-thread niceness)' : false },
@@ -98,8 +93,8 @@ test(
     assert.ok(expected.length >= 1, `platform workers found among ${JSON.stringify(processTasks())}`);
     const changed = lowerV8WorkerPriority(17);
     assert.deepEqual(changed, expected);
-    for (const tid of changed) assert.equal(niceOf(tid), 17, `task ${tid}`);
+    for (const tid of changed) assert.equal(taskNice(tid), 17, `task ${tid}`);
     assert.equal(getPriority(process.pid), mainBefore);
-    assert.equal(niceOf(process.pid), mainBefore);
+    assert.equal(taskNice(process.pid), mainBefore);
   },
 );

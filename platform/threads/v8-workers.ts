@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { STAT_FIELD, taskStat } from './proc-stat.ts';
 
 /** One task (thread) of this process as /proc/self/task lists it. */
 export interface ProcessTask {
@@ -54,9 +55,13 @@ export function processTasks(): ProcessTask[] {
   const tasks: ProcessTask[] = [];
   for (const t of tids) {
     try {
-      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
-      const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-      tasks.push({ tid: Number(t), comm: readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim(), start });
+      const stat = taskStat(t);
+      if (stat === null) continue;
+      tasks.push({
+        tid: Number(t),
+        comm: readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim(),
+        start: Number(stat[STAT_FIELD.starttime]),
+      });
     } catch {
       // The thread ended meanwhile.
     }

@@ -9,7 +9,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
-import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { StoreUnavailableError, type Store } from '#clickhouse/store.ts';
 import { optionTradeRow } from '#clickhouse/rows.ts';
@@ -21,6 +20,7 @@ import type { ReplayFormat } from '../batch.ts';
 import { inThreadProducer, type ReplayProducer } from '../producer.ts';
 import { parseReplayRequest, type ReplayRequest } from '../request.ts';
 import { replayMetrics } from '../metrics.ts';
+import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
 import { REPLAY_NICE, ReplayThread } from './replay-thread.ts';
 
@@ -45,12 +45,6 @@ async function collect(p: ReplayProducer, request: ReplayRequest, format: Replay
     });
   return out;
 }
-
-/** A task's niceness (/proc/self/task/<tid>/stat, field 19). */
-const niceOf = (tid: number): number => {
-  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-};
 
 /** V8's platform worker threads of this process (at least one found). */
 function v8Workers(): number[] {
@@ -94,12 +88,15 @@ describe('replay thread', () => {
     { timeout: 60_000, skip: LINUX_ONLY },
     async () => {
       const workers = v8Workers();
-      const before = workers.map(niceOf);
+      const before = workers.map((tid) => taskNice(tid));
       assert.ok(!before.includes(REPLAY_NICE), `workers start below ${REPLAY_NICE}: ${before.join(',')}`);
       const keeping = new ReplayThread(t.store, { lowerV8Workers: false });
       try {
         assert.ok((await collect(keeping, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
-        assert.deepEqual(workers.map(niceOf), before);
+        assert.deepEqual(
+          workers.map((tid) => taskNice(tid)),
+          before,
+        );
       } finally {
         await keeping.close();
       }
@@ -127,9 +124,9 @@ describe('replay thread', () => {
     async () => {
       const workers = v8Workers();
       assert.ok((await collect(thread, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
-      for (const tid of workers) assert.equal(niceOf(tid), REPLAY_NICE, `task ${tid}`);
-      assert.equal(niceOf(process.pid), getPriority(process.pid));
-      assert.notEqual(niceOf(process.pid), REPLAY_NICE);
+      for (const tid of workers) assert.equal(taskNice(tid), REPLAY_NICE, `task ${tid}`);
+      assert.equal(taskNice(process.pid), getPriority(process.pid));
+      assert.notEqual(taskNice(process.pid), REPLAY_NICE);
     },
   );
 

@@ -6,15 +6,14 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { STAT_FIELD, statFields } from '#platform/threads/proc-stat.ts';
 
 function childPids(): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(readFileSync(`/proc/${entry}/stat`, 'utf8'))[STAT_FIELD.ppid]);
       if (ppid === process.pid) out.push(Number(entry));
     } catch {
       // gone meanwhile
