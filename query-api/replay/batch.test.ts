@@ -37,7 +37,7 @@ const EXPECTED: [string, number, number, string][] = [
 function messagesOf(batches: ReplayBatch[], framed: boolean): { channel: number; atMs: number; seq: number; text: string }[] {
   return batches.flatMap((b) =>
     Array.from({ length: b.count }, (_, i) => {
-      const bytes = b.bytes.subarray(startOf(b, i), b.ends[i]);
+      const bytes = Buffer.from(b.text, 'latin1').subarray(startOf(b, i), b.ends[i]);
       const payloads = framed ? framePayloads(bytes) : [bytes];
       assert.equal(payloads.length, 1, 'one frame a message');
       return {
@@ -71,10 +71,25 @@ test('batches: documents of lines.ts, numbered per channel, sliced by their end 
         `${format}, ${maxChars}`,
       );
       for (const b of batches) {
-        assert.equal(b.ends[b.count - 1], b.bytes.length);
-        assert.equal(b.bytes.byteOffset, 0);
-        assert.equal(b.bytes.buffer.byteLength, b.bytes.length, 'a batch owns its buffer (transferable)');
+        assert.equal(b.ends[b.count - 1], b.text.length);
+        const codes = Array.from(b.text, (c) => c.charCodeAt(0));
+        assert.ok(
+          codes.every((c) => c <= 0xff),
+          'one character a byte',
+        );
+        assert.equal(
+          b.ascii,
+          codes.every((c) => c < 0x80),
+          'ascii says whether every byte is',
+        );
       }
+      assert.deepEqual(
+        batches.map((b) => b.ascii),
+        format === 'ws'
+          ? batches.map(() => false)
+          : { 1: [false, true, false, true], 100: [false, false, true], [1 << 20]: [false] }[maxChars],
+        'an NDJSON batch of ASCII lines is ASCII, one with any other character is not; frames never are (header 0x81)',
+      );
     }
   }
 });

@@ -1,14 +1,20 @@
 /**
  * Replay messages rendered in batches: a batch is the documents (lines.ts) of up to BATCH_MESSAGES consecutive
- * messages (or about BATCH_BYTES of them) encoded once into one buffer (NDJSON lines, or WebSocket frames of the
- * notifications), with each message's end offset, instant, channel and sequence number beside it in typed arrays. A
- * transport then writes a batch's bytes at once, or a slice a message when it paces them, without rendering anything
- * itself, and a batch crosses a thread as five transferred buffers (query-api/replay/thread). Pure: no I/O of its own.
+ * messages (or about BATCH_BYTES of them) encoded once (NDJSON lines, or WebSocket frames of the notifications), with
+ * each message's end offset, instant, channel and sequence number beside it in typed arrays. A transport then writes a
+ * batch at once, or a slice a message when it paces them, without rendering anything itself. Pure: no I/O of its own.
+ *
+ * The encoded bytes travel as a string of one character a byte (`text`, latin1), not as a buffer: a batch made on the
+ * replay thread crosses to the event loop, and a string arrives there as an object of its heap, collected by the
+ * young generation's cheap scavenges once written, while every ArrayBuffer that arrives counts as the receiving
+ * heap's external memory, which V8 answers with full mark-compacts of the event loop's heap (pauses of 10-16 ms under
+ * 20 replays, against ~0.5 ms a scavenge; bench/RESULTS.md "replay"). A socket written with encoding `latin1` sends
+ * exactly those bytes, copied out of the string.
  */
 import { documentsOf, type DocumentFormat } from './lines.ts';
 import type { MergedRun } from './merge.ts';
 import type { ReplayData } from './sources.ts';
-import { headerLength, writeTextFrameHeader } from '../ws/frames.ts';
+import { headerLength, textFrameHeader, writeTextFrameHeader } from '../ws/frames.ts';
 
 /** `ndjson`: each message its line (GET /v2/replay); `ws`: each its `replay` notification (public/replay). */
 export type ReplayFormat = DocumentFormat;
@@ -16,11 +22,13 @@ export type ReplayFormat = DocumentFormat;
 export interface ReplayBatch {
   readonly count: number;
   /**
-   * The messages one after the other (its own ArrayBuffer: transferable): `ndjson` each its line, UTF-8; `ws` each its
-   * notification as a complete WebSocket text frame (ws/frames.ts), ready for the socket.
+   * The messages' bytes one after the other, one character a byte (write it with encoding `latin1`): `ndjson` each
+   * its line, UTF-8; `ws` each its notification as a complete WebSocket text frame (ws/frames.ts), ready for the socket.
    */
-  readonly bytes: Uint8Array;
-  /** End of each message in `bytes` (the first starts at 0, each next where the previous ends). */
+  readonly text: string;
+  /** Every byte is ASCII: `text` is then its own UTF-8 as well (written in either encoding, the same bytes). */
+  readonly ascii: boolean;
+  /** End of each message in `text` (the first starts at 0, each next where the previous ends). */
   readonly ends: Uint32Array;
   /** The instant each message represents, ms UTC. */
   readonly atMs: Float64Array;
@@ -38,6 +46,21 @@ const utf8 = new TextEncoder();
 
 /** Start offset of message `i` of a batch. */
 export const startOf = (b: ReplayBatch, i: number): number => (i === 0 ? 0 : (b.ends[i - 1] as number));
+
+/** The ASCII documents `docs` as consecutive WebSocket text frames, one character a byte; `ends` become the frames' ends. */
+function frameAllText(docs: readonly string[], ends: Uint32Array): string {
+  const parts = new Array<string>(2 * docs.length);
+  let at = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i] as string;
+    const header = textFrameHeader(doc.length);
+    parts[2 * i] = String.fromCharCode(...header);
+    parts[2 * i + 1] = doc;
+    at += header.length + doc.length;
+    ends[i] = at;
+  }
+  return parts.join('');
+}
 
 /** The documents of `encoded` (ending at `ends`) as consecutive WebSocket text frames; `ends` become the frames' ends. */
 function frameAll(encoded: Uint8Array, ends: Uint32Array): Uint8Array {
@@ -81,20 +104,32 @@ class BatchBuilder {
   take(framed: boolean): ReplayBatch {
     const { docs } = this;
     const count = docs.length;
-    const text = docs.join('');
-    const encoded = utf8.encode(text);
+    const joined = docs.join('');
     const ends = new Uint32Array(count);
-    const ascii = encoded.length === text.length;
-    let end = 0;
-    for (let i = 0; i < count; i++) {
-      const doc = docs[i] as string;
-      end += ascii ? doc.length : Buffer.byteLength(doc, 'utf8');
-      ends[i] = end;
+    const asciiDocs = Buffer.byteLength(joined, 'utf8') === joined.length;
+    let text: string;
+    if (asciiDocs) {
+      let end = 0;
+      for (let i = 0; i < count; i++) {
+        end += (docs[i] as string).length;
+        ends[i] = end;
+      }
+      text = framed ? frameAllText(docs, ends) : joined;
+    } else {
+      let end = 0;
+      for (let i = 0; i < count; i++) {
+        end += Buffer.byteLength(docs[i] as string, 'utf8');
+        ends[i] = end;
+      }
+      const encoded = utf8.encode(joined);
+      const bytes = framed ? frameAll(encoded, ends) : encoded;
+      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     }
-    const bytes = framed ? frameAll(encoded, ends) : encoded;
     const batch = {
       count,
-      bytes,
+      text,
+      // A frame's header byte 0x81 is not ASCII.
+      ascii: asciiDocs && !framed,
       ends,
       atMs: this.atMs.slice(0, count),
       channel: this.channel.slice(0, count),

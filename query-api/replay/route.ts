@@ -74,7 +74,7 @@ async function* ndjsonBody(
   batches: AsyncGenerator<ReplayBatch>,
   request: ReplayRequest,
   clamp: HistoryClamp | undefined,
-): AsyncGenerator<Buffer> {
+): AsyncGenerator<string | Buffer> {
   replayMetrics.active.inc({ transport: 'http' });
   let status: 'completed' | 'stopped' | 'failed' = 'stopped';
   const names = request.channels.map((c) => c.name);
@@ -85,10 +85,11 @@ async function* ndjsonBody(
       for (let i = 0; i < b.count; i++) counts.set(names[b.channel[i] as number] as string, b.seq[i] as number);
       replayMetrics.messages.inc({ transport: 'http' }, b.count);
       // Written within the replays' share of the event-loop turn (REPLAY_TURNS).
-      await REPLAY_TURNS.pass(owner, b.bytes.length);
-      yield Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
+      await REPLAY_TURNS.pass(owner, b.text.length);
+      // ASCII text goes to the socket as the string (encoded there, no buffer on this heap: batch.ts); other text as its bytes.
+      yield b.ascii ? b.text : Buffer.from(b.text, 'latin1');
     }
-    yield Buffer.from(doneLine(request.fromMs, request.toMs, counts, clamp), 'utf8');
+    yield doneLine(request.fromMs, request.toMs, counts, clamp);
     status = 'completed';
   } catch (err) {
     status = 'failed';
@@ -115,9 +116,10 @@ export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       const clamp = clampWindow({ from: parsed.request.fromMs, to: parsed.request.toMs }, ctx.historyPolicy(request));
       const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
       await admit(ctx, request.account?.userId, request.entitlement?.level, reply);
+      // Object mode: the batches' strings reach the response as they are (a byte stream would make each a Buffer); one ahead.
       const lines = Readable.from(ndjsonBody(ctx.replays.batches(served, 'ndjson'), served, clamp.clamp ?? undefined), {
-        objectMode: false,
-        highWaterMark: 64 * 1024,
+        objectMode: true,
+        highWaterMark: 1,
       });
       reply.header('content-type', `${NDJSON}; charset=utf-8`).header('vary', 'accept-encoding');
       // The typed reply takes the documented body (a string); the stream is that string, sent as it is produced.

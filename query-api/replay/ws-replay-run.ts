@@ -163,18 +163,17 @@ export class ReplayRun {
       const r = await batches.next();
       if (r.done === true) return 'completed';
       const b = r.value;
-      const bytes = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
       if (speed === 'max') {
         // The batch's frames in one write, once the send buffer has room for them.
-        if (await this.room(bytes.length)) return 'stopped';
-        if (!out.deliverFrames(bytes)) return 'stopped';
+        if (await this.room(b.text.length)) return 'stopped';
+        if (!out.deliverFrames(b.text)) return 'stopped';
         this.sentUpTo(b, names, b.count - 1);
-        await REPLAY_TURNS.pass(this, bytes.length);
+        await REPLAY_TURNS.pass(this, b.text.length);
         continue;
       }
       for (let i = 0; i < b.count; i++) {
         if (await this.until(start + ((b.atMs[i] as number) - request.fromMs) / speed)) return 'stopped';
-        const frame = bytes.subarray(startOf(b, i), b.ends[i]);
+        const frame = b.text.slice(startOf(b, i), b.ends[i]);
         if (await this.room(frame.length)) return 'stopped';
         if (!out.deliverFrames(frame)) return 'stopped';
         this.sentUpTo(b, names, i);

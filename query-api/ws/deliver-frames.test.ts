@@ -12,7 +12,8 @@ import { FeedHub } from './hub.ts';
 import { headerLength, writeTextFrameHeader } from './frames.ts';
 import { Session } from './session.ts';
 
-const framesOf = (texts: readonly string[]): Buffer =>
+/** The frames of `texts`, one character a byte (as replay batches carry them). */
+const framesOf = (texts: readonly string[]): string =>
   Buffer.concat(
     texts.map((t) => {
       const payload = Buffer.from(t, 'utf8');
@@ -20,7 +21,7 @@ const framesOf = (texts: readonly string[]): Buffer =>
       payload.copy(out, writeTextFrameHeader(out, 0, payload.length));
       return out;
     }),
-  );
+  ).toString('latin1');
 
 async function roundTrip(opts: { withSocket: boolean; deflate: boolean; maxBufferedBytes?: number }, texts: readonly string[]) {
   const server = createServer();

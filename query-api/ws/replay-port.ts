@@ -11,10 +11,11 @@ export interface ReplayOutput {
   /** Bounded write of an encoded text frame; false when the session is closed or was just cut off. */
   deliver(frame: Buffer): boolean;
   /**
-   * Bounded write of complete WebSocket text frames (ws/frames.ts: a replay batch or a slice of one), in one socket
-   * write; false when the session is closed or was just cut off.
+   * Bounded write of complete WebSocket text frames (ws/frames.ts: a replay batch or a slice of one) given one
+   * character a byte (latin1, as replay batches carry them), in one socket write; false when the session is closed or
+   * was just cut off.
    */
-  deliverFrames(frames: Buffer): boolean;
+  deliverFrames(frames: string): boolean;
   /** Bytes queued on the socket and not yet sent. */
   bufferedAmount(): number;
   /** A JSON-RPC answer. */

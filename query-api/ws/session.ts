@@ -25,7 +25,8 @@ const SLOW_CLOSE_GRACE_MS = 5_000;
 export interface Corkable {
   cork(): void;
   uncork(): void;
-  write(chunk: Uint8Array): boolean;
+  /** Writes bytes given one character a byte (replay batches: batch.ts). */
+  write(chunk: string, encoding: 'latin1'): boolean;
 }
 
 export interface SessionOptions {
@@ -115,9 +116,10 @@ export class Session implements Subscriber, ReplayOutput {
   /**
    * ReplayOutput.deliverFrames: bounded write of complete WebSocket text frames (ws/frames.ts) as they are, straight to
    * the socket (after whatever `ws` has written: with no extension negotiated `ws` writes every frame at once, queuing
-   * none). With an extension, or without the socket, each frame's payload goes through `ws` instead.
+   * none). `frames` are the bytes one character a byte (latin1): the socket copies them out of the string, so no
+   * buffer is made on this heap. With an extension, or without the socket, each frame's payload goes through `ws`.
    */
-  deliverFrames(frames: Buffer): boolean {
+  deliverFrames(frames: string): boolean {
     if (this.closed) return false;
     const { ws, socket } = this.opts;
     if (ws.readyState !== ws.OPEN) return false;
@@ -126,10 +128,10 @@ export class Session implements Subscriber, ReplayOutput {
       return false;
     }
     if (socket !== undefined && ws.extensions === '') {
-      socket.write(frames);
+      socket.write(frames, 'latin1');
       return true;
     }
-    for (const payload of framePayloads(frames)) ws.send(payload, { binary: false });
+    for (const payload of framePayloads(Buffer.from(frames, 'latin1'))) ws.send(payload, { binary: false });
     return true;
   }
 

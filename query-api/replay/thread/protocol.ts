@@ -2,7 +2,7 @@
  * The messages between the API's thread and its replay thread (replay-thread.ts owns the thread, worker.ts is its
  * entry). The replay thread reads the store through its owner (it never opens the embedded engine itself: a thread
  * that loaded chDB and ended leaves the process's engine unusable), so each store read crosses as a `store-query`
- * and comes back as the statement's raw bytes. A replay's batches come back one per `pull`, their buffers transferred.
+ * and comes back as the statement's raw bytes. A replay's batches come back one per `pull`: the text as a string, the typed arrays transferred.
  */
 import type { QueryParams } from '#clickhouse/params.ts';
 import type { StoreOp } from '#clickhouse/errors.ts';
@@ -42,9 +42,9 @@ export type ThreadMessage =
   | { readonly kind: 'done'; readonly id: number }
   | { readonly kind: 'failed'; readonly id: number; readonly error: CrossingError };
 
-/** The buffers a batch crosses with (transferred, not copied). */
+/** The buffers a batch crosses with (transferred, not copied); its text crosses as a string (batch.ts says why). */
 export const batchTransfer = (b: ReplayBatch): ArrayBuffer[] =>
-  [b.bytes.buffer, b.ends.buffer, b.atMs.buffer, b.channel.buffer, b.seq.buffer] as ArrayBuffer[];
+  [b.ends.buffer, b.atMs.buffer, b.channel.buffer, b.seq.buffer] as ArrayBuffer[];
 
 /** An error as it crosses: its class name, message and, for a store error, what the store said. */
 export function crossingError(err: unknown): CrossingError {

@@ -37,7 +37,7 @@ async function collect(p: ReplayProducer, request: ReplayRequest, format: Replay
   const out: { bytes: string; ends: number[]; atMs: number[]; channel: number[]; seq: number[] }[] = [];
   for await (const b of p.batches(request, format, page))
     out.push({
-      bytes: Buffer.from(b.bytes).toString('utf8'),
+      bytes: Buffer.from(b.text, 'latin1').toString('utf8'),
       ends: [...b.ends],
       atMs: [...b.atMs],
       channel: [...b.channel],
