@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Starts a worker thread on a TypeScript module. The product runs its TypeScript through tsx (no build step): under
@@ -7,8 +7,9 @@ import { Worker } from 'node:worker_threads';
  * stays with the parent).
  * On Linux the thread also takes `name` as its OS thread name (first 15 bytes, /proc/thread-self/comm), so `top -H`,
  * `ps -L` and per-thread CPU accounting (/proc/<pid>/task/<tid>/stat) tell it from the event loop's thread.
+ * `resourceLimits` bound the thread's V8 heap (node:worker_threads; V8's defaults for what is not given).
  */
-export function startTsWorker(entry: URL, workerData: unknown, name: string): Worker {
+export function startTsWorker(entry: URL, workerData: unknown, name: string, resourceLimits?: ResourceLimits): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = [
     `try { (await import('node:fs')).writeFileSync('/proc/thread-self/comm', ${JSON.stringify(name.slice(0, 15))}); } catch {}`,
@@ -16,5 +17,10 @@ export function startTsWorker(entry: URL, workerData: unknown, name: string): Wo
     'register();',
     `await import(${JSON.stringify(entry.href)});`,
   ].join('\n');
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData, execArgv: [], name });
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), {
+    workerData,
+    execArgv: [],
+    name,
+    ...(resourceLimits !== undefined ? { resourceLimits } : {}),
+  });
 }

@@ -22,7 +22,7 @@ import { parseReplayRequest, type ReplayRequest } from '../request.ts';
 import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
-import { REPLAY_NICE, ReplayThread } from './replay-thread.ts';
+import { REPLAY_NICE, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
 
@@ -127,6 +127,16 @@ describe('replay thread', () => {
       for (const tid of workers) assert.equal(taskNice(tid), REPLAY_NICE, `task ${tid}`);
       assert.equal(taskNice(process.pid), getPriority(process.pid));
       assert.notEqual(taskNice(process.pid), REPLAY_NICE);
+    },
+  );
+
+  test(
+    'the thread runs with a young generation of REPLAY_YOUNG_GENERATION_MB (smaller than V8 gives a thread)',
+    { timeout: 60_000 },
+    async () => {
+      assert.ok((await collect(thread, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
+      assert.equal(workerOf(thread)?.resourceLimits?.maxYoungGenerationSizeMb, REPLAY_YOUNG_GENERATION_MB);
+      assert.ok(REPLAY_YOUNG_GENERATION_MB < 48, "V8's own: 48 MB on Node 20, 96 MB on Node 26");
     },
   );
 

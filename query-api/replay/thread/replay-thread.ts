@@ -34,6 +34,16 @@ const log = childLogger('replay.thread');
  */
 export const REPLAY_NICE = 19;
 
+/**
+ * Young generation of the replay thread's V8 heap, MB (its `resourceLimits`; V8's own is 48 MB on Node 20 and 96 MB on
+ * Node 26). What the thread allocates dies young (a read's decoded rows, the rendered documents, each batch's text), so
+ * a smaller young generation costs little, and the process does not grow by a large one: the first replay of 30 days
+ * of levels grew the server's RSS by 89 MB with 16 against 103 MB with V8's own, at the same speed. 8 MB saved more
+ * (+81 MB) but cut the tape replay by a third: a tape page's rendering outlived the smaller semi-spaces
+ * (bench/RESULTS.md "replay").
+ */
+export const REPLAY_YOUNG_GENERATION_MB = 16;
+
 export interface ReplayThreadOptions {
   /** Move V8's platform worker threads to REPLAY_NICE when the thread starts (setting REPLAY_LOWERS_V8_WORKERS). */
   readonly lowerV8Workers: boolean;
@@ -124,7 +134,9 @@ export class ReplayThread implements ReplayProducer {
     if (this.worker !== null) return this.worker;
     if (this.options.lowerV8Workers) lowerV8WorkersOnce();
     const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
-    const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay');
+    const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay', {
+      maxYoungGenerationSizeMb: REPLAY_YOUNG_GENERATION_MB,
+    });
     this.worker = worker;
     worker.on('message', (m: ThreadMessage) => this.onMessage(worker, m));
     const ended = (err: Error): void => {
