@@ -2,7 +2,8 @@
  * The messages between the API's thread and its replay thread (replay-thread.ts owns the thread, worker.ts is its
  * entry). The replay thread reads the store through its owner (it never opens the embedded engine itself: a thread
  * that loaded chDB and ended leaves the process's engine unusable), so each store read crosses as a `store-query`
- * and comes back as the statement's raw bytes. A replay's batches come back one per `pull`: the text as a string, the typed arrays transferred.
+ * and comes back as the statement's raw bytes. A replay's batches come back one per `pull`: the text as a string,
+ * the typed arrays transferred.
  */
 import type { QueryParams } from '#clickhouse/params.ts';
 import type { StoreOp } from '#clickhouse/errors.ts';
