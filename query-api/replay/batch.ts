@@ -107,20 +107,15 @@ class BatchBuilder {
     const joined = docs.join('');
     const ends = new Uint32Array(count);
     const asciiDocs = Buffer.byteLength(joined, 'utf8') === joined.length;
+    let end = 0;
+    for (let i = 0; i < count; i++) {
+      const doc = docs[i] as string;
+      end += asciiDocs ? doc.length : Buffer.byteLength(doc, 'utf8');
+      ends[i] = end;
+    }
     let text: string;
-    if (asciiDocs) {
-      let end = 0;
-      for (let i = 0; i < count; i++) {
-        end += (docs[i] as string).length;
-        ends[i] = end;
-      }
-      text = framed ? frameAllText(docs, ends) : joined;
-    } else {
-      let end = 0;
-      for (let i = 0; i < count; i++) {
-        end += Buffer.byteLength(docs[i] as string, 'utf8');
-        ends[i] = end;
-      }
+    if (asciiDocs) text = framed ? frameAllText(docs, ends) : joined;
+    else {
       const encoded = utf8.encode(joined);
       const bytes = framed ? frameAll(encoded, ends) : encoded;
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
