@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
 import { getPriority } from 'node:os';
 import { StoreUnavailableError, type Store } from '#clickhouse/store.ts';
+import { msColumn } from '#clickhouse/epoch-ms.ts';
 import { optionTradeRow } from '#clickhouse/rows.ts';
 import { optionTrade } from '#clickhouse/testing/fixtures.ts';
 import { withDeadline } from '#platform/deadline.ts';
@@ -161,6 +162,41 @@ describe('replay thread', () => {
       ch.port1.close();
     }
   });
+
+  test(
+    "the thread's store releases each result once decoded (where ArrayBuffer.prototype.transfer exists)",
+    { timeout: 60_000 },
+    async () => {
+      const { MessageChannel } = await import('node:worker_threads');
+      const { portStore } = await import('./port-store.ts');
+      const ch = new MessageChannel();
+      const store = portStore(ch.port1, 'embedded');
+      const arrived: Uint8Array[] = [];
+      ch.port1.on('message', (m: Parameters<typeof store.answer>[0]) => {
+        if (m.kind === 'store-answer') arrived.push(m.bytes);
+        store.answer(m);
+      });
+      ch.port2.on('message', (m: { kind: string; qid: number; sql: string; params: Record<string, string> }) => {
+        void t.store.queryBytes(m.sql, m.params).then(
+          (bytes) => ch.port2.postMessage({ kind: 'store-answer', qid: m.qid, bytes }),
+          (err: unknown) => ch.port2.postMessage({ kind: 'store-error', qid: m.qid, error: { name: 'Error', message: String(err) } }),
+        );
+      });
+      const canRelease = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === 'function';
+      try {
+        const sql = `SELECT venue, ${msColumn('computed_at', 't')}, levels_pack FROM gex_snapshots WHERE symbol = {s:String} ORDER BY venue, t`;
+        const columns = await store.queryColumns(sql, { s: 'BTCUSDT' });
+        assert.deepEqual(columns, await t.store.queryColumns(sql, { s: 'BTCUSDT' }));
+        assert.ok(columns.rows > 0, 'rows read');
+        const rows = await store.query<{ n: string }>('SELECT toString(count()) AS n FROM gex_snapshots');
+        assert.ok(Number(rows[0]?.n) > 0);
+        assert.equal(arrived.length, 2);
+        for (const bytes of arrived) assert.equal(bytes.byteLength === 0, canRelease, `released: ${bytes.byteLength} bytes left`);
+      } finally {
+        ch.port1.close();
+      }
+    },
+  );
 
   test('a store error reaches the replay as the store error class', { timeout: 60_000 }, async () => {
     const down: Store = {
