@@ -22,8 +22,8 @@ export function storeErrorOf(e: CrossingError): Error {
   return err;
 }
 
-/** ArrayBuffer.prototype.transfer (ES2024; Node 22 and later, not Node 20). */
-type Transferable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+/** ArrayBuffer.prototype.transfer (ES2024; Node 22 and later, not Node 20), looked up once. */
+const transfer = (ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length: number) => ArrayBuffer }).transfer;
 
 /**
  * Frees a decoded result's memory now rather than at this thread's next garbage collection: a result that arrived
@@ -32,8 +32,7 @@ type Transferable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
  * `transfer` (Node 20) the result waits for the collector as before.
  */
 export function releaseResult(bytes: Uint8Array): void {
-  const buffer = bytes.buffer as Transferable;
-  if (typeof buffer.transfer === 'function' && buffer.byteLength > 0) buffer.transfer(0);
+  if (transfer !== undefined && bytes.buffer.byteLength > 0) transfer.call(bytes.buffer as ArrayBuffer, 0);
 }
 
 export interface PortStore extends Store {

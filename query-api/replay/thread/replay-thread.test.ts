@@ -12,6 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { getPriority } from 'node:os';
 import { StoreUnavailableError, type Store } from '#clickhouse/store.ts';
 import { msColumn } from '#clickhouse/epoch-ms.ts';
+import type { QueryParams } from '#clickhouse/params.ts';
 import { optionTradeRow } from '#clickhouse/rows.ts';
 import { optionTrade } from '#clickhouse/testing/fixtures.ts';
 import { withDeadline } from '#platform/deadline.ts';
@@ -23,6 +24,7 @@ import { parseReplayRequest, type ReplayRequest } from '../request.ts';
 import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
+import type { OwnerMessage } from './protocol.ts';
 import { REPLAY_NICE, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
@@ -141,25 +143,41 @@ describe('replay thread', () => {
     },
   );
 
-  test("the thread's store answers ping through the owner's store", { timeout: 60_000 }, async () => {
+  /**
+   * The replay thread's store with its owner's side on this thread: each statement answered by the test's store (as
+   * the store being down while `down()` says so); `seen` gets every answer before the thread's store does.
+   */
+  async function wiredPortStore(opts: { readonly down?: () => boolean; readonly seen?: (m: OwnerMessage) => void } = {}) {
     const { MessageChannel } = await import('node:worker_threads');
     const { portStore } = await import('./port-store.ts');
     const ch = new MessageChannel();
     const store = portStore(ch.port1, 'embedded');
-    ch.port1.on('message', (m: Parameters<typeof store.answer>[0]) => {
+    ch.port1.on('message', (m: OwnerMessage) => {
+      opts.seen?.(m);
       store.answer(m);
     });
-    let down = false;
-    ch.port2.on('message', (m: { kind: string; qid: number; sql: string }) => {
-      if (down) ch.port2.postMessage({ kind: 'store-error', qid: m.qid, error: { name: 'StoreUnavailableError', message: 'down' } });
-      else void t.store.queryBytes(m.sql).then((bytes) => ch.port2.postMessage({ kind: 'store-answer', qid: m.qid, bytes }));
+    ch.port2.on('message', (m: { qid: number; sql: string; params: QueryParams }) => {
+      const error = (name: string, message: string): void =>
+        ch.port2.postMessage({ kind: 'store-error', qid: m.qid, error: { name, message } });
+      if (opts.down?.() === true) error('StoreUnavailableError', 'down');
+      else
+        void t.store.queryBytes(m.sql, m.params).then(
+          (bytes) => ch.port2.postMessage({ kind: 'store-answer', qid: m.qid, bytes }),
+          (err: unknown) => error('Error', String(err)),
+        );
     });
+    return { store, close: () => ch.port1.close() };
+  }
+
+  test("the thread's store answers ping through the owner's store", { timeout: 60_000 }, async () => {
+    let down = false;
+    const { store, close } = await wiredPortStore({ down: () => down });
     try {
       assert.equal(await store.ping(), true);
       down = true;
       assert.equal(await store.ping(), false);
     } finally {
-      ch.port1.close();
+      close();
     }
   });
 
@@ -167,21 +185,8 @@ describe('replay thread', () => {
     "the thread's store releases each result once decoded (where ArrayBuffer.prototype.transfer exists)",
     { timeout: 60_000 },
     async () => {
-      const { MessageChannel } = await import('node:worker_threads');
-      const { portStore } = await import('./port-store.ts');
-      const ch = new MessageChannel();
-      const store = portStore(ch.port1, 'embedded');
       const arrived: Uint8Array[] = [];
-      ch.port1.on('message', (m: Parameters<typeof store.answer>[0]) => {
-        if (m.kind === 'store-answer') arrived.push(m.bytes);
-        store.answer(m);
-      });
-      ch.port2.on('message', (m: { kind: string; qid: number; sql: string; params: Record<string, string> }) => {
-        void t.store.queryBytes(m.sql, m.params).then(
-          (bytes) => ch.port2.postMessage({ kind: 'store-answer', qid: m.qid, bytes }),
-          (err: unknown) => ch.port2.postMessage({ kind: 'store-error', qid: m.qid, error: { name: 'Error', message: String(err) } }),
-        );
-      });
+      const { store, close } = await wiredPortStore({ seen: (m) => void (m.kind === 'store-answer' && arrived.push(m.bytes)) });
       const canRelease = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === 'function';
       try {
         const sql = `SELECT venue, ${msColumn('computed_at', 't')}, levels_pack FROM gex_snapshots WHERE symbol = {s:String} ORDER BY venue, t`;
@@ -193,7 +198,7 @@ describe('replay thread', () => {
         assert.equal(arrived.length, 2);
         for (const bytes of arrived) assert.equal(bytes.byteLength === 0, canRelease, `released: ${bytes.byteLength} bytes left`);
       } finally {
-        ch.port1.close();
+        close();
       }
     },
   );
