@@ -39,14 +39,15 @@ function timedStore(store: Store): { readonly store: Store; take(): number } {
   const timed: Store = {
     kind: store.kind,
     query: (sql, params) => store.query(sql, params),
-    async queryColumns(sql, params) {
+    async queryColumns(sql, params, options) {
       const t0 = performance.now();
       try {
-        return await store.queryColumns(sql, params);
+        return await store.queryColumns(sql, params, options);
       } finally {
         spans.push([t0, performance.now()]);
       }
     },
+    releaseColumns: (result) => store.releaseColumns(result),
     queryBytes: (sql, params) => store.queryBytes(sql, params),
     command: (sql, params) => store.command(sql, params),
     insert: (table, rows, opts) => store.insert(table, rows, opts),

@@ -9,8 +9,8 @@
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { levelRecordsBetween } from '#processors/snapshots/processor-reads.ts';
-import { LEVELS_READ_BYTES, recordBytes, REPLAY_PAGE } from '#query-api/replay/sources.ts';
+import { levelRecordsBetween, levelRowsBetween } from '#processors/snapshots/processor-reads.ts';
+import { LEVELS_READ_BYTES, REPLAY_PAGE } from '#query-api/replay/sources.ts';
 import type { TapeCursor } from '#query-api/tape/cursor.ts';
 import { allTrades } from '#query-api/tape/filter.ts';
 import { readTapeEntries } from '#query-api/tape/read.ts';
@@ -35,8 +35,9 @@ ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
 
 /** Every instant of [start, end] (ticks INTERVAL apart), read as the levels replay reads them. */
 export async function bareLevels(store: Store, start: number, end: number): Promise<BareRead> {
-  const sample = await levelRecordsBetween(store, 'BTCUSDT', start, start + 7 * INTERVAL);
-  const perInstant = sample.reduce((n, r) => n + recordBytes(r), 0) / Math.max(1, new Set(sample.map((r) => r.computed_at_ms)).size);
+  const sample = await levelRowsBetween(store, 'BTCUSDT', start, start + 7 * INTERVAL);
+  sample.release();
+  const perInstant = sample.bytes / Math.max(1, new Set(sample.computedAt).size);
   const perPiece = Math.max(1, Math.min(REPLAY_PAGE, Math.floor(LEVELS_READ_BYTES / Math.max(1, perInstant))));
   const step = perPiece * INTERVAL;
   let rows = 0;

@@ -79,7 +79,8 @@ export function withBreaker(inner: Store, o: BreakerOptions): BreakerStore {
   return {
     kind: inner.kind,
     query: (sql, params) => read(() => inner.query(sql, params)),
-    queryColumns: (sql, params) => read(() => inner.queryColumns(sql, params)),
+    queryColumns: (sql, params, options) => read(() => inner.queryColumns(sql, params, options)),
+    releaseColumns: (result) => inner.releaseColumns(result),
     queryBytes: (sql, params) => read(() => inner.queryBytes(sql, params)),
     command: (sql, params) => inner.command(sql, params),
     insert: (table, rows, opts) => inner.insert(table, rows, opts),

@@ -8,7 +8,8 @@
  * Supported column types: those of row-binary.ts ((U)Int8-64, Float32/64, Bool, Date, DateTime, String, Nullable and
  * SimpleAggregateFunction of them) and LowCardinality(String | Nullable(String)) in its Native serialization
  * (dictionary + indexes). Any other type is an error naming it. Native sends nothing at all for an empty result
- * (no header block): the caller asks again in RowBinary for the names and types (store.ts).
+ * (no header block): the caller asks again in RowBinary for the names and types (store.ts). String columns named in
+ * `views` are kept as ranges of the input (BytesColumn): no string is made for them, and the result refers to `buf`.
  */
 import type { ColumnsResult, ResultColumn } from './row-binary.ts';
 
@@ -56,7 +57,7 @@ function typeOf(type: string): NativeType {
 
 class Reader {
   pos = 0;
-  private readonly bytes: Buffer;
+  readonly bytes: Buffer;
   constructor(readonly buf: Uint8Array) {
     this.bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   }
@@ -134,14 +135,28 @@ function readFixed(buf: Uint8Array, p: number, t: Fixed, n: number, out: Float64
   }
 }
 
+/** Where each value of a String column kept as a view lies in the input. */
+interface Ranges {
+  readonly starts: Uint32Array;
+  readonly ends: Uint32Array;
+}
+
 /** A result column being filled block by block (its size known from the first pass). */
 interface Target {
   readonly type: NativeType;
-  readonly values: Float64Array | (string | null)[];
+  readonly values: Float64Array | (string | null)[] | Ranges;
   readonly nulls: Uint8Array | null;
 }
 
-function targetOf(type: NativeType, rows: number): Target {
+function targetOf(name: string, type: NativeType, rows: number, view: boolean): Target {
+  if (view) {
+    if (type.kind !== 'string') throw new Error(`Native: column ${name} kept as a view is not a String column`);
+    return {
+      type,
+      values: { starts: new Uint32Array(rows), ends: new Uint32Array(rows) },
+      nulls: type.nullable ? new Uint8Array(rows) : null,
+    };
+  }
   if (type.kind !== 'fixed') return { type, values: new Array<string | null>(rows), nulls: null };
   return { type, values: new Float64Array(rows), nulls: type.nullable ? new Uint8Array(rows) : null };
 }
@@ -205,9 +220,21 @@ function lowCardinalityInto(r: Reader, nullable: boolean, rows: number, values: 
   }
 }
 
+/** A String column's values as ranges of the input (NULL: an empty range, flagged). */
+function rangesInto(r: Reader, n: number, ranges: Ranges, nulls: Uint8Array | null, at: number): void {
+  if (nulls !== null) nulls.set(r.buf.subarray(r.pos, r.take(n) + n), at);
+  for (let i = 0; i < n; i++) {
+    const len = r.varint();
+    const p = r.take(len);
+    ranges.starts[at + i] = p;
+    ranges.ends[at + i] = nulls !== null && nulls[at + i] === 1 ? p : p + len;
+  }
+}
+
 function columnInto(r: Reader, n: number, t: Target, at: number, scratch: Scratch): void {
   const type = t.type;
   if (type.kind === 'fixed') return fixedInto(r, type, n, t, at, scratch);
+  if (!Array.isArray(t.values)) return rangesInto(r, n, t.values as Ranges, t.nulls, at);
   const values = t.values as (string | null)[];
   if (type.kind === 'string') return stringsInto(r, type.nullable, n, values, at);
   return lowCardinalityInto(r, type.nullable, n, values, at);
@@ -260,9 +287,10 @@ function blockHeader(r: Reader, decode: boolean, targets: readonly Target[], at:
 /**
  * The blocks of a Native result as one set of columns, in two passes: the block sizes first (fixed-width columns
  * skipped in O(1)), then each block decoded straight into columns of the total size (a Float64 run is one copy).
- * An empty input (Native's empty result) has no columns.
+ * An empty input (Native's empty result) has no columns. The String columns named in `views` come as BytesColumns
+ * over `buf` (any other type named there is an error).
  */
-export function decodeNative(buf: Uint8Array): ColumnsResult {
+export function decodeNative(buf: Uint8Array, views: readonly string[] = []): ColumnsResult {
   const sizes = new Reader(buf);
   const scratch = new Scratch();
   let first: BlockHeader | null = null;
@@ -274,14 +302,19 @@ export function decodeNative(buf: Uint8Array): ColumnsResult {
     rows += h.rows;
   }
   if (first === null) return { names: [], rows: 0, columns: {} };
-  const targets = first.types.map((t) => targetOf(t, rows));
+  const names = first.names;
+  const targets = first.types.map((t, c) => targetOf(names[c] ?? '', t, rows, views.includes(names[c] ?? '')));
   const r = new Reader(buf);
   for (let at = 0; !r.done;) at += blockHeader(r, true, targets, at, scratch).rows;
   const columns: Record<string, ResultColumn> = {};
-  first.names.forEach((name, c) => {
-    const t = targets[c] as Target;
+  names.forEach((name, c) => {
+    const { values, nulls } = targets[c] as Target;
     columns[name] =
-      t.values instanceof Float64Array ? { kind: 'number', values: t.values, nulls: t.nulls } : { kind: 'string', values: t.values };
+      values instanceof Float64Array
+        ? { kind: 'number', values, nulls }
+        : Array.isArray(values)
+          ? { kind: 'string', values }
+          : { kind: 'bytes', bytes: r.bytes, starts: values.starts, ends: values.ends, nulls };
   });
-  return { names: first.names, rows, columns };
+  return { names, rows, columns };
 }

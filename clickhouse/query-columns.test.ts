@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeNative } from './native.ts';
-import { cellAt, columnOf, decodeRowBinary, type Cell, type ColumnsResult } from './row-binary.ts';
+import { byteLengthAt, cellAt, columnOf, decodeRowBinary, textAt, type Cell, type ColumnsResult } from './row-binary.ts';
 import { createStore, StoreQueryError, type Store } from './store.ts';
 import { openTempStore } from './testing/temp-store.ts';
 
@@ -114,6 +114,22 @@ describe('embedded store: queryColumns', () => {
       store.queryColumns('SELECT 1', { unused: 1 }),
       (e: unknown) => e instanceof StoreQueryError && /unused/.test(e.message),
     );
+  });
+
+  test('views: a String column read as ranges of the result equals the strings read without; an empty result has an empty view', async () => {
+    const sql = `SELECT number AS n, repeat(concat('p', toString(number), 'é'), 1 + number % 5) AS s, if(number % 3 = 0, NULL, toString(number)) AS m
+      FROM numbers({k:UInt32}) ORDER BY n`;
+    const viewed = await store.queryColumns(sql, { k: 70_000 }, { views: ['s', 'm'] });
+    assert.deepEqual([viewed.columns['n']?.kind, viewed.columns['s']?.kind, viewed.columns['m']?.kind], ['number', 'bytes', 'bytes']);
+    assert.deepEqual(plain(viewed), plain(await store.queryColumns(sql, { k: 70_000 })));
+    const s = columnOf(viewed, 's', 'bytes', 'test');
+    assert.equal(textAt(s, 69_999), 'p69999é'.repeat(5));
+    const empty = await store.queryColumns(sql, { k: 0 }, { views: ['s'] });
+    assert.deepEqual([empty.rows, empty.columns['s']?.kind, empty.columns['m']?.kind], [0, 'bytes', 'string']);
+    await assert.rejects(store.queryColumns(sql, { k: 1 }, { views: ['n'] }), /n kept as a view is not a String column/);
+    // Released or not, the embedded store's results stay readable (it leaves them to the collector).
+    store.releaseColumns(viewed);
+    assert.equal(textAt(s, 1), 'p1ép1é');
   });
 
   test('leaves query() as it was (nothing persists in the chDB session)', async () => {
@@ -234,6 +250,37 @@ describe('decodeNative', () => {
       [r.names, r.rows, plain(r)],
       [['x', 'v', 'n'], 4, { x: [1.5, -2, 0.1, 7], v: ['okx', 'bybit', 'okx', 'deribit'], n: [null, 'a', '', null] }],
     );
+  });
+
+  test('views: String columns as ranges of the input across blocks, NULL an empty flagged range; other types refused', () => {
+    const strings = (xs: readonly string[]): Buffer => Buffer.concat(xs.map(str));
+    const body = Buffer.concat([
+      nativeBlock(2, [
+        ['s', 'String', strings(['ab', 'ä€'])],
+        ['m', 'Nullable(String)', Buffer.concat([Buffer.from([0, 1]), strings(['x', ''])])],
+        ['k', 'String', strings(['p', 'q'])],
+      ]),
+      nativeBlock(1, [
+        ['s', 'String', strings([''])],
+        ['m', 'Nullable(String)', Buffer.concat([Buffer.from([0]), strings(['yz'])])],
+        ['k', 'String', strings(['r'])],
+      ]),
+    ]);
+    const r = decodeNative(body, ['s', 'm']);
+    const s = columnOf(r, 's', 'bytes', 'test');
+    const m = columnOf(r, 'm', 'bytes', 'test');
+    assert.equal(r.columns['k']?.kind, 'string', 'a column not named stays strings');
+    // Offsets into the input itself (no copy): block 1 opens with 2 bytes of sizes, the name 's' (2) and 'String' (7),
+    // so row 0's length is byte 11 and its text bytes 12-13; row 1's 5 bytes follow at 15. Block 1 is 57 bytes long
+    // (2 + 18 for s, 24 for m, 13 for k); block 2's empty 's' value lies at 57 + 2 + 9 + 1 = 69.
+    assert.equal(s.bytes.buffer, body.buffer);
+    assert.deepEqual([...s.starts, ...s.ends], [12, 15, 69, 14, 20, 69]);
+    assert.deepEqual([textAt(s, 0), textAt(s, 1), textAt(s, 2), byteLengthAt(s, 1)], ['ab', 'ä€', '', 5]);
+    assert.deepEqual([textAt(m, 0), textAt(m, 1), textAt(m, 2)], ['x', null, 'yz']);
+    assert.deepEqual(plain(r), plain(decodeNative(body)), 'cellAt reads a view as the string it would have been');
+    assert.throws(() => decodeNative(nativeBlock(1, [['a', 'UInt8', Buffer.from([1])]]), ['a']), /a kept as a view is not a String column/);
+    const lc = Buffer.concat([u64(1), u64(0x600), u64(2), str(''), str('o'), u64(1), Buffer.from([1])]);
+    assert.throws(() => decodeNative(nativeBlock(1, [['v', 'LowCardinality(String)', lc]]), ['v']), /not a String column/);
   });
 
   test('empty body, truncated block, changing columns, unsupported type', () => {

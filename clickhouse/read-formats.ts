@@ -7,7 +7,7 @@
  * No I/O of its own: `body` runs a statement whose SQL names its format and answers the bytes.
  */
 import { decodeNative } from './native.ts';
-import { decodeRowBinary, type ColumnsResult } from './row-binary.ts';
+import { decodeRowBinary, type ColumnsResult, type ResultColumn } from './row-binary.ts';
 
 /** The raw result of a statement whose SQL ends with its FORMAT clause. */
 export type StatementBody = (sql: string) => Promise<Uint8Array>;
@@ -40,9 +40,30 @@ export async function readJsonEachRow<T>(body: StatementBody, sql: string, setti
   return parseJsonEachRow<T>(await body(statementIn(sql, 'JSONEachRow', settings)));
 }
 
+/** How a column-wise read decodes its result. */
+export interface ColumnsOptions {
+  /**
+   * String columns kept as ranges of the result's bytes (BytesColumn, `textAt`) instead of one string per value:
+   * for large values read once. The result then refers to its bytes until released (`Store.releaseColumns`).
+   */
+  readonly views?: readonly string[];
+}
+
 /** `sql` (see statementIn) read column-wise through Native. */
-export async function readColumns(body: StatementBody, sql: string, settings = ''): Promise<ColumnsResult> {
-  const native = decodeNative(await body(statementIn(sql, 'Native', settings)));
+export async function readColumns(body: StatementBody, sql: string, settings = '', options: ColumnsOptions = {}): Promise<ColumnsResult> {
+  const views = options.views ?? [];
+  const native = decodeNative(await body(statementIn(sql, 'Native', settings)), views);
   if (native.names.length > 0) return native;
-  return decodeRowBinary(await body(statementIn(sql, 'RowBinaryWithNamesAndTypes', settings)));
+  const empty = decodeRowBinary(await body(statementIn(sql, 'RowBinaryWithNamesAndTypes', settings)));
+  return views.length === 0 ? empty : { ...empty, columns: Object.fromEntries(empty.names.map((n) => [n, emptyView(empty, n, views)])) };
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+/** Column `name` of an empty result, as a view when `views` names it (the header's types, as decodeNative checks them). */
+function emptyView(r: ColumnsResult, name: string, views: readonly string[]): ResultColumn {
+  const c = r.columns[name] as ResultColumn;
+  if (!views.includes(name)) return c;
+  if (c.kind !== 'string') throw new Error(`Native: column ${name} kept as a view is not a String column`);
+  return { kind: 'bytes', bytes: NO_BYTES, starts: new Uint32Array(0), ends: new Uint32Array(0), nulls: null };
 }

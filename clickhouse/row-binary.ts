@@ -21,7 +21,23 @@ export interface StringColumn {
   readonly values: readonly (string | null)[];
 }
 
-export type ResultColumn = NumberColumn | StringColumn;
+/**
+ * A String column kept as the bytes of the result it was read from (`Store.queryColumns` option `views`): value i is
+ * the UTF-8 of bytes[starts[i], ends[i]), made into a string only when read (`textAt`). For large strings read once
+ * (a packed snapshot): no string per value is made until it is wanted, so none outlives its use. Valid until the
+ * result is released (`Store.releaseColumns`).
+ */
+export interface BytesColumn {
+  readonly kind: 'bytes';
+  /** The result's bytes (a Buffer view of them: no copy). */
+  readonly bytes: Buffer;
+  readonly starts: Uint32Array;
+  readonly ends: Uint32Array;
+  /** 1 where the value is NULL (its range empty); null when the column is not Nullable. */
+  readonly nulls: Uint8Array | null;
+}
+
+export type ResultColumn = NumberColumn | StringColumn | BytesColumn;
 
 export interface ColumnsResult {
   readonly names: readonly string[];
@@ -29,9 +45,19 @@ export interface ColumnsResult {
   readonly columns: Readonly<Record<string, ResultColumn>>;
 }
 
+/** The text of row `i` of a bytes column (null for NULL). */
+export function textAt(col: BytesColumn, i: number): string | null {
+  if (col.nulls !== null && col.nulls[i] === 1) return null;
+  return col.bytes.toString('utf8', col.starts[i], col.ends[i]);
+}
+
+/** Byte length of row `i` of a bytes column. */
+export const byteLengthAt = (col: BytesColumn, i: number): number => (col.ends[i] as number) - (col.starts[i] as number);
+
 /** The value at row `i` of a column: a number, a string or null. */
 export function cellAt(col: ResultColumn, i: number): Cell {
   if (col.kind === 'string') return col.values[i] ?? null;
+  if (col.kind === 'bytes') return textAt(col, i);
   return col.nulls !== null && col.nulls[i] === 1 ? null : (col.values[i] ?? null);
 }
 

@@ -11,14 +11,24 @@ import type { Session } from 'chdb';
 import { openEngineSession } from './engine-access.ts';
 import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
-import { readColumns } from './read-formats.ts';
+import { readColumns, type ColumnsOptions } from './read-formats.ts';
 import type { ColumnsResult } from './row-binary.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';
 import { storeMetrics } from './metrics.ts';
 import { isPlainIdentifier, paramsMismatch, type QueryParams } from './params.ts';
 
 export type { QueryParams } from './params.ts';
-export { cellAt, type Cell, type ColumnsResult, type NumberColumn, type ResultColumn, type StringColumn } from './row-binary.ts';
+export type { ColumnsOptions } from './read-formats.ts';
+export {
+  cellAt,
+  textAt,
+  type BytesColumn,
+  type Cell,
+  type ColumnsResult,
+  type NumberColumn,
+  type ResultColumn,
+  type StringColumn,
+} from './row-binary.ts';
 export { StoreError, StoreQueryError, StoreUnavailableError } from './errors.ts';
 export type StoreKind = 'server' | 'embedded';
 
@@ -53,9 +63,16 @@ export interface Store {
    * Read a result column-wise through the Native format (large numeric results: no number formatting or parsing,
    * several times cheaper than JSON, each column copied whole): numeric columns as Float64Array + NULL flags
    * (64-bit integers exact up to 2^53), string columns as arrays; `cellAt(column, i)` reads one value. Column
-   * types: see clickhouse/native.ts. Same placeholders as `query`.
+   * types: see clickhouse/native.ts. Same placeholders as `query`. `options.views`: String columns kept as ranges of
+   * the result's bytes (BytesColumn), the result then released with `releaseColumns` when done.
    */
-  queryColumns(sql: string, params?: QueryParams): Promise<ColumnsResult>;
+  queryColumns(sql: string, params?: QueryParams, options?: ColumnsOptions): Promise<ColumnsResult>;
+  /**
+   * The caller is done with a result of `queryColumns` (its BytesColumns are not read again): the store may free its
+   * bytes now rather than at the next garbage collection. Only the replay thread's store does (it owns each result it
+   * receives: query-api/replay/thread/port-store.ts); the others leave them to the collector.
+   */
+  releaseColumns(result: ColumnsResult): void;
   /**
    * The raw result of a statement whose SQL ends with its FORMAT clause (JSONEachRow, Native, ...), as the engine
    * wrote it: for a reader that decodes the bytes elsewhere (clickhouse/read-formats.ts), e.g. on another thread.
@@ -162,8 +179,11 @@ function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChun
         return rs.json<T>();
       }),
 
-    queryColumns: (sql: string, params: QueryParams = {}): Promise<ColumnsResult> =>
-      read(sql, params, () => readColumns((statement) => execBody(client, statement, params), sql)),
+    queryColumns: (sql: string, params: QueryParams = {}, options: ColumnsOptions = {}): Promise<ColumnsResult> =>
+      read(sql, params, () => readColumns((statement) => execBody(client, statement, params), sql, '', options)),
+
+    // A result here may share its memory (chDB's chunk, a pooled Buffer): left to the collector.
+    releaseColumns: () => undefined,
 
     queryBytes: (sql: string, params: QueryParams = {}): Promise<Uint8Array> => read(sql, params, () => execBody(client, sql, params)),
 

@@ -5,7 +5,7 @@
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
 import type { Store } from '#clickhouse/store.ts';
-import { columnOf } from '#clickhouse/row-binary.ts';
+import { byteLengthAt, columnOf, textAt } from '#clickhouse/row-binary.ts';
 import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
@@ -42,37 +42,84 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
 const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
 /**
- * `snapshotRecordsBetween` without the heatmap cells (their arrays empty): for readers that render levels and never
- * the strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half
- * the time and a fraction of the garbage of the same rows as JSON; ~4x faster than the full rows as JSON).
+ * The venue rows of a range of instants as read for their levels (no heatmap cells), each row's record made when
+ * asked for: the packed levels (~45 KB a venue) stay bytes of the result until then, so a reader that renders one
+ * instant at a time makes each one's strings as it renders it and none outlives its instant.
  */
-export async function levelRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
-  const r = await store.queryColumns(LEVEL_RECORDS_BETWEEN, { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) });
-  if (r.rows === 0) return [];
+export interface LevelRows {
+  readonly rows: number;
+  /** Each row's instant (computed_at, ms), ascending. */
+  readonly computedAt: Float64Array;
+  /** Size of the rows as read, about: their packed levels and ~200 bytes a row. */
+  readonly bytes: number;
+  /** Row i's record (cell arrays empty), its levels_pack string made now. */
+  record(i: number): SnapshotRecord;
+  /** Done with the rows (Store.releaseColumns): no record is asked for after. */
+  release(): void;
+}
+
+/** Bytes a row is counted besides its packed levels (LevelRows.bytes): its other columns, about. */
+const ROW_BYTES = 200;
+
+/**
+ * The rows `snapshotRecordsBetween` reads, without the heatmap cells: for readers that render levels and never the
+ * strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half the
+ * time and a fraction of the garbage of the same rows as JSON; ~4x faster than the full rows as JSON), levels_pack
+ * kept as a view of the result's bytes until a record is made.
+ */
+export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<LevelRows> {
+  const r = await store.queryColumns(
+    LEVEL_RECORDS_BETWEEN,
+    { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) },
+    { views: ['levels_pack'] },
+  );
+  const release = (): void => store.releaseColumns(r);
+  if (r.rows === 0) return { rows: 0, computedAt: new Float64Array(0), bytes: 0, record: () => noRow(), release };
   const venue = columnOf(r, 'venue', 'string', 'snapshot read').values;
   const at = columnOf(r, 'computed_at_ms', 'number', 'snapshot read').values;
   const gridMin = columnOf(r, 'grid_min', 'number', 'snapshot read').values;
   const gridStep = columnOf(r, 'grid_step', 'number', 'snapshot read').values;
   const gridPoints = columnOf(r, 'grid_points', 'number', 'snapshot read').values;
-  const pack = columnOf(r, 'levels_pack', 'string', 'snapshot read').values;
+  const pack = columnOf(r, 'levels_pack', 'bytes', 'snapshot read');
   const source = columnOf(r, 'source', 'string', 'snapshot read').values;
-  const out = new Array<SnapshotRecord>(r.rows);
-  for (let i = 0; i < r.rows; i++) {
-    out[i] = {
-      venue: venue[i] as Venue,
-      computed_at_ms: at[i] as number,
-      grid_min: gridMin[i] as number,
-      grid_step: gridStep[i] as number,
-      grid_points: gridPoints[i] as number,
-      levels_pack: pack[i] ?? '',
-      cell_expiry_ms: [],
-      cell_strike: [],
-      cell_gex_std: [],
-      cell_gex_flow: [],
-      source: source[i] as SnapshotSource,
-    };
+  let bytes = 0;
+  for (let i = 0; i < r.rows; i++) bytes += byteLengthAt(pack, i) + ROW_BYTES;
+  return {
+    rows: r.rows,
+    computedAt: at,
+    bytes,
+    record: (i) => {
+      if (!(i >= 0 && i < r.rows)) return noRow();
+      return {
+        venue: venue[i] as Venue,
+        computed_at_ms: at[i] as number,
+        grid_min: gridMin[i] as number,
+        grid_step: gridStep[i] as number,
+        grid_points: gridPoints[i] as number,
+        levels_pack: textAt(pack, i) ?? '',
+        cell_expiry_ms: [],
+        cell_strike: [],
+        cell_gex_std: [],
+        cell_gex_flow: [],
+        source: source[i] as SnapshotSource,
+      };
+    },
+    release,
+  };
+}
+
+function noRow(): never {
+  throw new RangeError('level rows: no such row');
+}
+
+/** `levelRowsBetween`'s rows as records, all made at once (the result released once they are). */
+export async function levelRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
+  const rows = await levelRowsBetween(store, symbol, fromMs, toMs);
+  try {
+    return Array.from({ length: rows.rows }, (_, i) => rows.record(i));
+  } finally {
+    rows.release();
   }
-  return out;
 }
 
 export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,

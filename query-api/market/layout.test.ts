@@ -14,7 +14,7 @@ const num = (values: readonly number[], nulls?: readonly number[]): ResultColumn
 
 const result = (columns: Record<string, ResultColumn>): ColumnsResult => {
   const first = Object.values(columns)[0];
-  const rows = first === undefined ? 0 : first.kind === 'number' ? first.values.length : first.values.length;
+  const rows = first === undefined ? 0 : first.kind === 'bytes' ? first.starts.length : first.values.length;
   return { names: Object.keys(columns), rows, columns };
 };
 

@@ -44,7 +44,7 @@ function num(col: ResultColumn, i: number): number | null {
     const v = col.values[i] as number;
     return Number.isFinite(v) ? v : null;
   }
-  const v = Number(col.values[i] ?? Number.NaN);
+  const v = Number(cellAt(col, i) ?? Number.NaN);
   return Number.isFinite(v) ? v : null;
 }
 

@@ -1,3 +1,4 @@
+import { columnOf } from '#clickhouse/row-binary.ts';
 import type { Store } from '#clickhouse/store.ts';
 
 /**
@@ -34,16 +35,11 @@ export async function readParts(store: Store, tables: readonly string[]): Promis
 FROM system.parts
 WHERE database = currentDatabase() AND table IN (${tables.map((t) => `'${t}'`).join(', ')}) AND active`);
   const out = new Map<string, Map<string, PartInfo>>();
-  const col = (n: string) => {
-    const c = res.columns[n];
-    if (c === undefined) throw new Error(`system.parts result has no column ${n}`);
-    return c;
-  };
-  const table = col('table');
-  const name = col('name');
-  const rows = col('rows');
-  const from = col('from_s');
-  const to = col('to_s');
+  const table = columnOf(res, 'table', 'string', 'system.parts read');
+  const name = columnOf(res, 'name', 'string', 'system.parts read');
+  const rows = columnOf(res, 'rows', 'number', 'system.parts read');
+  const from = columnOf(res, 'from_s', 'number', 'system.parts read');
+  const to = columnOf(res, 'to_s', 'number', 'system.parts read');
   for (let r = 0; r < res.rows; r++) {
     const t = String(table.values[r]);
     let parts = out.get(t);

@@ -1,4 +1,4 @@
-import type { ColumnsResult, ResultColumn, Store } from '#clickhouse/store.ts';
+import { cellAt, type ColumnsResult, type ResultColumn, type Store } from '#clickhouse/store.ts';
 import { isStoreUnavailable } from '#clickhouse/errors.ts';
 import { readBundle, reasonOf } from './bundle-series.ts';
 import { INTERVAL_MINUTES, maxHoursFor, pointsFor, type Grid, type MarketInterval } from './grid.ts';
@@ -262,7 +262,7 @@ function numAt(col: ResultColumn, i: number): number {
   if (col.kind === 'number') {
     if (col.nulls !== null && col.nulls[i] === 1) return Number.NaN;
     v = col.values[i] as number;
-  } else v = Number(col.values[i] ?? Number.NaN);
+  } else v = Number(cellAt(col, i) ?? Number.NaN);
   return Number.isFinite(v) ? v : Number.NaN;
 }
 

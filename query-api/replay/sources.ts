@@ -9,8 +9,9 @@
  *   (tape/tape-columns.ts tapeRowJson).
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
- *   rows of consecutive instants are read in one query (processor-reads.ts levelRecordsBetween: no heatmap cells), as many
- *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read), and decoded one instant at a time.
+ *   rows of consecutive instants are read in one query (processor-reads.ts levelRowsBetween: no heatmap cells), as many
+ *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read); each instant's records (their packed
+ *   levels, kept as bytes of the read until then) are made as it renders, and the read is released once rendered.
  * - chain.{symbol}[.venues]: every stored 30 s chain of the window (option_chain_snapshots, the finest tier, kept
  *   3 days), a `snapshot` message at the first instant, then one `changes` message per instant against the
  *   previous one, as the live chain channel sends them (ws/chain-feed.ts). One instant per read: each instant's
@@ -19,9 +20,9 @@
  */
 import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { levelRecordsBetween } from '#processors/snapshots/processor-reads.ts';
+import { levelRowsBetween, type LevelRows } from '#processors/snapshots/processor-reads.ts';
 import { metaOf } from '#processors/snapshots/levels-step.ts';
-import { fromSnapshotRecord, type SnapshotRecord } from '#processors/snapshots/snapshot-record.ts';
+import { fromSnapshotRecord, type StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
 import { readTapeColumns } from '../tape/read.ts';
@@ -122,33 +123,27 @@ async function* instants(store: Store, sql: string, symbol: MarketSymbol, w: Rep
   }
 }
 
-/** Size of a stored record as read, about: the packed levels, four heatmap-cell arrays (~20 characters a number), the rest. */
-export const recordBytes = (r: SnapshotRecord): number => r.levels_pack.length + 80 * r.cell_strike.length + 200;
-
-/** The stored records of instants `ts` (ascending) grouped by instant, from one query over [first, last]; their size (recordBytes). */
-async function recordsOf(
-  store: Store,
-  symbol: MarketSymbol,
-  ts: readonly number[],
-): Promise<{ readonly byInstant: Map<number, SnapshotRecord[]>; readonly bytes: number }> {
-  const byInstant = new Map<number, SnapshotRecord[]>();
-  let bytes = 0;
-  const first = ts[0];
-  const last = ts[ts.length - 1];
-  if (first === undefined || last === undefined) return { byInstant, bytes };
-  for (const r of await levelRecordsBetween(store, symbol, first, last)) {
-    bytes += recordBytes(r);
-    const group = byInstant.get(r.computed_at_ms);
-    if (group === undefined) byInstant.set(r.computed_at_ms, [r]);
-    else group.push(r);
+/** The rows of each instant of a read: [first, end) row indices (rows come in instant order). */
+function rangesByInstant(rows: LevelRows): Map<number, readonly [number, number]> {
+  const out = new Map<number, readonly [number, number]>();
+  for (let i = 0; i < rows.rows;) {
+    const t = rows.computedAt[i] as number;
+    let end = i + 1;
+    while (end < rows.rows && rows.computedAt[end] === t) end++;
+    out.set(t, [i, end]);
+    i = end;
   }
-  return { byInstant, bytes };
+  return out;
 }
 
-/** One read of a levels channel: instants, their stored records, and the instants per read that fit LEVELS_READ_BYTES. */
+/**
+ * One read of a levels channel: instants, the rows stored for them (records made as each instant renders), the rows
+ * of each instant, and the instants per read that fit LEVELS_READ_BYTES.
+ */
 interface LevelsPage {
   readonly instants: readonly number[];
-  readonly byInstant: Map<number, SnapshotRecord[]>;
+  readonly rows: LevelRows;
+  readonly byInstant: Map<number, readonly [number, number]>;
   readonly perRead: number;
 }
 
@@ -163,22 +158,29 @@ async function* levelsChunks(store: Store, channel: Channel, w: ReplayWindow, pa
       group.push(t.value);
     }
     if (group.length === 0) return null;
-    const { byInstant, bytes } = await recordsOf(store, symbol, group);
+    const rows = await levelRowsBetween(store, symbol, group[0] as number, group[group.length - 1] as number);
+    const byInstant = rangesByInstant(rows);
     const perRead =
       byInstant.size === 0
         ? (previous?.perRead ?? group.length)
-        : Math.max(1, Math.min(page, Math.floor(LEVELS_READ_BYTES / (bytes / byInstant.size))));
-    return { instants: group, byInstant, perRead };
+        : Math.max(1, Math.min(page, Math.floor(LEVELS_READ_BYTES / (rows.bytes / byInstant.size))));
+    return { instants: group, rows, byInstant, perRead };
   };
   for await (const p of readAhead(read)) {
     const chunk: ReplayItem<ReplayData>[] = [];
-    for (const t of p.instants) {
-      // Rows at an instant the list does not name (an incomplete cycle between two completed ones) come with the range, unsent.
-      const records = p.byInstant.get(t);
-      if (records === undefined) continue;
-      p.byInstant.delete(t);
-      const rows = records.map((r) => fromSnapshotRecord(symbol, r));
-      chunk.push({ atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) });
+    try {
+      for (const t of p.instants) {
+        // Rows at an instant the list does not name (an incomplete cycle between two completed ones) come with the range, unsent.
+        const range = p.byInstant.get(t);
+        if (range === undefined) continue;
+        p.byInstant.delete(t);
+        const rows: StoredSnapshotRow[] = [];
+        for (let i = range[0]; i < range[1]; i++) rows.push(fromSnapshotRecord(symbol, p.rows.record(i)));
+        chunk.push({ atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) });
+      }
+    } finally {
+      // Rendered: the read's bytes are freed now (the replay thread's store), not at the next collection.
+      p.rows.release();
     }
     yield chunk;
   }

@@ -2,13 +2,14 @@
  * The replay thread's store: the reads of the replay code (`query`, `queryColumns`) made by the thread that owns the
  * store (`queryBytes` there) and decoded here (clickhouse/read-formats.ts), so the JSON parsing and column decoding
  * of a replay stay off the owner's event loop. A failure comes back as the store's own error class. Read-only:
- * `command` and `insert` are refused.
+ * `command` and `insert` are refused. Each result it receives is its own (moved from the owner), so it frees them
+ * itself: at once when decoded, or at `releaseColumns` for a read with views (whose columns refer to the bytes).
  */
-import type { MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { StoreError, StoreQueryError, StoreUnavailableError } from '#clickhouse/errors.ts';
 import type { QueryParams } from '#clickhouse/params.ts';
-import { readColumns, readJsonEachRow, type StatementBody } from '#clickhouse/read-formats.ts';
-import type { Store, StoreKind } from '#clickhouse/store.ts';
+import { readColumns, readJsonEachRow, type ColumnsOptions, type StatementBody } from '#clickhouse/read-formats.ts';
+import type { ColumnsResult, Store, StoreKind } from '#clickhouse/store.ts';
 import type { CrossingError, OwnerMessage, ThreadMessage } from './protocol.ts';
 
 /** The store error a crossing error describes. */
@@ -26,13 +27,28 @@ export function storeErrorOf(e: CrossingError): Error {
 const transfer = (ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length: number) => ArrayBuffer }).transfer;
 
 /**
+ * Where Node has no `transfer` (Node 20): a port whose other end is closed. A buffer posted to it in the transfer
+ * list is detached from this isolate and, the message dropped, its backing store freed at once.
+ */
+const dropPort = ((): MessagePort | null => {
+  if (transfer !== undefined) return null;
+  const { port1, port2 } = new MessageChannel();
+  port2.close();
+  port1.unref();
+  return port1;
+})();
+
+/**
  * Frees a decoded result's memory now rather than at this thread's next garbage collection: a result that arrived
  * from the owner is an ArrayBuffer of this isolate (~2.5 MB a levels read), counted as its external memory and held
- * until collected. Detaching it (`transfer(0)`) releases the backing store at once; where the runtime has no
- * `transfer` (Node 20) the result waits for the collector as before.
+ * until collected (on Node 20 in glibc's heap, which then stays grown). Detaching it (`transfer(0)`, or on Node 20 a
+ * message to `dropPort`) releases the backing store at once.
  */
 export function releaseResult(bytes: Uint8Array): void {
-  if (transfer !== undefined && bytes.buffer.byteLength > 0) transfer.call(bytes.buffer as ArrayBuffer, 0);
+  const buffer = bytes.buffer as ArrayBuffer;
+  if (buffer.byteLength === 0) return;
+  if (transfer !== undefined) transfer.call(buffer, 0);
+  else dropPort?.postMessage(null, [buffer]);
 }
 
 export interface PortStore extends Store {
@@ -62,12 +78,25 @@ export function portStore(port: MessagePort, kind: StoreKind, settings = ''): Po
       for (const b of results) releaseResult(b);
     }
   };
+  // A read with views refers to its bytes: they are released when the caller is done with it (releaseColumns).
+  const held = new WeakMap<ColumnsResult, Uint8Array[]>();
+  const viewed = async (sql: string, params: QueryParams, options: ColumnsOptions): Promise<ColumnsResult> => {
+    const results: Uint8Array[] = [];
+    const r = await readColumns((statement) => bytes(statement, params).then((b) => (results.push(b), b)), sql, settings, options);
+    held.set(r, results);
+    return r;
+  };
   const readOnly = (op: 'command' | 'insert'): Promise<never> =>
     Promise.reject(new StoreQueryError(`the replay thread's store is read-only (${op})`, op, null, null));
   return {
     kind,
     query: <T>(sql: string, params: QueryParams = {}) => decoded(params, (body) => readJsonEachRow<T>(body, sql, settings)),
-    queryColumns: (sql, params = {}) => decoded(params, (body) => readColumns(body, sql, settings)),
+    queryColumns: (sql, params = {}, options = {}) =>
+      (options.views ?? []).length === 0 ? decoded(params, (body) => readColumns(body, sql, settings)) : viewed(sql, params, options),
+    releaseColumns(result) {
+      for (const b of held.get(result) ?? []) releaseResult(b);
+      held.delete(result);
+    },
     queryBytes: (sql, params = {}) => bytes(sql, params),
     command: () => readOnly('command'),
     insert: () => readOnly('insert'),
