@@ -135,6 +135,9 @@ function readFixed(buf: Uint8Array, p: number, t: Fixed, n: number, out: Float64
   }
 }
 
+/** The error of a column named in `views` that is not a String column. */
+export const notAStringView = (name: string): Error => new Error(`Native: column ${name} kept as a view is not a String column`);
+
 /** Where each value of a String column kept as a view lies in the input. */
 interface Ranges {
   readonly starts: Uint32Array;
@@ -150,7 +153,7 @@ interface Target {
 
 function targetOf(name: string, type: NativeType, rows: number, view: boolean): Target {
   if (view) {
-    if (type.kind !== 'string') throw new Error(`Native: column ${name} kept as a view is not a String column`);
+    if (type.kind !== 'string') throw notAStringView(name);
     return {
       type,
       values: { starts: new Uint32Array(rows), ends: new Uint32Array(rows) },

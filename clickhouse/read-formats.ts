@@ -6,7 +6,7 @@
  *   of an empty result come from the same statement in RowBinaryWithNamesAndTypes (its header; no rows to send).
  * No I/O of its own: `body` runs a statement whose SQL names its format and answers the bytes.
  */
-import { decodeNative } from './native.ts';
+import { decodeNative, notAStringView } from './native.ts';
 import { decodeRowBinary, type ColumnsResult, type ResultColumn } from './row-binary.ts';
 
 /** The raw result of a statement whose SQL ends with its FORMAT clause. */
@@ -64,6 +64,6 @@ const NO_BYTES = Buffer.alloc(0);
 function emptyView(r: ColumnsResult, name: string, views: readonly string[]): ResultColumn {
   const c = r.columns[name] as ResultColumn;
   if (!views.includes(name)) return c;
-  if (c.kind !== 'string') throw new Error(`Native: column ${name} kept as a view is not a String column`);
+  if (c.kind !== 'string') throw notAStringView(name);
   return { kind: 'bytes', bytes: NO_BYTES, starts: new Uint32Array(0), ends: new Uint32Array(0), nulls: null };
 }

@@ -73,8 +73,6 @@ export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromM
     { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) },
     { views: ['levels_pack'] },
   );
-  const release = (): void => store.releaseColumns(r);
-  if (r.rows === 0) return { rows: 0, computedAt: new Float64Array(0), bytes: 0, record: () => noRow(), release };
   const venue = columnOf(r, 'venue', 'string', 'snapshot read').values;
   const at = columnOf(r, 'computed_at_ms', 'number', 'snapshot read').values;
   const gridMin = columnOf(r, 'grid_min', 'number', 'snapshot read').values;
@@ -89,7 +87,7 @@ export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromM
     computedAt: at,
     bytes,
     record: (i) => {
-      if (!(i >= 0 && i < r.rows)) return noRow();
+      if (!(i >= 0 && i < r.rows)) throw new RangeError('level rows: no such row');
       return {
         venue: venue[i] as Venue,
         computed_at_ms: at[i] as number,
@@ -104,12 +102,8 @@ export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromM
         source: source[i] as SnapshotSource,
       };
     },
-    release,
+    release: () => store.releaseColumns(r),
   };
-}
-
-function noRow(): never {
-  throw new RangeError('level rows: no such row');
 }
 
 /** `levelRowsBetween`'s rows as records, all made at once (the result released once they are). */

@@ -69,11 +69,16 @@ export function portStore(port: MessagePort, kind: StoreKind, settings = ''): Po
       waiting.set(qid, { resolve, reject });
       port.postMessage({ kind: 'store-query', qid, sql, params } satisfies ThreadMessage);
     });
+  // A read's statements, each result kept in `results` as it arrives.
+  const collecting =
+    (params: QueryParams, results: Uint8Array[]): StatementBody =>
+    (sql) =>
+      bytes(sql, params).then((b) => (results.push(b), b));
   // The results a read decodes, released once it has (nothing of a decoded result refers to its bytes).
   const decoded = async <T>(params: QueryParams, read: (body: StatementBody) => Promise<T>): Promise<T> => {
     const results: Uint8Array[] = [];
     try {
-      return await read((sql) => bytes(sql, params).then((b) => (results.push(b), b)));
+      return await read(collecting(params, results));
     } finally {
       for (const b of results) releaseResult(b);
     }
@@ -82,7 +87,7 @@ export function portStore(port: MessagePort, kind: StoreKind, settings = ''): Po
   const held = new WeakMap<ColumnsResult, Uint8Array[]>();
   const viewed = async (sql: string, params: QueryParams, options: ColumnsOptions): Promise<ColumnsResult> => {
     const results: Uint8Array[] = [];
-    const r = await readColumns((statement) => bytes(statement, params).then((b) => (results.push(b), b)), sql, settings, options);
+    const r = await readColumns(collecting(params, results), sql, settings, options);
     held.set(r, results);
     return r;
   };
