@@ -125,7 +125,22 @@ if (files.length === 0) {
 const concurrency = env.TEST_CONCURRENCY ?? '2';
 // Per file (and per test without its own): 15 min (the role outage test sets 25). test/e2e/flow-routes.test.ts waits for the
 // product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
-const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...longestFirst(files)];
+// TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs) where a CI log's tail shows it.
+const reporters = [
+  '--test-reporter=tap',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=./tools/failures-reporter.mjs',
+  '--test-reporter-destination=stdout',
+];
+const nodeArgs = [
+  '--import',
+  'tsx',
+  '--test',
+  ...reporters,
+  `--test-concurrency=${concurrency}`,
+  '--test-timeout=900000',
+  ...longestFirst(files),
+];
 console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {
