@@ -107,7 +107,8 @@ test('a frozen store: every request answered within 3 s, fast 503 + Retry-After 
       assert.ok(Number(res.headers['retry-after']) >= 1);
       fast.push(ms);
     }
-    assert.ok(Math.max(...fast) < 200, `open circuit: answered at once (${fast.map(Math.round).join(', ')} ms)`);
+    // At once: well under the 1.5 s deadline the reads above waited for (the bound leaves room for a busy machine).
+    assert.ok(Math.max(...fast) < 750, `open circuit: answered at once (${fast.map(Math.round).join(', ')} ms)`);
     assert.equal(await metricSample(METRIC.apiStoreBreakerTransitions, 'to="open"'), opened + 1);
     assert.match(
       await metricsRegistry.getSingleMetricAsString(METRIC.apiStoreBreakerOpen),

@@ -172,7 +172,8 @@ describe('venue runner: framework hooks used by Derive, Thalex, Delta, Bullish a
           id: 'public',
           url: ws.url,
           subscribeFrames: ['{"method":"public/subscribe","params":{"channels":[]},"id":1}'],
-          heartbeat: { kind: 'client_protocol_ping', intervalMs: 40 },
+          // Long enough for a pong to be read before the next ping on a busy machine (an unanswered one ends the socket).
+          heartbeat: { kind: 'client_protocol_ping', intervalMs: 150 },
         },
       ],
       pollers: () => [],

@@ -80,13 +80,14 @@ describe('ResilientSocket', () => {
     const sock = new ResilientSocket({
       url: srv.url,
       venue: 't_pinged',
-      staleMs: 150,
+      // Pings every 50 ms; the bound leaves room for a stall of the test process that the late-check rule lets through.
+      staleMs: 400,
       backoff: fast,
       onFrame: () => undefined,
       onEvent: (e) => events.push(e),
     }).start();
     try {
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => setTimeout(r, 1_200));
       assert.equal(srv.sockets.length, 1, 'no reconnect while the server pings');
       assert.equal(events.filter((e) => e.type === 'stale').length, 0);
     } finally {
@@ -127,15 +128,17 @@ describe('ResilientSocket', () => {
       url: srv2.url,
       venue: 't_hb',
       staleMs: 0,
-      heartbeat: { kind: 'app', payload: 'ping', intervalMs: 60, whenIdle: true },
+      // An interval far above the feed's 10 ms: a stall of the test process (another test file on the other core) longer
+      // than the interval would run the beat before the waiting frames are read, and rightly send a ping.
+      heartbeat: { kind: 'app', payload: 'ping', intervalMs: 250, whenIdle: true },
       onFrame: () => undefined,
     }).start();
     try {
       await srv2.waitFor(() => srv2.sockets.length === 1);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 600));
       assert.equal(srv2.received[0]?.filter((f) => f === 'ping').length, 0, 'no ping while data flows');
       if (feed) clearInterval(feed);
-      await srv2.waitFor(() => (srv2.received[0]?.filter((f) => f === 'ping').length ?? 0) >= 2, 1000);
+      await srv2.waitFor(() => (srv2.received[0]?.filter((f) => f === 'ping').length ?? 0) >= 2, 2000);
     } finally {
       if (feed) clearInterval(feed);
       await sock2.close();

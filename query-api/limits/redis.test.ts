@@ -8,6 +8,13 @@ import type { ApiInstance } from '../types.ts';
 
 // A fixed instant in the future: the Redis month key expires at month end + 1 day (real time).
 const NOW = Date.UTC(2030, 0, 15, 12, 0, 30);
+/**
+ * The Redis command timeout of these instances. The default (50 ms) is for a quiet production machine: with two test
+ * files on 2 cores a round trip to redis-server can take longer, and a timed-out command rightly moves an instance to
+ * its fallback counter, which is not what these tests look at. A stopped Redis is seen at once whatever the timeout
+ * (the client has no offline queue: a command fails as soon as it is sent).
+ */
+const REDIS_TIMEOUT_MS = 2_000;
 
 describe('rate limits in Redis', () => {
   let t: Awaited<ReturnType<typeof migratedStore>>;
@@ -24,8 +31,8 @@ describe('rate limits in Redis', () => {
     store = t.store;
     redis = await startRedis();
     key = await userWithKey(store, { userId: 'shared', plan: 'api_monthly' });
-    a = await testApp(store, { redisUrl: redis.url, redisTimeoutMs: 50 }, { clock });
-    b = await testApp(store, { redisUrl: redis.url, redisTimeoutMs: 50 }, { clock });
+    a = await testApp(store, { redisUrl: redis.url, redisTimeoutMs: REDIS_TIMEOUT_MS }, { clock });
+    b = await testApp(store, { redisUrl: redis.url, redisTimeoutMs: REDIS_TIMEOUT_MS }, { clock });
   });
   after(async () => {
     await a.close();

@@ -34,7 +34,9 @@ describe('/v2/ws connection cap shared across API processes through Redis, with 
     for (let i = 0; i < 2; i++) {
       const app = await buildApp({
         store: t.store,
-        config: apiConfig({ redisUrl: redis.url }),
+        // Not the 50 ms default: with two test files on 2 cores a round trip can take longer, and a timed-out command
+        // rightly admits by the per-machine fallback, not what this test looks at (a stopped Redis is seen at once).
+        config: apiConfig({ redisUrl: redis.url, redisTimeoutMs: 2_000 }),
         logger: false,
         snapshots: new SnapshotCache(t.store, { pollMs: 0 }),
         feed: { bus },
