@@ -2,14 +2,15 @@
  * The bounds of the replay bench (bench/replay.ts), measured in the same run, in the server's process, without a
  * stream or a client:
  * - bareLevels: the snapshot rows of every instant of the window read by the levels replay's own SQL
- *   (processor-reads.ts levelRecordsBetween: no heatmap cells) in the replay's read sizes (LEVELS_READ_BYTES of rows a read), and
- *   the narrower column-wise read of the one column the levels need (venue, t, levels_pack through Native);
+ *   (processor-reads.ts levelRowsBetween: no heatmap cells, the packed levels decoded from base64 by the store and left as
+ *   bytes of the result) in the replay's read sizes (LEVELS_READ_BYTES of rows a read), and the narrower column-wise read
+ *   of the one column the levels need (venue, t, the packed levels through Native);
  * - bareTape: the tape replay's page reads (query-api/tape/read.ts readTapeEntries, REPLAY_PAGE trades a page, keyset cursor,
  *   each page's window from the cursor's instant).
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { levelRecordsBetween, levelRowsBetween } from '#processors/snapshots/processor-reads.ts';
+import { levelRowsBetween } from '#processors/snapshots/processor-reads.ts';
 import { LEVELS_READ_BYTES, REPLAY_PAGE } from '#query-api/replay/sources.ts';
 import type { TapeCursor } from '#query-api/tape/cursor.ts';
 import { allTrades } from '#query-api/tape/filter.ts';
@@ -29,7 +30,7 @@ export interface BareRead {
   readonly narrow: { readonly ms: number; readonly perSecond: number } | null;
 }
 
-const NARROW_SQL = `SELECT venue, ${msInt64('computed_at')} AS t, levels_pack FROM gex_snapshots
+const NARROW_SQL = `SELECT venue, ${msInt64('computed_at')} AS t, base64Decode(levels_pack) AS levels_bytes FROM gex_snapshots
 WHERE symbol = 'BTCUSDT' AND computed_at >= ${msParam('from')} AND computed_at <= ${msParam('to')}
 ORDER BY computed_at, venue LIMIT 1 BY computed_at, venue`;
 
@@ -45,15 +46,18 @@ export async function bareLevels(store: Store, start: number, end: number): Prom
   let pieces = 0;
   let t0 = performance.now();
   for (let from = start; from <= end; from += step) {
-    const records = await levelRecordsBetween(store, 'BTCUSDT', from, Math.min(end, from + step - INTERVAL));
-    rows += records.length;
-    units += new Set(records.map((r) => r.computed_at_ms)).size;
+    const read = await levelRowsBetween(store, 'BTCUSDT', from, Math.min(end, from + step - INTERVAL));
+    rows += read.rows;
+    units += new Set(read.computedAt).size;
+    read.release();
     pieces++;
   }
   const ms = performance.now() - t0;
   t0 = performance.now();
   for (let from = start; from <= end; from += step)
-    await store.queryColumns(NARROW_SQL, { from, to: Math.min(end, from + step - INTERVAL) });
+    store.releaseColumns(
+      await store.queryColumns(NARROW_SQL, { from, to: Math.min(end, from + step - INTERVAL) }, { views: ['levels_bytes'] }),
+    );
   const narrowMs = performance.now() - t0;
   return {
     ms,

@@ -234,7 +234,7 @@ async function measure(store: Store, app: ApiInstance, base: string, bus: Memory
     );
     if (levelsBound.narrow !== null)
       console.log(
-        `  baseline: the levels column alone, Native (venue, t, levels_pack), same reads: ${(levelsBound.narrow.ms / 1000).toFixed(1)} s = ${int(levelsBound.narrow.perSecond)} instants/s`,
+        `  baseline: the levels column alone, Native (venue, t, the packed levels as bytes), same reads: ${(levelsBound.narrow.ms / 1000).toFixed(1)} s = ${int(levelsBound.narrow.perSecond)} instants/s`,
       );
     if (tapeBound !== null)
       console.log(

@@ -51,6 +51,12 @@ export function textAt(col: BytesColumn, i: number): string | null {
   return col.bytes.toString('utf8', col.starts[i], col.ends[i]);
 }
 
+/** The bytes of row `i` of a bytes column, a view of the result's (null for NULL): valid until the result is released. */
+export function bytesAt(col: BytesColumn, i: number): Buffer | null {
+  if (col.nulls !== null && col.nulls[i] === 1) return null;
+  return col.bytes.subarray(col.starts[i], col.ends[i]);
+}
+
 /** Byte length of row `i` of a bytes column. */
 export const byteLengthAt = (col: BytesColumn, i: number): number => (col.ends[i] as number) - (col.starts[i] as number);
 

@@ -46,7 +46,7 @@ test('also passes', () => {});
   assert.equal(lines.filter((l) => l.startsWith('# FAILED ')).length, 2, out);
   assert.ok(lines.includes('# 2 failed test(s):'), out);
   assert.deepEqual(
-    lines.filter((l) => /^#   \S/.test(l)),
+    lines.filter((l) => /^# {3}\S/.test(l)),
     ['#   outer > inner > adds wrong', '#   throws'],
   );
   assert.ok(lines.includes('# FAILED sample.test.mjs'), out);

@@ -13,7 +13,8 @@ import { STORED_INCLUDES } from '../analytics/levels.ts';
 import { buildVenueRows } from '../analytics/snapshot-row.ts';
 import { computeSnapshot } from './compute-step.ts';
 import { runCycle } from './cycle.ts';
-import { levelRecordsBetween, levelRowsBetween, snapshotRecordsBetween } from './processor-reads.ts';
+import { levelRowsBetween, snapshotRecordsBetween } from './processor-reads.ts';
+import { fromSnapshotRecord, type SnapshotRecord } from './snapshot-record.ts';
 import { loadStateAsOf } from './rebuild.ts';
 import { MarketState } from './state.ts';
 import { expectedChain, marketEvents, TICK, tradeEvents } from './testing/chain-fixture.ts';
@@ -134,23 +135,23 @@ describe('snapshot cycle on a hand-built market', () => {
     assert.deepEqual(fromStore.rows, fromMemory.rows); // instrument order may differ; rows are canonical
   });
 
-  test('the level rows of a range make the stored records (no cells), one instant at a time, and their size', async () => {
+  test('the level rows of a range decode to the stored rows (no cells), one at a time, and give their size', async () => {
     const stored = await snapshotRecordsBetween(store, 'BTCUSDT', TICK - 1, TICK + 1);
     assert.equal(stored.length, 2, 'one row per venue at the tick');
     const rows = await levelRowsBetween(store, 'BTCUSDT', TICK - 1, TICK + 1);
     assert.deepEqual([rows.rows, [...rows.computedAt]], [2, [TICK, TICK]]);
     const noCells = { cell_expiry_ms: [], cell_strike: [], cell_gex_std: [], cell_gex_flow: [] };
-    for (let i = 0; i < rows.rows; i++) assert.deepEqual(rows.record(i), { ...stored[i], ...noCells });
+    // Decoded in turn (the decoder reuses one buffer): each row still equals the stored one after the next is decoded.
+    const decoded = [rows.row(0), rows.row(1)];
+    for (const [i, r] of decoded.entries())
+      assert.deepEqual(r, fromSnapshotRecord('BTCUSDT', { ...(stored[i] as SnapshotRecord), ...noCells }));
+    // The size counts the packed levels as bytes (base64 decoded by the store), 200 for the rest of a row.
     assert.equal(
       rows.bytes,
-      stored.reduce((n, r) => n + r.levels_pack.length + 200, 0),
+      stored.reduce((n, r) => n + Buffer.from(r.levels_pack, 'base64').byteLength + 200, 0),
     );
-    assert.throws(() => rows.record(2), RangeError);
+    assert.throws(() => rows.row(2), RangeError);
     rows.release();
-    assert.deepEqual(
-      await levelRecordsBetween(store, 'BTCUSDT', TICK - 1, TICK + 1),
-      stored.map((r) => ({ ...r, ...noCells })),
-    );
     const none = await levelRowsBetween(store, 'BTCUSDT', TICK + 1, TICK + 2);
     assert.deepEqual([none.rows, none.bytes], [0, 0]);
   });

@@ -99,10 +99,43 @@ class Reader {
   }
 }
 
+/**
+ * The decoded bytes of the pack being read: one buffer reused by every decode (grown to the largest pack), since the
+ * Reader copies every value out. A Buffer and a Float64Array per row were two allocations outside the JS heap per
+ * venue row, which a levels replay makes ~4,000 times a second.
+ */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+function scratchOf(bytes: number): Buffer {
+  if (bytes > scratch.byteLength) scratch = Buffer.allocUnsafeSlow(Math.max(bytes, scratch.byteLength * 2));
+  return scratch;
+}
+
+function floatsOf(into: Buffer, n: number): Float64Array {
+  if (n % 8 !== 0) throw new Error('levels_pack: not a whole number of Float64 values');
+  // allocUnsafeSlow: the buffer owns its ArrayBuffer from offset 0, so the view is aligned.
+  return new Float64Array(into.buffer, 0, n / 8);
+}
+
+/** A venue row's packed levels from the base64 text stored in gex_snapshots.levels_pack. */
 export function decodeLevelsPack(b64: string): PackedLevels {
-  const bytes = Buffer.from(b64, 'base64');
-  const v = new Float64Array(bytes.byteLength / 8);
-  new Uint8Array(v.buffer).set(bytes);
+  // base64 decodes to at most 3 bytes per 4 characters.
+  const into = scratchOf(Math.ceil(b64.length / 4) * 3);
+  return readPack(floatsOf(into, into.write(b64, 0, 'base64')));
+}
+
+/**
+ * A venue row's packed levels from the decoded bytes (`base64Decode(levels_pack)` read by the store): no base64 text
+ * is made on this side. The bytes may sit at any offset of their buffer (a value of a result's bytes): they are
+ * copied into an aligned one first.
+ */
+export function decodeLevelsPackBytes(bytes: Uint8Array): PackedLevels {
+  const into = scratchOf(bytes.byteLength);
+  into.set(bytes, 0);
+  return readPack(floatsOf(into, bytes.byteLength));
+}
+
+function readPack(v: Float64Array): PackedLevels {
   const r = new Reader(v);
   const version = r.num();
   if (version !== LEVELS_PACK_VERSION) throw new Error(`levels_pack: unknown version ${version}`);

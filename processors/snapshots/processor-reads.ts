@@ -5,11 +5,11 @@
  * The API's point-in-time reads are in query-api/gex/snapshot-point-reads.ts.
  */
 import type { Store } from '#clickhouse/store.ts';
-import { byteLengthAt, columnOf, textAt } from '#clickhouse/row-binary.ts';
+import { byteLengthAt, bytesAt, columnOf } from '#clickhouse/row-binary.ts';
 import type { MarketSymbol, Venue } from '#schemas/events.ts';
 import type { DealerModel } from '../analytics/types.ts';
 import type { GammaFlowPoint } from './gamma-flow.ts';
-import { fromSnapshotRecord, SNAPSHOT_COLUMNS, SNAPSHOT_LEVEL_COLUMNS } from './snapshot-record.ts';
+import { fromSnapshotLevelsRecord, fromSnapshotRecord, SNAPSHOT_COLUMNS, SNAPSHOT_LEVEL_COLUMNS } from './snapshot-record.ts';
 import type { SnapshotRecord, SnapshotSource, StoredSnapshotRow } from './snapshot-record.ts';
 import { msParam, msColumn, msNullableColumn } from '#clickhouse/epoch-ms.ts';
 
@@ -42,9 +42,9 @@ export async function snapshotRecordsBetween(store: Store, symbol: MarketSymbol,
 const LEVEL_RECORDS_BETWEEN = recordsBetween(SNAPSHOT_LEVEL_COLUMNS);
 
 /**
- * The venue rows of a range of instants as read for their levels (no heatmap cells), each row's record made when
- * asked for: the packed levels (~45 KB a venue) stay bytes of the result until then, so a reader that renders one
- * instant at a time makes each one's strings as it renders it and none outlives its instant.
+ * The venue rows of a range of instants as read for their levels (no heatmap cells), each row decoded when asked
+ * for: the packed levels (~34 KB a venue) stay bytes of the result until then, so a reader that renders one instant
+ * at a time decodes each one's rows as it renders it and none outlives its instant.
  */
 export interface LevelRows {
   readonly rows: number;
@@ -52,33 +52,35 @@ export interface LevelRows {
   readonly computedAt: Float64Array;
   /** Size of the rows as read, about: their packed levels and ~200 bytes a row. */
   readonly bytes: number;
-  /** Row i's record (cell arrays empty), its levels_pack string made now. */
-  record(i: number): SnapshotRecord;
-  /** Done with the rows (Store.releaseColumns): no record is asked for after. */
+  /** Row i (its heatmap-cell arrays empty), decoded now. */
+  row(i: number): StoredSnapshotRow;
+  /** Done with the rows (Store.releaseColumns): no row is asked for after. */
   release(): void;
 }
 
 /** Bytes a row is counted besides its packed levels (LevelRows.bytes): its other columns, about. */
 const ROW_BYTES = 200;
 
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * The rows `snapshotRecordsBetween` reads, without the heatmap cells: for readers that render levels and never the
  * strike x expiry heatmap (the replay's levels channels). Read column-wise through Native (no JSON: about half the
- * time and a fraction of the garbage of the same rows as JSON; ~4x faster than the full rows as JSON), levels_pack
- * kept as a view of the result's bytes until a record is made.
+ * time and a fraction of the garbage of the same rows as JSON; ~4x faster than the full rows as JSON), the packed
+ * levels decoded from base64 by the store and kept as a view of the result's bytes until the row is decoded.
  */
 export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<LevelRows> {
   const r = await store.queryColumns(
     LEVEL_RECORDS_BETWEEN,
     { symbol, from: Math.trunc(fromMs), to: Math.trunc(toMs) },
-    { views: ['levels_pack'] },
+    { views: ['levels_bytes'] },
   );
   const venue = columnOf(r, 'venue', 'string', 'snapshot read').values;
   const at = columnOf(r, 'computed_at_ms', 'number', 'snapshot read').values;
   const gridMin = columnOf(r, 'grid_min', 'number', 'snapshot read').values;
   const gridStep = columnOf(r, 'grid_step', 'number', 'snapshot read').values;
   const gridPoints = columnOf(r, 'grid_points', 'number', 'snapshot read').values;
-  const pack = columnOf(r, 'levels_pack', 'bytes', 'snapshot read');
+  const pack = columnOf(r, 'levels_bytes', 'bytes', 'snapshot read');
   const source = columnOf(r, 'source', 'string', 'snapshot read').values;
   let bytes = 0;
   for (let i = 0; i < r.rows; i++) bytes += byteLengthAt(pack, i) + ROW_BYTES;
@@ -86,34 +88,20 @@ export async function levelRowsBetween(store: Store, symbol: MarketSymbol, fromM
     rows: r.rows,
     computedAt: at,
     bytes,
-    record: (i) => {
+    row: (i) => {
       if (!(i >= 0 && i < r.rows)) throw new RangeError('level rows: no such row');
-      return {
+      return fromSnapshotLevelsRecord(symbol, {
         venue: venue[i] as Venue,
         computed_at_ms: at[i] as number,
         grid_min: gridMin[i] as number,
         grid_step: gridStep[i] as number,
         grid_points: gridPoints[i] as number,
-        levels_pack: textAt(pack, i) ?? '',
-        cell_expiry_ms: [],
-        cell_strike: [],
-        cell_gex_std: [],
-        cell_gex_flow: [],
+        levels_bytes: bytesAt(pack, i) ?? NO_BYTES,
         source: source[i] as SnapshotSource,
-      };
+      });
     },
     release: () => store.releaseColumns(r),
   };
-}
-
-/** `levelRowsBetween`'s rows as records, all made at once (the result released once they are). */
-export async function levelRecordsBetween(store: Store, symbol: MarketSymbol, fromMs: number, toMs: number): Promise<SnapshotRecord[]> {
-  const rows = await levelRowsBetween(store, symbol, fromMs, toMs);
-  try {
-    return Array.from({ length: rows.rows }, (_, i) => rows.record(i));
-  } finally {
-    rows.release();
-  }
 }
 
 export const GAMMA_FLOW_COLUMNS = `symbol, ${msColumn('computed_at', 'computed_at_ms')}, model, positioning, spot,

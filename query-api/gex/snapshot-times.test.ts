@@ -6,7 +6,6 @@ import { ALL_INCLUDES } from '#processors/analytics/levels.ts';
 import { syntheticChain } from '#processors/analytics/testing/synthetic-chain.ts';
 import { levelsAsOf, levelsOfSnapshot, snapshotAsOf } from './as-of.ts';
 import { rowsFromChain } from '#processors/snapshots/compute-step.ts';
-import { decodeLevelsPack, encodeLevelsPack } from '#processors/snapshots/level-pack.ts';
 import { levelsOf } from '#processors/snapshots/levels-step.ts';
 import { levelRowsAtOrBefore } from './snapshot-point-reads.ts';
 import { SETTLE_MS, snapshotTimesOf, SnapshotTimes } from './snapshot-times.ts';
@@ -25,28 +24,6 @@ const chainAt = (now: number, k: number) =>
     seed: 7 + k,
     withInventory: true,
   });
-
-test('levels_pack: bit-exact round trip, nulls kept', () => {
-  for (const r of rowsFromChain(chainAt(T0, 0), 'live')) {
-    const withNulls = { ...r, perp_price: null, expiries: r.expiries.map((e, i) => (i === 0 ? { ...e, atm_iv: null } : e)), inv_net: -0 };
-    const {
-      symbol: _s,
-      venue: _v,
-      computed_at: _c,
-      grid_min: _a,
-      grid_step: _b,
-      grid_points: _p,
-      cell_expiry: _e,
-      cell_strike: _k,
-      cell_gex_std: _g,
-      cell_gex_flow: _f,
-      source: _o,
-      ...packed
-    } = withNulls;
-    assert.deepEqual(decodeLevelsPack(encodeLevelsPack(withNulls)), packed);
-    assert.ok(Object.is(decodeLevelsPack(encodeLevelsPack(withNulls)).inv_net, -0));
-  }
-});
 
 test('snapshot-times: settled instants from the index equal the store path; unsettled ones are left to the store', async () => {
   const { store, dispose } = await openTempStore();

@@ -10,8 +10,8 @@
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
  *   rows of consecutive instants are read in one query (processor-reads.ts levelRowsBetween: no heatmap cells), as many
- *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read); each instant's records (their packed
- *   levels, kept as bytes of the read until then) are made as it renders, and the read is released once rendered.
+ *   instants as fit in about LEVELS_READ_BYTES (sized from the previous read); each instant's rows (their packed
+ *   levels, kept as bytes of the read until then) are decoded as it renders, and the read is released once rendered.
  * - chain.{symbol}[.venues]: every stored 30 s chain of the window (option_chain_snapshots, the finest tier, kept
  *   3 days), a `snapshot` message at the first instant, then one `changes` message per instant against the
  *   previous one, as the live chain channel sends them (ws/chain-feed.ts). One instant per read: each instant's
@@ -22,7 +22,7 @@ import { msColumn, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { levelRowsBetween, type LevelRows } from '#processors/snapshots/processor-reads.ts';
 import { metaOf } from '#processors/snapshots/levels-step.ts';
-import { fromSnapshotRecord, type StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
+import type { StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
 import { readTapeColumns } from '../tape/read.ts';
@@ -45,10 +45,11 @@ type TapePage = Awaited<ReturnType<typeof readTapeColumns>>;
 export const REPLAY_PAGE = 5_000;
 
 /**
- * Snapshot rows read per store query for a levels channel, about (bytes of the rows read, mostly the base64
- * levels_pack, ~45 KB a venue row). 2 MiB: reads of 4 MiB (then as JSON) were ~10-30 % faster but held twice the
- * memory per replay in the engine, the decoding and the result's crossing to the replay thread (server RSS +80-140
- * MB during a levels replay, against +17-65 MB); 1 MiB cost another ~20 % (bench/RESULTS.md "replay").
+ * Snapshot rows read per store query for a levels channel, about (bytes of the rows read, mostly the packed levels,
+ * ~34 KB a venue row, read as bytes: base64-decoded by the store). 2 MiB: reads of 4 MiB (then as JSON) were ~10-30 %
+ * faster but held twice the memory per replay in the engine, the decoding and the result's crossing to the replay
+ * thread (server RSS +80-140 MB during a levels replay, against +17-65 MB); 1 MiB cost another ~20 % (bench/RESULTS.md
+ * "replay").
  */
 export const LEVELS_READ_BYTES = 2 * 2 ** 20;
 /** Trades rendered at a time from a tape page (a chunk of the tape source). */
@@ -175,7 +176,7 @@ async function* levelsChunks(store: Store, channel: Channel, w: ReplayWindow, pa
         if (range === undefined) continue;
         p.byInstant.delete(t);
         const rows: StoredSnapshotRow[] = [];
-        for (let i = range[0]; i < range[1]; i++) rows.push(fromSnapshotRecord(symbol, p.rows.record(i)));
+        for (let i = range[0]; i < range[1]; i++) rows.push(p.rows.row(i));
         chunk.push({ atMs: t, value: levelsNotification({ meta: metaOf(symbol, t, rows), rows }, channel) });
       }
     } finally {

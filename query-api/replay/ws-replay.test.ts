@@ -158,7 +158,9 @@ describe('/v2/ws public/replay', () => {
     const totalMs = performance.now() - t0;
     assert.equal(replays(c).length, 3);
     assert.ok(totalMs >= expectMs + 500 - 20, `done after ${totalMs} ms; real time ${expectMs} ms + 500 ms paused`);
-    assert.ok(totalMs < expectMs + 500 + 2_000, `done after ${totalMs} ms`);
+    // Not held much longer than the pacing asks: the margin is for the replay thread, which runs at nice 19 and waits
+    // for a core behind another test file on a busy machine.
+    assert.ok(totalMs < expectMs + 500 + 5_000, `done after ${totalMs} ms`);
   });
 
   test('stop ends the replay with status stopped; one replay per connection; pause without a replay is an error', async () => {
