@@ -115,14 +115,17 @@ export function fromSnapshotRecord(symbol: MarketSymbol, rec: SnapshotRecord): S
   return snapshotRow(symbol, rec, decodeLevelsPack(rec.levels_pack), cells);
 }
 
+/** The heatmap cells of a row read without them: one frozen value shared by every such row (the arrays are readonly). */
+const NO_CELLS: Cells = Object.freeze({
+  cell_expiry: Object.freeze([]),
+  cell_strike: Object.freeze([]),
+  cell_gex_std: Object.freeze([]),
+  cell_gex_flow: Object.freeze([]),
+});
+
 /** The row of a SNAPSHOT_LEVEL_COLUMNS record, its heatmap-cell arrays empty. */
 export function fromSnapshotLevelsRecord(symbol: MarketSymbol, rec: SnapshotLevelsRecord): StoredSnapshotRow {
-  return snapshotRow(symbol, rec, decodeLevelsPackBytes(rec.levels_bytes), {
-    cell_expiry: [],
-    cell_strike: [],
-    cell_gex_std: [],
-    cell_gex_flow: [],
-  });
+  return snapshotRow(symbol, rec, decodeLevelsPackBytes(rec.levels_bytes), NO_CELLS);
 }
 
 /**
