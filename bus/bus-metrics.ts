@@ -23,7 +23,7 @@ const published = new Counter({
 
 const consumed = new Counter({
   name: METRIC.busConsumedMessages,
-  help: 'Messages handed to a consumer group handler that returned successfully (committed)',
+  help: 'Messages handed to a consumer group handler that returned successfully (committed then, or later by a commit gate)',
   labelNames: ['topic', 'group', 'bus'] as const,
   registers: [metricsRegistry],
 });
@@ -45,6 +45,13 @@ const consumerRestarts = new Counter({
 const handlerErrors = new Counter({
   name: METRIC.busHandlerErrors,
   help: 'Batch handlers that threw (the batch is redelivered)',
+  labelNames: ['topic', 'group', 'bus'] as const,
+  registers: [metricsRegistry],
+});
+
+const commitErrors = new Counter({
+  name: METRIC.busCommitErrors,
+  help: 'Deferred commits (SubscribeOptions.commitGate) that failed; retried while the member owns the partition',
   labelNames: ['topic', 'group', 'bus'] as const,
   registers: [metricsRegistry],
 });
@@ -113,6 +120,7 @@ export interface BusMetrics {
   publishError(topic: string): void;
   consumed(topic: string, groupId: string, count: number): void;
   handlerError(topic: string, groupId: string): void;
+  commitError(topic: string, groupId: string): void;
   consumerRestarted(): void;
 }
 
@@ -122,6 +130,7 @@ export function busMetrics(bus: BusKind): BusMetrics {
     publishError: (topic) => publishErrors.inc({ topic, bus }),
     consumed: (topic, group, count) => consumed.inc({ topic, group, bus }, count),
     handlerError: (topic, group) => handlerErrors.inc({ topic, group, bus }),
+    commitError: (topic, group) => commitErrors.inc({ topic, group, bus }),
     consumerRestarted: () => consumerRestarts.inc({ bus }),
   };
 }

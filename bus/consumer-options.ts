@@ -3,6 +3,7 @@ import type { BusMetrics } from './bus-metrics.ts';
 import type { Logger } from '#platform/log.ts';
 import { ok, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
+import { DeferredCommits, type CommitGate, type CommitOffset } from './deferred-commits.ts';
 
 /** What both consumer implementations (memory and Kafka) are built with. */
 export interface ConsumerCommonOptions<Self> {
@@ -13,6 +14,8 @@ export interface ConsumerCommonOptions<Self> {
   /** First redelivery delay ceiling after a handler failure (shared jittered backoff, doubling up to 30x). */
   readonly retryBackoffMs: number;
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
+  /** Deferred commits (SubscribeOptions.commitGate). */
+  readonly commitGate?: CommitGate;
   readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
   readonly metrics: BusMetrics;
   readonly log: Logger;
@@ -59,6 +62,7 @@ export function commonConsumerOptions<Self>(
     partitionsConcurrently: Math.max(1, Math.floor(sub.partitionsConcurrently ?? 1)),
     retryBackoffMs: sizes.retryBackoffMs,
     eachBatch: sub.eachBatch,
+    ...(sub.commitGate ? { commitGate: sub.commitGate } : {}),
     ...(sub.onAssignment ? { onAssignment: sub.onAssignment } : {}),
     metrics: owner.metrics,
     log: owner.log,
@@ -67,4 +71,17 @@ export function commonConsumerOptions<Self>(
       owner.consumers.delete(c);
     },
   };
+}
+
+/**
+ * The member's deferred commits (null without a commitGate): a failed commit counts in gex_bus_commit_errors_total
+ * and is logged (the first and every 20th of the member: a broker outage fails one every COMMIT_RETRY_MS).
+ */
+export function deferredCommitsOf<Self>(o: ConsumerCommonOptions<Self>, groupId: string, commit: CommitOffset): DeferredCommits | null {
+  if (o.commitGate === undefined) return null;
+  let failures = 0;
+  return new DeferredCommits(o.commitGate, commit, (err, topic, partition) => {
+    o.metrics.commitError(topic, groupId);
+    if (failures++ % 20 === 0) o.log.warn({ err, group: groupId, topic, partition, failures }, 'deferred commit failed; retrying');
+  });
 }

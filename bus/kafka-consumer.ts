@@ -1,7 +1,8 @@
 import type { Consumer, ConsumerRunConfig, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { BusConsumer, ConsumedBatch, ConsumedMessage } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
-import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { deferredCommitsOf, handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import type { DeferredCommits } from './deferred-commits.ts';
 import { Backoff, type RetryPolicy } from '#platform/steps/retry-policy.ts';
 import { isRetriableKafkaError } from './kafka-errors.ts';
 import { ConsumerRevival } from './consumer-revival.ts';
@@ -22,7 +23,8 @@ const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /**
  * One kafkajs consumer-group member behind the BusConsumer interface. kafkajs runs with autoCommit off and
  * eachBatchAutoResolve off; this wrapper splits each fetched batch into chunks of at most maxBatchSize, and after
- * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset. The handler runs as
+ * the handler resolves a chunk it resolves the chunk's last offset and commits the next offset (with a commitGate:
+ * once the gate allows, deferred-commits.ts, while the fetching goes on). The handler runs as
  * the pipeline step 'bus.consume'; a throw seeks the partition back to the chunk's first offset (redelivery) after
  * the shared jittered backoff; pause() makes the wrapper seek back and return, and kafkajs stops fetching.
  */
@@ -41,16 +43,23 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   private readonly runConfig: ConsumerRunConfig;
   /** Runs the consumer again when kafkajs stopped it for good (consumer-revival.ts). */
   private readonly revival: ConsumerRevival;
+  /** Commits waiting for SubscribeOptions.commitGate (null: a chunk commits when its handler resolves). */
+  private readonly deferred: DeferredCommits | null;
+  /** onBatch calls running (stop() waits for them before the deferred commits settle). */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: KafkaConsumerOptions) {
     this.groupId = options.groupId;
     this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
     this.step = handlerStep(options.eachBatch, this.groupId, options.log);
+    this.deferred = deferredCommitsOf(options, this.groupId, (topic, partition, next) =>
+      options.consumer.commitOffsets([{ topic, partition, offset: next.toString() }]),
+    );
     this.runConfig = {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConcurrently,
-      eachBatch: (payload) => this.onBatch(payload),
+      eachBatch: (payload) => this.tracked(this.onBatch(payload)),
     };
     this.revival = new ConsumerRevival({
       groupId: this.groupId,
@@ -69,6 +78,7 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       }
       owned.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
       this.owned = owned;
+      this.deferred?.retain(owned);
       this.revival.joined();
       if (this.paused) this.applyPause();
       if (this.state === 'running') options.onAssignment?.(owned.map((tp) => ({ ...tp })));
@@ -134,9 +144,21 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
     return this.owned.map((tp) => ({ ...tp }));
   }
 
-  /** Finish the in-flight chunk, commit it, leave the group. */
-  stop(): Promise<void> {
+  /**
+   * Finish the in-flight chunk, commit it, leave the group. With deferred commits: fetching stops, the in-flight
+   * chunks finish, and the pending gates and commits settle before the member leaves.
+   */
+  async stop(): Promise<void> {
     if (this.state === 'running') this.state = 'stopping';
+    if (this.deferred !== null && this.closing === null) {
+      try {
+        this.options.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+      } catch {
+        // not running: nothing is fetched anyway
+      }
+      while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+      await this.deferred.settled();
+    }
     return this.close();
   }
 
@@ -144,7 +166,13 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
   crash(): Promise<void> {
     this.state = 'stopped';
     this.abort(ABORTED);
+    this.deferred?.abandon();
     return this.close();
+  }
+
+  private tracked(batch: Promise<void>): Promise<void> {
+    this.inFlight.add(batch);
+    return batch.finally(() => this.inFlight.delete(batch));
   }
 
   private close(): Promise<void> {
@@ -203,9 +231,11 @@ export class KafkaBusConsumer implements BusConsumer, CrashableConsumer {
       this.backoff.reset();
       if (outcome === ABORTED || this.isStopped()) return;
       resolveOffset(last.offset);
-      await commitOffsetsIfNecessary({
-        topics: [{ topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
-      });
+      if (this.deferred !== null) this.deferred.handled(topic, partition, last.offset);
+      else
+        await commitOffsetsIfNecessary({
+          topics: [{ topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
+        });
       this.options.metrics.consumed(topic, groupId, messages.length);
       if (!isRunning() || this.state !== 'running') return;
       await heartbeat();

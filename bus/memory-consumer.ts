@@ -1,6 +1,7 @@
 import type { BusConsumer, ConsumedBatch } from './types.ts';
 import type { CrashableConsumer } from './crashable.ts';
-import { handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import { deferredCommitsOf, handlerStep, redeliveryPolicy, type ConsumerCommonOptions } from './consumer-options.ts';
+import type { DeferredCommits } from './deferred-commits.ts';
 import { Backoff } from '#platform/steps/retry-policy.ts';
 import { runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { Claim, GroupMember, MemoryGroup } from './memory-group.ts';
@@ -35,6 +36,8 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   private readonly backoff: Backoff;
   private readonly step: PipelineStep<ConsumedBatch, void>;
   private loop: Promise<void> = Promise.resolve();
+  /** Commits waiting for SubscribeOptions.commitGate (null: a batch commits when its handler resolves). */
+  private readonly deferred: DeferredCommits | null;
 
   constructor(private readonly options: MemoryConsumerOptions) {
     this.groupId = options.group.id;
@@ -43,6 +46,10 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
     this.holdsLease = options.holdsLease;
     this.backoff = new Backoff(redeliveryPolicy(options.retryBackoffMs));
     this.step = handlerStep(options.eachBatch, this.groupId, options.log);
+    // A member that no longer owns the partition commits nothing (its successor reads from the committed offset).
+    this.deferred = deferredCommitsOf(options, this.groupId, async (topic, partition, next) => {
+      options.group.commitUpTo(this, topic, partition, Number(next));
+    });
   }
 
   /** Join the group and start the delivery loop. */
@@ -54,6 +61,7 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
   assign(partitions: readonly TopicPartition[]): void {
     this.owned = partitions;
     this.cursor = 0;
+    this.deferred?.retain(partitions);
     if (this.state === 'running') this.options.onAssignment?.(partitions.map((tp) => ({ ...tp })));
   }
 
@@ -88,12 +96,14 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
     this.wake();
     this.leaving.abort();
     await this.loop;
+    await this.deferred?.settled();
     this.leave();
   }
 
   /** Leave at once; the in-flight batch (if any) is abandoned uncommitted and goes to the remaining members. */
   async crash(): Promise<void> {
     if (this.state === 'stopped') return;
+    this.deferred?.abandon();
     this.leave();
     this.wake();
     this.leaving.abort();
@@ -134,7 +144,9 @@ export class MemoryConsumer implements BusConsumer, CrashableConsumer, GroupMemb
       this.cursor = (this.cursor + 1) % Math.max(1, this.owned.length);
       const ok = await this.handle(claim);
       if (this.isStopped()) return; // crashed: the group already abandoned the claim
-      group.complete(claim, ok);
+      group.complete(claim, ok, this.deferred === null);
+      const last = claim.batch.messages[claim.batch.messages.length - 1];
+      if (ok && last !== undefined) this.deferred?.handled(claim.batch.topic, claim.batch.partition, last.offset);
       if (ok) this.backoff.reset();
       else if (this.state === 'running') await this.backoff.wait(this.leaving.signal);
     }

@@ -16,6 +16,8 @@ export interface GroupMember {
 
 interface PartitionState {
   committed: number;
+  /** Next offset to hand out: past `committed` while handled batches wait for deferred commits (commitGate). */
+  position: number;
   owner: GroupMember | null;
   /** Member holding an uncommitted in-flight batch, and that batch's token (0 = none). */
   holder: GroupMember | null;
@@ -55,6 +57,7 @@ export class MemoryGroup implements TopicReader {
     if (this.topics.has(topic.name)) return;
     const parts = topic.partitions.map((p) => ({
       committed: fromBeginning ? p.earliest : p.end,
+      position: fromBeginning ? p.earliest : p.end,
       owner: null,
       holder: null,
       token: 0,
@@ -110,7 +113,7 @@ export class MemoryGroup implements TopicReader {
       const state = gt?.parts[tp.partition];
       const part = gt?.topic.partitions[tp.partition];
       if (!state || !part || state.owner !== member || state.token !== 0) continue;
-      const from = Math.max(state.committed, part.earliest);
+      const from = Math.max(state.position, state.committed, part.earliest);
       if (from >= part.end) continue;
       const messages = part.read(from, max);
       const token = this.nextToken++;
@@ -121,19 +124,37 @@ export class MemoryGroup implements TopicReader {
     return null;
   }
 
-  /** Finish a claimed batch: commit it when `ok`. Returns false when the claim was abandoned (member crashed). */
-  complete(claim: Claim, ok: boolean): boolean {
+  /**
+   * Finish a claimed batch. `ok` and `commit`: commit it; `ok` alone (deferred commits): the next claim starts after
+   * it while its commit waits (`commitUpTo`), unless the partition moved to another member meanwhile. Returns false
+   * when the claim was abandoned (member crashed).
+   */
+  complete(claim: Claim, ok: boolean, commit = true): boolean {
     const gt = this.topics.get(claim.batch.topic);
     const state = gt?.parts[claim.batch.partition];
     if (!gt || !state || state.token !== claim.token) return false;
+    const holder = state.holder;
     state.token = 0;
     state.holder = null;
-    if (ok) {
+    if (ok && commit) {
       state.committed = claim.next;
+      state.position = claim.next;
       gt.topic.onCommit(claim.batch.partition);
-    }
+    } else if (ok && state.owner === holder) state.position = claim.next;
     // The partition may have moved to another member while the batch was in flight.
     state.owner?.wake();
+    return true;
+  }
+
+  /** A deferred commit of `member`: commits up to `next` if it still owns the partition; false when it does not. */
+  commitUpTo(member: GroupMember, topic: string, partition: number, next: number): boolean {
+    const gt = this.topics.get(topic);
+    const state = gt?.parts[partition];
+    if (!gt || !state || state.owner !== member) return false;
+    if (next > state.committed) {
+      state.committed = next;
+      gt.topic.onCommit(partition);
+    }
     return true;
   }
 
@@ -143,14 +164,24 @@ export class MemoryGroup implements TopicReader {
     const members = this.members.map((m) => ({ id: m.memberId, topics: m.topics, holdsLease: m.holdsLease?.() === true }));
     const lease = this.members.some((m) => m.holdsLease !== undefined);
     const plan = lease ? assignLeasePartitions(members, counts) : assignPartitions(this.strategy, members, counts);
-    for (const gt of this.topics.values()) for (const state of gt.parts) state.owner = null;
+    const before = new Map<PartitionState, GroupMember | null>();
+    for (const gt of this.topics.values())
+      for (const state of gt.parts) {
+        before.set(state, state.owner);
+        state.owner = null;
+      }
     for (const member of this.members) {
       const owned = plan.get(member.memberId) ?? [];
       for (const tp of owned) {
         const state = this.topics.get(tp.topic)?.parts[tp.partition];
         if (state) state.owner = member;
       }
-      member.assign(owned);
+    }
+    // A partition that changes hands is read again from its committed offset (handled batches whose deferred
+    // commit had not landed are redelivered to the new owner).
+    for (const [state, owner] of before) if (state.owner !== owner) state.position = state.committed;
+    for (const member of this.members) {
+      member.assign(plan.get(member.memberId) ?? []);
       member.wake();
     }
   }

@@ -61,6 +61,17 @@ export interface SubscribeOptions {
   readonly partitionsConcurrently?: number;
   /** Called with consecutive messages of one partition; resolve = commit, throw = redeliver. */
   readonly eachBatch: (batch: ConsumedBatch) => Promise<void>;
+  /**
+   * Deferred commits. When set, a batch whose handler resolved counts as handled at once (the member goes on
+   * fetching and handing over the next batches) and its offsets are committed only once this gate resolves for
+   * them: it is asked with the last handled offset of a partition, one question at a time per partition, so one
+   * commit covers every batch handled before it. A gate that rejects leaves its offsets uncommitted until the next
+   * handled batch asks again (a restart or rebalance redelivers them: at-least-once). A failed commit is retried
+   * while the member owns the partition. `signal` is aborted when the member crashes or loses the partition;
+   * `stop()` waits for the gates and commits still pending. The state a handler keeps must therefore tolerate
+   * redelivery of batches it already handled.
+   */
+  readonly commitGate?: (topic: string, partition: number, lastOffset: string, signal: AbortSignal) => Promise<void>;
   /** Optional hook on rebalance: the partitions now owned by this member. */
   readonly onAssignment?: (assigned: readonly { topic: string; partition: number }[]) => void;
   /**

@@ -37,6 +37,14 @@ async function waitFor(what: string, predicate: () => boolean, timeoutMs: number
   }
 }
 
+async function waitForAsync(what: string, predicate: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await sleep(50);
+  }
+}
+
 /** Records every delivered batch. */
 class Recorder {
   readonly batches: ConsumedBatch[] = [];
@@ -57,6 +65,33 @@ async function withBus(makeBus: () => Bus | Promise<Bus>, body: (bus: Bus) => Pr
     await body(bus);
   } finally {
     await bus.close();
+  }
+}
+
+/** A gate that stays closed until `open()`; a wait rejects when its signal is aborted. */
+class Latch {
+  private opened = false;
+  private readonly waiters = new Set<() => void>();
+  open(): void {
+    this.opened = true;
+    for (const w of this.waiters) w();
+    this.waiters.clear();
+  }
+  wait(signal: AbortSignal): Promise<void> {
+    if (this.opened) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiters.delete(done);
+        reject(new Error('gate aborted'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(done);
+    });
   }
 }
 
@@ -404,6 +439,139 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         await sleep(quietMs);
         assert.deepEqual(next.messages.map(seqOf), [5]);
         await again.stop();
+      });
+    });
+
+    test('commitGate: batches keep coming while their commit waits; the commit lands when the gate opens and covers the batches before it', async () => {
+      await withBus(makeBus, async (bus) => {
+        const topic = `contract.gate.${uid()}`;
+        const groupId = `g.gate.${uid()}`;
+        await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+        await bus.publish(
+          topic,
+          Array.from({ length: 50 }, (_, i) => msg('k', i)),
+        );
+        const gate = new Latch();
+        const asked: string[] = [];
+        const rec = new Recorder();
+        const consumer = await bus.subscribe({
+          groupId,
+          topics: [topic],
+          maxBatchSize: 10,
+          eachBatch: rec.handler,
+          commitGate: async (t, partition, lastOffset, signal) => {
+            assert.equal(t, topic);
+            assert.equal(partition, 0);
+            asked.push(lastOffset);
+            await gate.wait(signal);
+          },
+        });
+        await waitFor('all 50 handled with the gate closed', () => rec.messages.length >= 50, waitMs);
+        assert.deepEqual(
+          rec.messages.map(seqOf),
+          Array.from({ length: 50 }, (_, i) => i),
+        );
+        assert.equal(asked.length, 1, `one question at a time: ${asked.join(', ')}`);
+        assert.ok(Number(asked[0]) <= 9, `asked first for the first batch's last offset, ${asked[0]}`);
+        const [closed] = await bus.lag(groupId, topic);
+        assert.ok(Number(closed?.committed) <= 0, `nothing committed with the gate closed: ${closed?.committed}`);
+
+        gate.open();
+        await waitForAsync('committed 50', async () => (await bus.lag(groupId, topic))[0]?.committed === '50', waitMs);
+        assert.equal(asked[asked.length - 1], '49');
+        assert.ok(asked.length <= 3, `a commit covers the batches handled before it: ${asked.join(', ')}`);
+        await consumer.stop();
+        assert.equal(rec.messages.length, 50, 'nothing delivered twice');
+      });
+    });
+
+    test('commitGate: stop() waits for a pending commit; crash() abandons it and the next member gets those messages again', async () => {
+      await withBus(makeBus, async (bus) => {
+        const topic = `contract.gate-stop.${uid()}`;
+        const groupId = `g.gate-stop.${uid()}`;
+        await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+        await bus.publish(
+          topic,
+          Array.from({ length: 5 }, (_, i) => msg('k', i)),
+        );
+        const gate = new Latch();
+        const rec = new Recorder();
+        const first = await bus.subscribe({
+          groupId,
+          topics: [topic],
+          eachBatch: rec.handler,
+          commitGate: (_t, _p, _o, signal) => gate.wait(signal),
+        });
+        await waitFor('5 handled', () => rec.messages.length >= 5, waitMs);
+        let stopped = false;
+        const stopping = first.stop().then(() => (stopped = true));
+        await sleep(300);
+        assert.equal(stopped, false, 'stop() waits for the pending commit');
+        gate.open();
+        await stopping;
+        assert.deepEqual(
+          (await bus.lag(groupId, topic)).map((r) => [r.committed, r.end]),
+          [['5', '5']],
+        );
+
+        await bus.publish(
+          topic,
+          Array.from({ length: 5 }, (_, i) => msg('k', 5 + i)),
+        );
+        const closed = new Latch();
+        const recVictim = new Recorder();
+        const victim = await bus.subscribe({
+          groupId,
+          topics: [topic],
+          eachBatch: recVictim.handler,
+          commitGate: (_t, _p, _o, signal) => closed.wait(signal),
+        });
+        await waitFor('5..9 handled', () => recVictim.messages.length >= 5, waitMs);
+        assert.ok(isCrashable(victim));
+        await victim.crash();
+        const recNext = new Recorder();
+        const next = await bus.subscribe({ groupId, topics: [topic], eachBatch: recNext.handler });
+        await waitFor('5..9 again', () => recNext.messages.length >= 5, waitMs);
+        await next.stop();
+        assert.deepEqual(recNext.messages.map(seqOf), [5, 6, 7, 8, 9]);
+        assert.deepEqual(
+          (await bus.lag(groupId, topic)).map((r) => [r.committed, r.end]),
+          [['10', '10']],
+        );
+      });
+    });
+
+    test('commitGate: a partition that moves to another member before its commit landed is delivered again to the new owner', async () => {
+      await withBus(makeBus, async (bus) => {
+        const topic = `contract.gate-move.${uid()}`;
+        const groupId = `g.gate-move.${uid()}`;
+        await bus.ensureTopics([{ name: topic, partitions: 2 }]);
+        const gate = new Latch();
+        const recA = new Recorder();
+        const a = await bus.subscribe({
+          groupId,
+          topics: [topic],
+          eachBatch: recA.handler,
+          commitGate: (_t, _p, _o, signal) => gate.wait(signal),
+        });
+        await waitFor('a owns 2', () => a.assignments().length === 2, waitMs);
+        await bus.publish(
+          topic,
+          Array.from({ length: 40 }, (_, i) => msg(`k${i % 8}`, i)),
+        );
+        await waitFor('a handled all 40', () => recA.messages.length >= 40, waitMs);
+        const recB = new Recorder();
+        const b = await bus.subscribe({ groupId, topics: [topic], eachBatch: recB.handler });
+        await waitFor('1 + 1 split', () => a.assignments().length === 1 && b.assignments().length === 1, waitMs);
+        const moved = b.assignments()[0]?.partition;
+        const expected = recA.messages.filter((m) => m.partition === moved).map(seqOf);
+        assert.ok(expected.length > 0, 'the moved partition held messages');
+        await waitFor('b got the moved partition again', () => recB.messages.length >= expected.length, waitMs);
+        assert.deepEqual(recB.messages.map(seqOf), expected);
+        gate.open();
+        await a.stop();
+        await b.stop();
+        for (const row of await bus.lag(groupId, topic)) assert.equal(row.committed, row.end, `partition ${row.partition} committed`);
       });
     });
   });

@@ -12,6 +12,7 @@ export const METRIC = {
   busConsumedMessages: 'gex_bus_consumed_messages_total',
   busPublishErrors: 'gex_bus_publish_errors_total',
   busHandlerErrors: 'gex_bus_handler_errors_total',
+  busCommitErrors: 'gex_bus_commit_errors_total',
   busConsumerRestarts: 'gex_bus_consumer_restarts_total',
   busConsumerLag: 'gex_bus_consumer_lag_messages',
   // pipeline steps (platform/steps)

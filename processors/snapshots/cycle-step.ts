@@ -42,7 +42,7 @@ export function cycleRunner(
       const r = await runStep(step, input, signal);
       if (r.kind !== 'ok') return;
       if (r.value.kind === 'stored') recordSnapshotAt(input.symbol, input.tick);
-      else log.debug({ symbol: input.symbol, tick: new Date(input.tick).toISOString(), reason: r.value.reason }, 'tick skipped: no data');
+      else log.info({ symbol: input.symbol, tick: new Date(input.tick).toISOString(), reason: r.value.reason }, 'tick skipped: no data');
       onCycle?.(r.value);
     } catch (err) {
       // Only a stop cuts a retry short: the tick is abandoned.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import kafkajs from 'kafkajs';
 import { MemoryBus } from '#bus/memory-bus.ts';
 import type { Bus } from '#bus/types.ts';
-import { AbortedError, waitCommittedPast, waitDrained } from './durability.ts';
+import { AbortedError, CommittedOffsetsWatch, waitDrained } from './durability.ts';
 
 /**
  * The durability waits over the in-process bus with offset look-ups failing as KafkaJS fails them during a broker
@@ -62,24 +62,40 @@ test('waitDrained: an outage that ends before the deadline still confirms the dr
   await inner.close();
 });
 
-test('waitCommittedPast: retries through the outage and resolves on the commit; aborts on stop', async () => {
+test('CommittedOffsetsWatch: retries through the outage and resolves on the commit; partitions share one look-up loop; aborts on stop', async () => {
   const inner = new MemoryBus();
-  await inner.ensureTopics([{ name: 'raw', partitions: 1 }]);
-  await inner.publish('raw', [msg(1)]);
+  await inner.ensureTopics([{ name: 'raw', partitions: 2 }]);
+  await inner.publish(
+    'raw',
+    Array.from({ length: 20 }, (_, i) => msg(i)),
+  );
   const failing = { now: true };
   const errors: Error[] = [];
-  const bus = outageBus(inner, failing, errors);
-  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw'], eachBatch: async () => {} });
+  const outage = outageBus(inner, failing, errors);
+  let lookups = 0;
+  const bus: Bus = { ...outage, lag: (g, t) => (lookups++, outage.lag(g, t)) };
+  const reported: string[] = [];
+  const watch = new CommittedOffsetsWatch(bus, 'writer', 25, (_err, topic) => reported.push(topic));
+  const ends = (await inner.lag('writer', 'raw')).map((p) => Number(p.end));
+  assert.ok(ends.length === 2 && ends.every((e) => e > 0), `both partitions hold messages: ${ends.join(', ')}`);
+  const never = new AbortController().signal;
+  const both = Promise.all([watch.waitPast('raw', 0, '0', never), watch.waitPast('raw', 1, '0', never)]);
   setTimeout(() => (failing.now = false), 1_200);
-  await waitCommittedPast(bus, 'writer', 'raw', 0, '0', new AbortController().signal, 25, () => {});
+  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw'], eachBatch: async () => {} });
+  const started = Date.now();
+  await both;
+  assert.ok(Date.now() - started >= 1_000, 'nothing resolved before the look-ups answered');
   assert.ok(errors.length >= 2, 'look-ups failed during the outage and were retried');
+  assert.equal(reported.length, errors.length, 'every failed look-up reported');
+  assert.ok(reported.every((t) => t === 'raw'));
+  // Two partitions waited through ~1.2 s of outage (a retry every 500 ms) and the commit: one loop, not two.
+  assert.ok(lookups <= errors.length + 3, `${lookups} look-ups for ${errors.length} failures`);
+
   failing.now = true;
   const stop = new AbortController();
   setTimeout(() => stop.abort(), 300);
-  await assert.rejects(
-    waitCommittedPast(bus, 'writer', 'raw', 0, '5', stop.signal, 25, () => {}),
-    AbortedError,
-  );
+  await assert.rejects(watch.waitPast('raw', 0, '500', stop.signal), AbortedError);
+  await assert.rejects(watch.waitPast('raw', 0, '500', stop.signal), AbortedError, 'an aborted signal rejects at once');
   await writer.stop();
   await inner.close();
 });

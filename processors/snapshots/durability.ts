@@ -28,27 +28,70 @@ async function lagOrNull(bus: Bus, groupId: string, topic: string, onError: Look
   }
 }
 
+interface PastWaiter {
+  readonly partition: number;
+  readonly target: bigint;
+  readonly resolve: () => void;
+}
+
 /**
- * Resolves once `groupId` committed past `offset` on (topic, partition); throws AbortedError when aborted. A failed
- * look-up (any broker error) is reported to `onError` and retried: the batch is never confirmed without the commit.
+ * Another group's commits, watched for waiters: `waitPast` resolves once `groupId` committed past an offset. One
+ * look-up loop per topic runs while someone waits on it (every `pollMs`; LOOKUP_RETRY_MS after a failed look-up,
+ * reported to `onError`), however many partitions wait: the gates of a consumer's partitions share it.
  */
-export async function waitCommittedPast(
-  bus: Bus,
-  groupId: string,
-  topic: string,
-  partition: number,
-  offset: string,
-  signal: AbortSignal,
-  pollMs = 25,
-  onError?: LookupFailed,
-): Promise<void> {
-  const target = BigInt(offset);
-  for (;;) {
-    const lag = await lagOrNull(bus, groupId, topic, onError);
-    const p = lag?.find((x) => x.partition === partition);
-    if (p !== undefined && BigInt(p.committed) > target) return;
-    if (signal.aborted) throw new AbortedError();
-    await waitDelay(lag === null ? LOOKUP_RETRY_MS : pollMs, signal);
+export class CommittedOffsetsWatch {
+  private readonly waiters = new Map<string, Set<PastWaiter>>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly groupId: string,
+    private readonly pollMs = 25,
+    private readonly onError?: (err: unknown, topic: string) => void,
+  ) {}
+
+  /** Resolves once the group committed past `offset` on (topic, partition); throws AbortedError when aborted. */
+  waitPast(topic: string, partition: number, offset: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(new AbortedError());
+    return new Promise<void>((resolve, reject) => {
+      let set = this.waiters.get(topic);
+      const first = set === undefined;
+      if (set === undefined) this.waiters.set(topic, (set = new Set()));
+      const waiter: PastWaiter = {
+        partition,
+        target: BigInt(offset),
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = (): void => {
+        set.delete(waiter);
+        reject(new AbortedError());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      set.add(waiter);
+      if (first) void this.watch(topic, set);
+    });
+  }
+
+  private async watch(topic: string, set: Set<PastWaiter>): Promise<void> {
+    try {
+      while (set.size > 0) {
+        const lag = await lagOrNull(this.bus, this.groupId, topic, this.onError && ((err) => this.onError?.(err, topic)));
+        if (lag !== null) {
+          for (const w of set) {
+            const p = lag.find((x) => x.partition === w.partition);
+            if (p !== undefined && BigInt(p.committed) > w.target) {
+              set.delete(w);
+              w.resolve();
+            }
+          }
+        }
+        if (set.size > 0) await waitDelay(lag === null ? LOOKUP_RETRY_MS : this.pollMs);
+      }
+    } finally {
+      this.waiters.delete(topic);
+    }
   }
 }
 

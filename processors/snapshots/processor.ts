@@ -119,7 +119,7 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
   const cfg = snapshotConfig(opts.config);
   const clock = opts.clock ?? systemClock;
   const abort = new AbortController();
-  // The commit gate has its own signal: on stop the in-flight batch may still become durable and commit.
+  // The commit gate has its own signal: on stop the pending commits may still become durable and land (2 s grace).
   const gateAbort = new AbortController();
   const state = new MarketState();
   const chainOpts = { tickerFreshnessMs: cfg.tickerFreshnessMs, priceFreshnessMs: cfg.priceFreshnessMs };
@@ -131,7 +131,7 @@ export async function startSnapshotProcessor(bus: Bus, store: Store, opts: Snaps
   for (const symbol of cfg.symbols) await loadStateAsOf(store, symbol, startedAt, chainOpts, state);
   log.info({ symbols: cfg.symbols, at: new Date(startedAt).toISOString() }, 'snapshot state rebuilt from the raw tables');
 
-  // 2. Resume consuming at the committed offsets; commit only once the raw writer stored the batch.
+  // 2. Resume consuming at the committed offsets; a batch commits once the raw writer stored it (fetching goes on).
   const consumer = await consumeStateTopics(bus, cfg, state, gateAbort.signal, log);
 
   // 3. Catch up the ticks missed while down, then 4. the live loop, aligned to the wall clock.
