@@ -29,19 +29,11 @@ function seqOf(m: ConsumedMessage): number {
   return Number(m.headers.n);
 }
 
-async function waitFor(what: string, predicate: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await sleep(20);
-  }
-}
-
-async function waitForAsync(what: string, predicate: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await sleep(50);
+    await sleep(20);
   }
 }
 
@@ -477,7 +469,7 @@ export function runBusContract(name: string, makeBus: () => Bus | Promise<Bus>, 
         assert.ok(Number(closed?.committed) <= 0, `nothing committed with the gate closed: ${closed?.committed}`);
 
         gate.open();
-        await waitForAsync('committed 50', async () => (await bus.lag(groupId, topic))[0]?.committed === '50', waitMs);
+        await waitFor('committed 50', async () => (await bus.lag(groupId, topic))[0]?.committed === '50', waitMs);
         assert.equal(asked[asked.length - 1], '49');
         assert.ok(asked.length <= 3, `a commit covers the batches handled before it: ${asked.join(', ')}`);
         await consumer.stop();

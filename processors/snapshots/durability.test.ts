@@ -75,7 +75,7 @@ test('CommittedOffsetsWatch: retries through the outage and resolves on the comm
   let lookups = 0;
   const bus: Bus = { ...outage, lag: (g, t) => (lookups++, outage.lag(g, t)) };
   const reported: string[] = [];
-  const watch = new CommittedOffsetsWatch(bus, 'writer', 25, (_err, topic) => reported.push(topic));
+  const watch = new CommittedOffsetsWatch(bus, 'writer', new AbortController().signal, 25, (_err, topic) => reported.push(topic));
   const ends = (await inner.lag('writer', 'raw')).map((p) => Number(p.end));
   assert.ok(ends.length === 2 && ends.every((e) => e > 0), `both partitions hold messages: ${ends.join(', ')}`);
   const never = new AbortController().signal;

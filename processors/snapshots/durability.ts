@@ -32,12 +32,14 @@ interface PastWaiter {
   readonly partition: number;
   readonly target: bigint;
   readonly resolve: () => void;
+  readonly abort: () => void;
 }
 
 /**
  * Another group's commits, watched for waiters: `waitPast` resolves once `groupId` committed past an offset. One
  * look-up loop per topic runs while someone waits on it (every `pollMs`; LOOKUP_RETRY_MS after a failed look-up,
- * reported to `onError`), however many partitions wait: the gates of a consumer's partitions share it.
+ * reported to `onError`), however many partitions wait: the gates of a consumer's partitions share it. `stop` ends
+ * every wait, present and future, with AbortedError (one listener for the watch, not one per wait).
  */
 export class CommittedOffsetsWatch {
   private readonly waiters = new Map<string, Set<PastWaiter>>();
@@ -45,17 +47,31 @@ export class CommittedOffsetsWatch {
   constructor(
     private readonly bus: Bus,
     private readonly groupId: string,
+    private readonly stop: AbortSignal,
     private readonly pollMs = 25,
     private readonly onError?: (err: unknown, topic: string) => void,
-  ) {}
+  ) {
+    stop.addEventListener(
+      'abort',
+      () => {
+        for (const set of this.waiters.values()) for (const w of set) w.abort();
+      },
+      { once: true },
+    );
+  }
 
-  /** Resolves once the group committed past `offset` on (topic, partition); throws AbortedError when aborted. */
+  /** Resolves once the group committed past `offset` on (topic, partition); throws AbortedError when aborted or stopped. */
   waitPast(topic: string, partition: number, offset: string, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(new AbortedError());
+    if (signal.aborted || this.stop.aborted) return Promise.reject(new AbortedError());
     return new Promise<void>((resolve, reject) => {
       let set = this.waiters.get(topic);
       const first = set === undefined;
       if (set === undefined) this.waiters.set(topic, (set = new Set()));
+      const onAbort = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        set.delete(waiter);
+        reject(new AbortedError());
+      };
       const waiter: PastWaiter = {
         partition,
         target: BigInt(offset),
@@ -63,10 +79,7 @@ export class CommittedOffsetsWatch {
           signal.removeEventListener('abort', onAbort);
           resolve();
         },
-      };
-      const onAbort = (): void => {
-        set.delete(waiter);
-        reject(new AbortedError());
+        abort: onAbort,
       };
       signal.addEventListener('abort', onAbort, { once: true });
       set.add(waiter);

@@ -28,7 +28,7 @@ export function consumeStateTopics(
   const durable =
     cfg.durableGroupId === null
       ? null
-      : new CommittedOffsetsWatch(bus, cfg.durableGroupId, 25, (err, topic) => {
+      : new CommittedOffsetsWatch(bus, cfg.durableGroupId, gate, 25, (err, topic) => {
           // Broker errors of the look-up are retried (never confirmed without the commit): the commit waits.
           snapshotMetrics.offsetLookupErrors.inc({ where: 'commit_gate' });
           lookupErrors++;
@@ -53,7 +53,7 @@ export function consumeStateTopics(
       ? {}
       : {
           commitGate: (topic: string, partition: number, lastOffset: string, signal: AbortSignal) =>
-            durable.waitPast(topic, partition, lastOffset, AbortSignal.any([signal, gate])),
+            durable.waitPast(topic, partition, lastOffset, signal),
         }),
   });
 }
