@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { Session } from 'chdb';
 import { loadMigrations } from './migration-files.ts';
+import { engineServerSettingsXml } from './engine-config.ts';
 
 /**
  * Access control of the embedded engine (chDB), in ClickHouse's own terms: roles, grants and a row policy, loaded from
@@ -101,7 +102,10 @@ const argsByStore = new Map<string, string[]>();
 
 const xmlText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The engine arguments that load the access configuration for `database` (files under dataPath/gex-access). */
+/**
+ * The engine arguments that load the access configuration for `database` and the embedded engine's server settings
+ * (engine-config.ts): files under dataPath/gex-access.
+ */
 export function engineAccessArgs(dataPath: string, database: string): string[] {
   if (!IDENTIFIER.test(database)) throw new Error(`invalid database name ${JSON.stringify(database)}`);
   const dir = join(resolve(dataPath), 'gex-access');
@@ -111,7 +115,7 @@ export function engineAccessArgs(dataPath: string, database: string): string[] {
   if (known !== undefined && existsSync(config)) return known;
   mkdirSync(dir, { recursive: true });
   writeIfChanged(users, usersXml(database));
-  writeIfChanged(config, `<clickhouse>\n  <users_config>${xmlText(users)}</users_config>\n</clickhouse>\n`);
+  writeIfChanged(config, `<clickhouse>\n  <users_config>${xmlText(users)}</users_config>\n${engineServerSettingsXml()}</clickhouse>\n`);
   const args = [`--config-file=${config}`];
   argsByStore.set(config, args);
   return args;
