@@ -1,7 +1,7 @@
 import { TOPICS, type DeadLetter, type MarketEvent } from '#schemas/events.ts';
 import { encodeMarketEvent, encodeDeadLetter } from '#schemas/event-codec.ts';
 import type { Bus, BusMessage } from '#bus/types.ts';
-import { ingestMetrics, publishBacklogs, reasonClass } from './ingest-metrics.ts';
+import { ingestMetrics, publishBacklogs, publishedEventsOf, reasonClass } from './ingest-metrics.ts';
 import { childLogger } from '#platform/log.ts';
 import { ok, runStep, type PipelineStep } from '#platform/steps/step-runner.ts';
 import type { RetryPolicy } from '#platform/steps/retry-policy.ts';
@@ -96,14 +96,14 @@ export class EventPublisher {
       const { topic, message } = encodeMarketEvent(e);
       this.push(topic, message);
       if (e.event.venue !== runVenue || e.type !== runType) {
-        if (run > 0) ingestMetrics.events.inc({ venue: runVenue, type: runType }, run);
+        if (run > 0) publishedEventsOf(runVenue, runType).inc(run);
         runVenue = e.event.venue;
         runType = e.type;
         run = 0;
       }
       run++;
     }
-    if (run > 0) ingestMetrics.events.inc({ venue: runVenue, type: runType }, run);
+    if (run > 0) publishedEventsOf(runVenue, runType).inc(run);
     return this.pressure();
   }
 

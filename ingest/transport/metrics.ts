@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 import { BucketHistogram } from '#platform/metrics/bucket-histogram.ts';
+import { CounterTallies, type CounterSeries } from '#platform/metrics/counter-tally.ts';
 
 /** Connection-level ingest metrics, labelled by venue. Registered once per process on metricsRegistry. */
 
@@ -23,7 +24,14 @@ function histogram(name: string, help: string, buckets: readonly number[], label
   return new Histogram({ name, help, labelNames: [...labelNames], buckets: [...buckets], registers: [metricsRegistry] });
 }
 
-export const framesTotal = counter(METRIC.ingestFrames, 'WebSocket frames received from a venue');
+/** Frames received, counted per frame through a tally (platform/metrics/counter-tally.ts): framesOf(venue).inc(). */
+const frames = new CounterTallies({
+  name: METRIC.ingestFrames,
+  help: 'WebSocket frames received from a venue',
+  labelNames: ['venue'],
+  registers: [metricsRegistry],
+});
+export const framesOf = (venue: string): CounterSeries => frames.series({ venue });
 export const ignoredFramesTotal = counter(
   METRIC.ingestIgnoredFrames,
   'Venue frames parsed without events, by kind: ack, pong, heartbeat, venue_error, untracked, info, dropped (left out by rule, e.g. non-market futures trades)',

@@ -1,7 +1,8 @@
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
 import { childLogger, type Logger } from '#platform/log.ts';
 import { retryDelay, type RetryPolicy } from '#platform/steps/retry-policy.ts';
-import { connectionUp, framesTotal, readPausesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
+import type { CounterSeries } from '#platform/metrics/counter-tally.ts';
+import { connectionUp, framesOf, readPausesTotal, reconnectsTotal, staleReconnectsTotal } from './metrics.ts';
 
 /** The shared retry policy (platform/steps/retry-policy.ts) plus when a healthy connection resets the attempts. */
 export interface ReconnectPolicy extends RetryPolicy {
@@ -84,6 +85,8 @@ export class ResilientSocket {
   readonly #backoff: ReconnectPolicy;
   readonly #random: () => number;
   readonly #live = new Set<Conn>();
+  /** gex_ingest_frames_total of this venue, counted per frame. */
+  readonly #frames: CounterSeries;
   #current: Conn | null = null;
   #attempt = 0;
   #reconnectTimer: NodeJS.Timeout | null = null;
@@ -98,6 +101,7 @@ export class ResilientSocket {
     this.#opts = opts;
     this.#backoff = opts.backoff ?? DEFAULT_RECONNECT;
     this.#random = opts.random ?? Math.random;
+    this.#frames = framesOf(opts.venue);
     this.#log = childLogger('ws').child({ venue: opts.venue, ...(opts.name ? { conn: opts.name } : {}) });
   }
 
@@ -316,7 +320,7 @@ export class ResilientSocket {
   #onMessage(c: Conn, data: RawData, isBinary: boolean): void {
     const receivedAt = Date.now();
     c.lastFrameAt = receivedAt;
-    framesTotal.inc({ venue: this.#opts.venue });
+    this.#frames.inc();
     const frame = isBinary ? toBuffer(data) : toBuffer(data).toString('utf8');
     if (typeof frame === 'string' && this.#opts.replyTo) {
       const reply = this.#opts.replyTo(frame);
