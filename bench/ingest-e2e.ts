@@ -5,9 +5,11 @@
  * in-process bus and, when KAFKA_BROKERS or KAFKA_TEST_BROKERS is set, on Kafka. Latency = the raw writer's
  * store time (after the INSERT returned) minus the connector's receive time, per option-trade row.
  * Baseline in the same run: the same number of option trades published straight to the bus (EventPublisher, no
- * sockets, no parsers) and stored by the same raw writer. Saturation: BENCH_INGEST_E2E_WARMUP (1) untimed round,
- * then 3 timed rounds on one pipeline, baseline and end to end alike; the ratios are of the medians.
- * BENCH_INGEST_E2E_WRITES sets the raw writer's writes in flight (default: the product's, 2).
+ * sockets, no parsers) and stored by the same raw writer. Saturation: baseline and end-to-end rounds alternate on one
+ * running pipeline, BENCH_INGEST_E2E_WARMUP (1) untimed pairs, then BENCH_INGEST_E2E_PAIRS (5) timed ones; the verdict
+ * takes the median of the pairs' ratios. The connectors on the writer's thread (one thread): 3 timed rounds on a
+ * pipeline of their own, compared with the paired baseline's median. BENCH_INGEST_E2E_WRITES sets the raw writer's
+ * writes in flight (default: the product's, 2); BENCH_INGEST_E2E_FLOOD=0 skips the saturation measures.
  * Each measure also prints the pipeline process's CPU seconds by thread (bench/thread-cpu.ts): the event loop
  * (`main`: bus, raw writer), the connectors' thread (`gex-ingest`), Node's helpers (`node`: garbage collection,
  * compilers) and the embedded store's threads (`Unknown`: the INSERT statements, `MergeMutate`: merges, ...).
@@ -37,6 +39,8 @@ const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
 const BURST = 2_000;
 const FLOOD_ROUNDS = 3;
+/** Timed baseline / end-to-end pairs of the saturation measure (pairedSaturation). */
+const PAIRS = Number(process.env['BENCH_INGEST_E2E_PAIRS'] ?? 5);
 /**
  * Untimed rounds before the timed ones of each saturation measure (baseline and end to end alike): the first round
  * of a fresh pipeline also compiles the hot code and sizes the heaps (measured: ~20 % more CPU than the third).
@@ -50,6 +54,8 @@ interface Result {
   readonly seconds: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** The raw writer's option-trade INSERTs meanwhile. */
+  readonly inserts: number;
   /** CPU seconds used meanwhile by the pipeline process (JS + chDB threads) and by the sandbox process. */
   readonly pipelineCpu?: number;
   readonly sandboxCpu?: number;
@@ -60,19 +66,24 @@ interface Result {
 /** Counts stored option-trade rows and their receive -> stored latencies. */
 class StoredProbe {
   count = 0;
+  /** Option-trade INSERTs that stored counted rows. */
+  inserts = 0;
   /** Rows received before this are ignored (a shared Kafka topic may hold earlier runs). */
   since = Date.now();
   readonly latencies: number[] = [];
   readonly hook: StoredHook = (table, rows, storedAt) => {
     if (table !== RAW_TABLES.option_trade) return;
+    const count = this.count;
     for (const r of rows) {
       if (!('received_at' in r) || typeof r.received_at !== 'number' || r.received_at < this.since) continue;
       this.count++;
       this.latencies.push(storedAt - r.received_at);
     }
+    if (this.count > count) this.inserts++;
   };
   reset(): void {
     this.count = 0;
+    this.inserts = 0;
     this.latencies.length = 0;
     this.since = Date.now();
   }
@@ -191,6 +202,7 @@ async function timedRounds(probe: StoredProbe, rounds: number, warmup: number, s
       seconds,
       p50Ms: probe.percentile(0.5),
       p99Ms: probe.percentile(0.99),
+      inserts: probe.inserts,
       pipelineCpu: (cpu.user + cpu.system) / 1e6,
       threads,
     };
@@ -200,50 +212,60 @@ async function timedRounds(probe: StoredProbe, rounds: number, warmup: number, s
 }
 
 /**
- * Sandbox (second process) -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades.
- * `thread`: the connectors on their own thread (startIngestThread, the product's default INGEST_THREAD=true) or on
- * the thread of the bus and the raw writer (startIngest).
+ * The sandbox market (second process) and the real connectors feeding `bus`, connected: `thread`, the connectors on
+ * their own thread (startIngestThread, the product's default INGEST_THREAD=true) or on the thread of the bus and the
+ * raw writer (startIngest).
  */
+async function withConnectors<T>(bus: Bus, thread: boolean, run: (gen: LoadGenerator) => Promise<T>): Promise<T> {
+  const gen = await startLoadGenerator();
+  const urls: Partial<Record<Venue, VenueUrls>> = {};
+  for (const v of SANDBOX_VENUES) {
+    const u = gen.urls[v];
+    if (u) urls[v] = connectorUrlsFor(v, u);
+  }
+  const options = { venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } };
+  const ingest = thread ? await startIngestThread(bus, options) : await startIngest({ bus, ...options });
+  const connected = async (): Promise<boolean> => {
+    const all = 'connections' in ingest ? await ingest.connections() : ingest.venues.map((v) => v.connections());
+    return all.every((c) => c.open === c.planned);
+  };
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!(await connected())) {
+      if (Date.now() > deadline) throw new Error('sandbox connections did not open');
+      await sleep(50);
+    }
+    return await run(gen);
+  } finally {
+    await ingest.stop();
+    await gen.stop();
+  }
+}
+
+/** A round of the connectors' path: `drive` makes the sandbox emit, the round counts what it delivered. */
+function connectorRound(gen: LoadGenerator, drive: Drive): RoundSpec {
+  let delivered0 = 0;
+  return {
+    prepare: async () => {
+      delivered0 = await gen.delivered();
+      await drive.prepare?.(gen);
+    },
+    sideCpu: async () => {
+      const cpu0 = await gen.cpu();
+      return async () => (await gen.cpu()) - cpu0;
+    },
+    run: async () => {
+      await drive.run(gen);
+      return (await gen.delivered()) - delivered0;
+    },
+  };
+}
+
+/** Sandbox -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
 async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread: boolean, warmup = 0): Promise<Result[]> {
-  return withPipeline(makeBus, async (bus, probe) => {
-    const gen = await startLoadGenerator();
-    const urls: Partial<Record<Venue, VenueUrls>> = {};
-    for (const v of SANDBOX_VENUES) {
-      const u = gen.urls[v];
-      if (u) urls[v] = connectorUrlsFor(v, u);
-    }
-    const options = { venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } };
-    const ingest = thread ? await startIngestThread(bus, options) : await startIngest({ bus, ...options });
-    const connected = async (): Promise<boolean> => {
-      const all = 'connections' in ingest ? await ingest.connections() : ingest.venues.map((v) => v.connections());
-      return all.every((c) => c.open === c.planned);
-    };
-    try {
-      const deadline = Date.now() + 20_000;
-      while (!(await connected())) {
-        if (Date.now() > deadline) throw new Error('sandbox connections did not open');
-        await sleep(50);
-      }
-      let delivered0 = 0;
-      return await timedRounds(probe, rounds, warmup, {
-        prepare: async () => {
-          delivered0 = await gen.delivered();
-          await drive.prepare?.(gen);
-        },
-        sideCpu: async () => {
-          const cpu0 = await gen.cpu();
-          return async () => (await gen.cpu()) - cpu0;
-        },
-        run: async () => {
-          await drive.run(gen);
-          return (await gen.delivered()) - delivered0;
-        },
-      });
-    } finally {
-      await ingest.stop();
-      await gen.stop();
-    }
-  });
+  return withPipeline(makeBus, (bus, probe) =>
+    withConnectors(bus, thread, (gen) => timedRounds(probe, rounds, warmup, connectorRound(gen, drive))),
+  );
 }
 
 /**
@@ -275,35 +297,63 @@ function steady(perSecond: number, seconds: number): Drive {
   return { run };
 }
 
-/**
- * The same volume of option trades published straight to the bus and stored: no sockets, no parsers. Like the
- * saturation rounds: WARMUP_ROUNDS untimed rounds, then `rounds` timed ones on the same running pipeline.
- */
-async function baseline(makeBus: () => Bus, rounds: number): Promise<Result[]> {
+/** TOTAL option trades of the sandbox market's model, as the baseline publishes them. */
+function baselineEvents(): MarketEvent[] {
   const market = createSandboxMarket({ seed: 99, startMs: Date.now(), symbols: SYMBOLS });
   const events: MarketEvent[] = [];
   while (events.length < TOTAL) for (const v of SANDBOX_VENUES) events.push(...market.burst(v, BURST));
-  return withPipeline(makeBus, async (bus, probe) => {
-    const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
-    try {
-      return await timedRounds(probe, rounds, WARMUP_ROUNDS, {
-        run: async () => {
-          for (let i = 0; i < events.length; i += BURST) {
-            const now = Date.now();
-            const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
-            const wait = publisher.add(chunk);
-            if (wait) await wait;
-            await new Promise((r) => setImmediate(r));
-          }
-          await publisher.flush();
-          return events.length;
-        },
-      });
-    } finally {
-      await publisher.close();
-    }
-  });
+  return events;
 }
+
+/**
+ * A round of the baseline: the same volume of option trades published straight to the bus (EventPublisher, no
+ * sockets, no parsers), received now, and stored by the same raw writer.
+ */
+function baselineRound(publisher: EventPublisher, events: readonly MarketEvent[]): RoundSpec {
+  return {
+    run: async () => {
+      for (let i = 0; i < events.length; i += BURST) {
+        const now = Date.now();
+        const chunk = events.slice(i, i + BURST).map((e) => ({ ...e, event: { ...e.event, receivedAt: now } }) as MarketEvent);
+        const wait = publisher.add(chunk);
+        if (wait) await wait;
+        await new Promise((r) => setImmediate(r));
+      }
+      await publisher.flush();
+      return events.length;
+    },
+  };
+}
+
+/**
+ * The saturation measure: baseline and end-to-end rounds alternate on one running pipeline (one store, one raw
+ * writer, the connectors on their own thread connected throughout), so a drift of this shared machine's speed over
+ * the minute reaches both sides alike and each pair's ratio compares neighbours. WARMUP_ROUNDS untimed pairs first.
+ */
+async function pairedSaturation(makeBus: () => Bus, pairs: number): Promise<{ base: Result[]; e2e: Result[] }> {
+  const events = baselineEvents();
+  return withPipeline(makeBus, (bus, probe) =>
+    withConnectors(bus, true, async (gen) => {
+      const publisher = new EventPublisher(bus, { maxBatch: 5000, lingerMs: 10 });
+      const base: Result[] = [];
+      const e2e: Result[] = [];
+      try {
+        for (let pair = -WARMUP_ROUNDS; pair < pairs; pair++) {
+          const [b] = await timedRounds(probe, 1, 0, baselineRound(publisher, events));
+          const [e] = await timedRounds(probe, 1, 0, connectorRound(gen, flood));
+          if (pair < 0 || !b || !e) continue;
+          base.push(b);
+          e2e.push(e);
+        }
+      } finally {
+        await publisher.close();
+      }
+      return { base, e2e };
+    }),
+  );
+}
+
+const rateOf = (r: Result): number => r.events / r.seconds;
 
 /** The round of median rate. */
 function median(results: readonly Result[]): Result | undefined {
@@ -320,7 +370,8 @@ function line(label: string, r: Result, base?: Result): string {
   const threads = r.threads === undefined || r.threads === '' ? '' : `\n    pipeline CPU-s by thread: ${r.threads}`;
   return (
     `${label.padEnd(44)} ${String(r.events).padStart(8)} ev  ${r.seconds.toFixed(2).padStart(7)} s  ` +
-    `${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}${threads}`
+    `${Math.round(rate).toString().padStart(8)} ev/s  p50 ${r.p50Ms.toFixed(0).padStart(5)} ms  p99 ${r.p99Ms.toFixed(0).padStart(5)} ms${ratio}${cpu}` +
+    `  inserts ${r.inserts} (${Math.round(r.events / Math.max(1, r.inserts))} rows each)${threads}`
   );
 }
 
@@ -329,6 +380,8 @@ const RATES = (process.env['BENCH_INGEST_E2E_RATES'] ?? '1000,10000,30000')
   .split(',')
   .map(Number)
   .filter((r) => r > 0);
+/** BENCH_INGEST_E2E_FLOOD=0 skips the saturation measures (the latency part alone). */
+const FLOOD = process.env['BENCH_INGEST_E2E_FLOOD'] !== '0';
 /** Targets (issue #33): embedded e2e at saturation, its ratio to publish -> store, p99 receive -> stored at 10k/s. */
 const TARGET_EVENTS_PER_S = 100_000;
 const TARGET_RATIO = 0.9;
@@ -350,33 +403,52 @@ export async function runIngestE2eBench(): Promise<void> {
     // Three timed rounds of each saturation measure on one running pipeline, after WARMUP_ROUNDS (the 2 shared cores
     // are noisy): each printed, then the median, which the ratios are of. The baseline first, then the product's
     // default (connectors on their own thread), then the connectors on the writer's thread.
-    const bases = await baseline(b.make, FLOOD_ROUNDS);
-    bases.forEach((r, i) => process.stdout.write(`${line(`${b.name}: baseline publish -> store #${i + 1}`, r)}\n`));
+    if (!FLOOD) {
+      await steadyRounds(b.name, b.make, embedded);
+      continue;
+    }
+    const { base: bases, e2e: floods } = await pairedSaturation(b.make, PAIRS);
+    bases.forEach((r, i) => {
+      const e = floods[i] as Result;
+      process.stdout.write(`${line(`${b.name}: pair #${i + 1} baseline publish -> store`, r)}\n`);
+      process.stdout.write(`${line(`${b.name}: pair #${i + 1} sandbox -> connectors -> store`, e, r)}\n`);
+    });
     const base = median(bases);
-    if (!base) continue;
+    const mid = median(floods);
+    if (!base || !mid) continue;
+    const rate = mid.events / mid.seconds;
+    const pairRatios = floods.map((e, i) => rateOf(e) / rateOf(bases[i] as Result)).sort((x, y) => x - y);
+    const ratio = pairRatios[Math.floor(pairRatios.length / 2)] as number;
     process.stdout.write(`${line(`${b.name}: baseline publish -> store, median`, base)}\n`);
-    for (const thread of [true, false]) {
-      const how = thread ? 'ingest thread' : 'one thread';
-      const floods = await endToEnd(b.make, flood, FLOOD_ROUNDS, thread, WARMUP_ROUNDS);
-      floods.forEach((r, i) => process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ${how} #${i + 1}`, r, base)}\n`));
-      const mid = median(floods);
-      if (!mid) continue;
-      const rate = mid.events / mid.seconds;
-      const ratio = rate / (base.events / base.seconds);
-      const verdict = !thread
-        ? '  (INGEST_THREAD=false, for comparison)'
-        : embedded
-          ? `  targets >= ${TARGET_EVENTS_PER_S} ev/s: ${rate >= TARGET_EVENTS_PER_S ? 'met' : 'NOT met'}, >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`
-          : "  (reported beside the embedded figure; the targets are the embedded default's)";
-      process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ${how}, median`, mid, base)}${verdict}\n`);
-    }
-    for (const r of RATES) {
-      const [lat] = await endToEnd(b.make, steady(r, 10), 1, true);
-      if (!lat) continue;
-      const verdict =
-        embedded && r === TARGET_P99_RATE ? `  target p99 < ${TARGET_P99_MS} ms: ${lat.p99Ms < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';
-      process.stdout.write(`${line(`${b.name}: steady ${r}/s for 10 s (latency)`, lat)}${verdict}\n`);
-    }
+    const verdict = embedded
+      ? `  targets >= ${TARGET_EVENTS_PER_S} ev/s: ${rate >= TARGET_EVENTS_PER_S ? 'met' : 'NOT met'}, >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`
+      : "  (reported beside the embedded figure; the targets are the embedded default's)";
+    process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, ingest thread, median`, mid, base)}\n`);
+    process.stdout.write(
+      `${b.name}: ratio to the baseline, median of the ${pairRatios.length} pairs ${ratio.toFixed(2)}x ` +
+        `(pairs ${pairRatios.map((x) => x.toFixed(2)).join(', ')})${verdict}\n`,
+    );
+    const oneThread = await endToEnd(b.make, flood, FLOOD_ROUNDS, false, WARMUP_ROUNDS);
+    oneThread.forEach((r, i) =>
+      process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, one thread #${i + 1}`, r, base)}\n`),
+    );
+    const one = median(oneThread);
+    if (one)
+      process.stdout.write(
+        `${line(`${b.name}: sandbox -> connectors -> store, one thread, median`, one, base)}  (INGEST_THREAD=false, for comparison)\n`,
+      );
+    await steadyRounds(b.name, b.make, embedded);
+  }
+}
+
+/** The latency part: one steady round per rate of RATES, with the connectors on their own thread. */
+async function steadyRounds(name: string, make: () => Bus, embedded: boolean): Promise<void> {
+  for (const r of RATES) {
+    const [lat] = await endToEnd(make, steady(r, 10), 1, true);
+    if (!lat) continue;
+    const verdict =
+      embedded && r === TARGET_P99_RATE ? `  target p99 < ${TARGET_P99_MS} ms: ${lat.p99Ms < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';
+    process.stdout.write(`${line(`${name}: steady ${r}/s for 10 s (latency)`, lat)}${verdict}\n`);
   }
 }
 

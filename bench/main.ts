@@ -2,9 +2,9 @@
  * `npm run bench -- <suite> [<suite> ...]`: performance benchmarks. Each suite prints absolute figures and ratios
  * against a baseline measured in the same run. Benchmarks are not tests: they never fail on a target, they report.
  *
- * Suites: bus (bus throughput + embedded store inserts), gex (snapshot cycle + as_of lookups), ingest (parser
- * throughput + end-to-end sandbox -> bus -> ClickHouse), parsers (the parser part of ingest alone: vs JSON.parse and
- * vs the peer library tardis-dev), api (HTTP load), market (series queries over a year),
+ * Suites: bus (bus throughput + embedded store inserts + the fixed cost of one INSERT), gex (snapshot cycle + as_of
+ * lookups), ingest (parser throughput + end-to-end sandbox -> bus -> ClickHouse), parsers (the parser part of
+ * ingest alone: vs JSON.parse and vs the peer library tardis-dev), api (HTTP load), market (series queries over a year),
  * flow (dealer-flow tick and as_of vs the full scan over 1, 3 and 12 months of option trades), ws (WebSocket fan-out),
  * options-greeks (greek-exposure routes and stress history vs bare Fastify and SELECT 1), options (chain snapshot
  * write, chain / greeks / venue-book / OI routes, as_of over 30 days of stored chains, disk per day), level-study
@@ -15,7 +15,11 @@
 type Suite = () => Promise<void>;
 
 const SUITES: Readonly<Record<string, readonly (() => Promise<Suite>)[]>> = {
-  bus: [async () => (await import('./bus.ts')).runBusBench, async () => (await import('./store.ts')).runStoreBench],
+  bus: [
+    async () => (await import('./bus.ts')).runBusBench,
+    async () => (await import('./store.ts')).runStoreBench,
+    async () => (await import('./store-insert-cost.ts')).runStoreInsertCostBench,
+  ],
   gex: [async () => (await import('./gex.ts')).runGexBench, async () => (await import('./gex-asof.ts')).runGexAsOfBench],
   ingest: [
     async () => (await import('./ingest-parsers.ts')).runParserBench,
