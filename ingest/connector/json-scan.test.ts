@@ -211,9 +211,10 @@ describe('json-scan: input it does not handle', () => {
     }
   });
 
-  test('text over 64 KiB is left to JSON.parse', () => {
-    const long = `{"a":1,"pad":"${'x'.repeat(70_000)}"}`;
-    assert.equal(flat(long, new KeySet(['a'])), NOT_HANDLED);
+  test('text of 256 KiB is read; text over 4 MiB is left to JSON.parse', () => {
+    const keys = new KeySet(['a']);
+    assert.deepStrictEqual(flat(`{"a":1,"pad":"${'x'.repeat(256 * 1024)}"}`, keys), [1]);
+    assert.equal(flat(`{"a":1,"pad":"${'x'.repeat(4 * 1024 * 1024)}"}`, keys), NOT_HANDLED);
   });
 });
 

@@ -17,8 +17,12 @@ import { plainDecimalAt } from './parse-helpers.ts';
 
 /** Deepest nesting a skipped value may have; deeper values fail the scan (bounded recursion). */
 const MAX_DEPTH = 32;
-/** Longest text read (longer text is left to JSON.parse: bounded regex work). */
-const MAX_LENGTH = 1 << 16;
+/**
+ * Longest text read, 4 MiB (longer text is left to JSON.parse). The regexes match without backtracking across members,
+ * so the work is linear in the text; the bound only caps one call. A burst of trades in one frame (a busy 100 ms on
+ * Deribit, a run of fills on OKX) reaches hundreds of KiB, exactly when the one-pass read pays the most.
+ */
+const MAX_LENGTH = 1 << 22;
 /** Runs a KeySet keeps, runs it compiles at most (a bound for text whose runs never repeat), members per run. */
 const MAX_RUNS = 8;
 const MAX_COMPILES = 32;

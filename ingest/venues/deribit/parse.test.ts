@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fixtureLine, fixtureLines } from '../fixtures/load.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, eventsOf, first, only, RECEIVED_AT } from '../testing/run-parser.ts';
 import { deribitConnector } from './index.ts';
-import { assertSamePaths, frameVariants, isObject, jsonParseCalls } from '../testing/fast-path.ts';
+import { assertOnePassBurst, assertSamePaths, frameVariants, isObject, jsonParseCalls } from '../testing/fast-path.ts';
 import type { Json, JsonObject } from '../testing/fast-path.ts';
 import { parseDeribitFrame, parseDeribitFrameJson } from './parse.ts';
 
@@ -276,5 +276,15 @@ describe('deribit trade frames read without JSON.parse', () => {
       jsonParseCalls(() => parseDeribitFrame(fixtureLine(T, 'ticker.BTC-5JUN20-9250-C'), ctx)),
       1,
     );
+  });
+
+  test('a burst of 500 trades in one notification (~150 KiB) takes the one-pass path and gives what the JSON.parse path gives', () => {
+    const msg = JSON.parse(fixtureLine('deribit/crypto-crawler.jsonl', 'BTC-26MAR21-62000-C')) as JsonObject;
+    const params = msg['params'] as JsonObject;
+    const [trade] = params['data'] as JsonObject[];
+    const data = Array.from({ length: 500 }, (_, i) => ({ ...trade, trade_id: `${i}`, trade_seq: i }));
+    const burst = JSON.stringify({ ...msg, params: { ...params, data } });
+    assert.ok(burst.length > 96 * 1024, `${burst.length} characters`);
+    assertOnePassBurst(burst, 500, parseDeribitFrame, parseDeribitFrameJson, () => ctxFor('deribit'));
   });
 });

@@ -6,7 +6,7 @@ import { assertDeadLetter, assertIgnored, ctxFor, first, only, RECEIVED_AT } fro
 import type { ParserContext } from '../../connector/types.ts';
 import { okxConnector } from './index.ts';
 import { parseOkxInstruments } from './instruments.ts';
-import { assertSamePaths, frameVariants, jsonParseCalls } from '../testing/fast-path.ts';
+import { assertOnePassBurst, assertSamePaths, frameVariants, jsonParseCalls } from '../testing/fast-path.ts';
 import type { Json, JsonObject } from '../testing/fast-path.ts';
 import { parseOkxFrame, parseOkxFrameJson } from './parse.ts';
 
@@ -325,5 +325,14 @@ describe('okx trade pushes read without JSON.parse', () => {
       jsonParseCalls(() => parseOkxFrame(fixtureLine('okx/tardis_options.jsonl', 'opt-summary'), ctx)),
       1,
     );
+  });
+
+  test('a burst of 400 trades in one push (~100 KiB) takes the one-pass path and gives what the JSON.parse path gives', () => {
+    const push = JSON.parse(fixtureLine('okx/docs.jsonl', 'option-trades')) as JsonObject;
+    const [trade] = push['data'] as JsonObject[];
+    const data = Array.from({ length: 400 }, (_, i) => ({ ...trade, tradeId: String(1000 + i), sz: String(1 + (i % 7)) }));
+    const burst = JSON.stringify({ ...push, data });
+    assert.ok(burst.length > 96 * 1024, `${burst.length} characters`);
+    assertOnePassBurst(burst, 400, parseOkxFrame, parseOkxFrameJson, listedCtx);
   });
 });

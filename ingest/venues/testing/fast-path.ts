@@ -132,3 +132,16 @@ export function jsonParseCalls(run: () => void): number {
   }
   return calls;
 }
+
+/** A frame of many trades: read in one pass (no JSON.parse call), `count` events, and what the JSON.parse path gives. */
+export function assertOnePassBurst(burst: string, count: number, fast: Parser, json: Parser, context: () => ParserContext): void {
+  let events = 0;
+  const ctx = context();
+  const calls = jsonParseCalls(() => {
+    const r = fast(burst, ctx);
+    events = r.outcome === 'events' ? r.events.length : 0;
+  });
+  assert.equal(calls, 0, 'JSON.parse calls');
+  assert.equal(events, count);
+  assertSamePaths([burst], fast, json, context);
+}
