@@ -357,12 +357,12 @@ const rateOf = (r: Result): number => r.events / r.seconds;
 
 /** The round of median rate. */
 function median(results: readonly Result[]): Result | undefined {
-  return [...results].sort((x, y) => x.events / x.seconds - y.events / y.seconds)[Math.floor(results.length / 2)];
+  return [...results].sort((x, y) => rateOf(x) - rateOf(y))[Math.floor(results.length / 2)];
 }
 
 function line(label: string, r: Result, base?: Result): string {
-  const rate = r.events / r.seconds;
-  const ratio = base ? `  ${(rate / (base.events / base.seconds)).toFixed(2)}x baseline` : '';
+  const rate = rateOf(r);
+  const ratio = base ? `  ${(rate / rateOf(base)).toFixed(2)}x baseline` : '';
   const cpu =
     r.pipelineCpu === undefined
       ? ''
@@ -400,9 +400,9 @@ export async function runIngestE2eBench(): Promise<void> {
   else process.stdout.write('(Kafka skipped: set KAFKA_BROKERS or KAFKA_TEST_BROKERS)\n');
   for (const b of buses) {
     const embedded = b.name === 'memory';
-    // Three timed rounds of each saturation measure on one running pipeline, after WARMUP_ROUNDS (the 2 shared cores
-    // are noisy): each printed, then the median, which the ratios are of. The baseline first, then the product's
-    // default (connectors on their own thread), then the connectors on the writer's thread.
+    // Saturation (the 2 shared cores are noisy): PAIRS alternating baseline / end-to-end rounds on one pipeline, each
+    // printed, then the medians and the median of the pairs' ratios (the verdict); then the connectors on the
+    // writer's thread for comparison; then the latency part.
     if (!FLOOD) {
       await steadyRounds(b.name, b.make, embedded);
       continue;
@@ -416,7 +416,7 @@ export async function runIngestE2eBench(): Promise<void> {
     const base = median(bases);
     const mid = median(floods);
     if (!base || !mid) continue;
-    const rate = mid.events / mid.seconds;
+    const rate = rateOf(mid);
     const pairRatios = floods.map((e, i) => rateOf(e) / rateOf(bases[i] as Result)).sort((x, y) => x - y);
     const ratio = pairRatios[Math.floor(pairRatios.length / 2)] as number;
     process.stdout.write(`${line(`${b.name}: baseline publish -> store, median`, base)}\n`);

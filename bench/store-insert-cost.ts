@@ -9,10 +9,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { migrate } from '#clickhouse/migrate.ts';
-import { optionTradeRow, type OptionTradeRow } from '#clickhouse/rows.ts';
 import type { Store } from '#clickhouse/store.ts';
-import { optionTrade } from '#clickhouse/testing/fixtures.ts';
 import { openTempStore } from '#clickhouse/testing/temp-store.ts';
+import { makeRows } from './store.ts';
 import { threadCpu, threadCpuSince } from './thread-cpu.ts';
 
 const INSERTS = Number(process.env['BENCH_INSERT_COST_INSERTS'] ?? 110);
@@ -27,18 +26,10 @@ interface Cost {
   readonly threads: string;
 }
 
-function rows(n: number, from: number): OptionTradeRow[] {
-  return Array.from({ length: n }, (_, k) => {
-    const i = from + k;
-    const r = optionTradeRow(optionTrade(i));
-    return { ...r, id: `bench:${i}`, trade_id: String(i), strike: 50_000 + (i % 80) * 1000, size: 0.1 + (i % 37) / 10 };
-  });
-}
-
 async function measure(store: Store, rowsPerInsert: number): Promise<Cost> {
   let next = 0;
   const insert = async (tag: string): Promise<number> => {
-    const batch = rows(rowsPerInsert, next);
+    const batch = makeRows(rowsPerInsert, next);
     next += rowsPerInsert;
     const t0 = performance.now();
     await store.insert('option_trades', batch, { dedupToken: `${tag}:${next}` });

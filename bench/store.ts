@@ -18,8 +18,10 @@ import { msInstant, msColumn } from '#clickhouse/epoch-ms.ts';
 
 const TOTAL_ROWS = 200_000;
 
-function makeRows(n: number): OptionTradeRow[] {
-  return Array.from({ length: n }, (_, i) => {
+/** `n` distinct option-trade rows, numbered from `from` (ids, trade ids, strikes and sizes vary with the number). */
+export function makeRows(n: number, from = 0): OptionTradeRow[] {
+  return Array.from({ length: n }, (_, k) => {
+    const i = from + k;
     const r = optionTradeRow(optionTrade(i));
     return { ...r, id: `bench:${i}`, trade_id: String(i), strike: 50_000 + (i % 80) * 1000, size: 0.1 + (i % 37) / 10 };
   });
