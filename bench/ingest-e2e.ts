@@ -34,6 +34,7 @@ import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
 import { threadCpu, threadCpuSince } from './thread-cpu.ts';
+import { HopTimes } from './ingest-hops.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
@@ -61,6 +62,8 @@ interface Result {
   readonly sandboxCpu?: number;
   /** The pipeline process's CPU seconds meanwhile by thread (bench/thread-cpu.ts). */
   readonly threads?: string;
+  /** Receive -> stored hop by hop (bench/ingest-hops.ts). */
+  readonly hops?: string;
 }
 
 /** Counts stored option-trade rows and their receive -> stored latencies. */
@@ -71,6 +74,7 @@ class StoredProbe {
   /** Rows received before this are ignored (a shared Kafka topic may hold earlier runs). */
   since = Date.now();
   readonly latencies: number[] = [];
+  readonly hops = new HopTimes();
   readonly hook: StoredHook = (table, rows, storedAt) => {
     if (table !== RAW_TABLES.option_trade) return;
     const count = this.count;
@@ -80,8 +84,10 @@ class StoredProbe {
       this.latencies.push(storedAt - r.received_at);
     }
     if (this.count > count) this.inserts++;
+    this.hops.stored(rows, this.count - count, storedAt);
   };
   reset(): void {
+    this.hops.reset();
     this.count = 0;
     this.inserts = 0;
     this.latencies.length = 0;
@@ -105,13 +111,13 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 
 async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: StoredProbe) => Promise<T>): Promise<T> {
   const { store, dispose } = await openTempStore();
-  const bus = makeBus();
   const probe = new StoredProbe();
+  const bus = probe.hops.bus(makeBus());
   try {
     await migrate(store);
     await ensureProductTopics(bus, 6);
     // A new group per run, starting at the end of the topics: a long-lived broker still holds earlier runs' events.
-    const writer = await startRawWriter(bus, store, {
+    const writer = await startRawWriter(bus, probe.hops.store(store), {
       groupId: `bench-e2e-${Date.now()}`,
       fromBeginning: false,
       ...(WRITES === undefined ? {} : { writesInFlight: WRITES }),
@@ -205,6 +211,7 @@ async function timedRounds(probe: StoredProbe, rounds: number, warmup: number, s
       inserts: probe.inserts,
       pipelineCpu: (cpu.user + cpu.system) / 1e6,
       threads,
+      hops: probe.hops.summary(),
     };
     results.push(sandboxCpu === undefined ? result : { ...result, sandboxCpu });
   }
@@ -448,7 +455,7 @@ async function steadyRounds(name: string, make: () => Bus, embedded: boolean): P
     if (!lat) continue;
     const verdict =
       embedded && r === TARGET_P99_RATE ? `  target p99 < ${TARGET_P99_MS} ms: ${lat.p99Ms < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';
-    process.stdout.write(`${line(`${name}: steady ${r}/s for 10 s (latency)`, lat)}${verdict}\n`);
+    process.stdout.write(`${line(`${name}: steady ${r}/s for 10 s (latency)`, lat)}${verdict}\n    ${lat.hops ?? ''}\n`);
   }
 }
 
