@@ -74,7 +74,8 @@ class StoredProbe {
   /** Rows received before this are ignored (a shared Kafka topic may hold earlier runs). */
   since = Date.now();
   readonly latencies: number[] = [];
-  readonly hops = new HopTimes();
+  /** Receive -> stored hop by hop, in the latency rounds only (null: the saturation rounds, not slowed by it). */
+  constructor(readonly hops: HopTimes | null) {}
   readonly hook: StoredHook = (table, rows, storedAt) => {
     if (table !== RAW_TABLES.option_trade) return;
     const count = this.count;
@@ -84,10 +85,10 @@ class StoredProbe {
       this.latencies.push(storedAt - r.received_at);
     }
     if (this.count > count) this.inserts++;
-    this.hops.stored(rows, this.count - count, storedAt);
+    this.hops?.stored(rows, this.count - count, storedAt);
   };
   reset(): void {
-    this.hops.reset();
+    this.hops?.reset();
     this.count = 0;
     this.inserts = 0;
     this.latencies.length = 0;
@@ -109,15 +110,15 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: StoredProbe) => Promise<T>): Promise<T> {
+async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: StoredProbe) => Promise<T>, hops = false): Promise<T> {
   const { store, dispose } = await openTempStore();
-  const probe = new StoredProbe();
-  const bus = probe.hops.bus(makeBus());
+  const probe = new StoredProbe(hops ? new HopTimes() : null);
+  const bus = probe.hops?.bus(makeBus()) ?? makeBus();
   try {
     await migrate(store);
     await ensureProductTopics(bus, 6);
     // A new group per run, starting at the end of the topics: a long-lived broker still holds earlier runs' events.
-    const writer = await startRawWriter(bus, probe.hops.store(store), {
+    const writer = await startRawWriter(bus, probe.hops?.store(store) ?? store, {
       groupId: `bench-e2e-${Date.now()}`,
       fromBeginning: false,
       ...(WRITES === undefined ? {} : { writesInFlight: WRITES }),
@@ -211,7 +212,7 @@ async function timedRounds(probe: StoredProbe, rounds: number, warmup: number, s
       inserts: probe.inserts,
       pipelineCpu: (cpu.user + cpu.system) / 1e6,
       threads,
-      hops: probe.hops.summary(),
+      ...(probe.hops === null ? {} : { hops: probe.hops.summary() }),
     };
     results.push(sandboxCpu === undefined ? result : { ...result, sandboxCpu });
   }
@@ -269,9 +270,17 @@ function connectorRound(gen: LoadGenerator, drive: Drive): RoundSpec {
 }
 
 /** Sandbox -> real sockets -> the real connectors -> bus -> raw writer; `drive` emits the trades. */
-async function endToEnd(makeBus: () => Bus, drive: Drive, rounds: number, thread: boolean, warmup = 0): Promise<Result[]> {
-  return withPipeline(makeBus, (bus, probe) =>
-    withConnectors(bus, thread, (gen) => timedRounds(probe, rounds, warmup, connectorRound(gen, drive))),
+async function endToEnd(
+  makeBus: () => Bus,
+  drive: Drive,
+  rounds: number,
+  thread: boolean,
+  { warmup = 0, hops = false }: { readonly warmup?: number; readonly hops?: boolean } = {},
+): Promise<Result[]> {
+  return withPipeline(
+    makeBus,
+    (bus, probe) => withConnectors(bus, thread, (gen) => timedRounds(probe, rounds, warmup, connectorRound(gen, drive))),
+    hops,
   );
 }
 
@@ -435,7 +444,7 @@ export async function runIngestE2eBench(): Promise<void> {
       `${b.name}: ratio to the baseline, median of the ${pairRatios.length} pairs ${ratio.toFixed(2)}x ` +
         `(pairs ${pairRatios.map((x) => x.toFixed(2)).join(', ')})${verdict}\n`,
     );
-    const oneThread = await endToEnd(b.make, flood, FLOOD_ROUNDS, false, WARMUP_ROUNDS);
+    const oneThread = await endToEnd(b.make, flood, FLOOD_ROUNDS, false, { warmup: WARMUP_ROUNDS });
     oneThread.forEach((r, i) =>
       process.stdout.write(`${line(`${b.name}: sandbox -> connectors -> store, one thread #${i + 1}`, r, base)}\n`),
     );
@@ -451,7 +460,7 @@ export async function runIngestE2eBench(): Promise<void> {
 /** The latency part: one steady round per rate of RATES, with the connectors on their own thread. */
 async function steadyRounds(name: string, make: () => Bus, embedded: boolean): Promise<void> {
   for (const r of RATES) {
-    const [lat] = await endToEnd(make, steady(r, 10), 1, true);
+    const [lat] = await endToEnd(make, steady(r, 10), 1, true, { hops: true });
     if (!lat) continue;
     const verdict =
       embedded && r === TARGET_P99_RATE ? `  target p99 < ${TARGET_P99_MS} ms: ${lat.p99Ms < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';

@@ -13,7 +13,9 @@
  */
 import type { Bus, ConsumedBatch, SubscribeOptions } from '#bus/types.ts';
 import type { Store } from '#clickhouse/store.ts';
+import { RAW_TABLES } from '#clickhouse/rows.ts';
 import { TOPICS } from '#schemas/events.ts';
+import { quantile } from './http-bench.ts';
 
 export class HopTimes {
   readonly receiveToBus: number[] = [];
@@ -64,7 +66,7 @@ export class HopTimes {
   /** `store`, with the start of each option-trade INSERT recorded (by its rows array, which `onStored` gets too). */
   store(store: Store): Store {
     const insert: Store['insert'] = async (table, rows, opts) => {
-      if (table === 'option_trades') this.insertStarts.set(rows, Date.now());
+      if (table === RAW_TABLES.option_trade) this.insertStarts.set(rows, Date.now());
       await store.insert(table, rows, opts);
     };
     return wrap(store, { insert });
@@ -79,12 +81,8 @@ export class HopTimes {
 
   /** p50 / p99 of each hop, for the bench's line. */
   summary(): string {
-    const hop = (name: string, xs: number[]): string => {
-      if (xs.length === 0) return `${name} -`;
-      const s = [...xs].sort((a, b) => a - b);
-      const q = (f: number): number => s[Math.min(s.length - 1, Math.floor(f * s.length))] ?? NaN;
-      return `${name} ${q(0.5).toFixed(0)} / ${q(0.99).toFixed(0)}`;
-    };
+    const hop = (name: string, xs: readonly number[]): string =>
+      xs.length === 0 ? `${name} -` : `${name} ${quantile(xs, 0.5).toFixed(0)} / ${quantile(xs, 0.99).toFixed(0)}`;
     return `hops p50 / p99 ms: ${hop('receive -> bus', this.receiveToBus)}, ${hop('bus -> handler', this.busToHandler)}, ${hop('INSERT', this.insert)}`;
   }
 }
