@@ -99,3 +99,26 @@ test('CommittedOffsetsWatch: retries through the outage and resolves on the comm
   await writer.stop();
   await inner.close();
 });
+
+test('waitDrained: a look-up that hangs past the deadline (KafkaJS retrying while the broker restarts) ends the wait at the deadline, unconfirmed and reported', async () => {
+  const inner = new MemoryBus();
+  await inner.ensureTopics([{ name: 'raw', partitions: 1 }]);
+  await inner.publish('raw', [msg(1)]);
+  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw'], eachBatch: async () => {} });
+  // The broker answers again 1.5 s into a 600 ms wait, and the writer has drained by then: only the deadline can end the wait.
+  const hanging: Bus = {
+    ...outageBus(inner, { now: false }, []),
+    lag: (g, t) => new Promise((resolve, reject) => setTimeout(() => inner.lag(g, t).then(resolve, reject), 1_500)),
+  };
+  const seen: unknown[] = [];
+  const started = Date.now();
+  const ok = await waitDrained(hanging, 'writer', ['raw'], 600, new AbortController().signal, 25, (e) => seen.push(e));
+  const took = Date.now() - started;
+  assert.equal(ok, false);
+  assert.ok(took >= 590 && took < 1_000, `ended at its deadline: ${took} ms`);
+  assert.equal(seen.length, 1);
+  assert.match(String(seen[0]), /timed out after/);
+  await new Promise((r) => setTimeout(r, 1_000));
+  await writer.stop();
+  await inner.close();
+});

@@ -3,6 +3,7 @@
  * ClickHouse once that group committed past its offset, because the raw writer commits only after the insert.
  */
 import type { Bus } from '#bus/types.ts';
+import { withDeadline } from '#platform/deadline.ts';
 import { waitDelay } from '#platform/steps/retry-policy.ts';
 
 export class AbortedError extends Error {
@@ -18,10 +19,14 @@ export type LookupFailed = (err: unknown) => void;
 /** Pause after a failed look-up before the next try (the broker is down or electing a coordinator). */
 export const LOOKUP_RETRY_MS = 500;
 
-/** The group's committed and end offsets of a topic, or null when the broker could not answer. */
-async function lagOrNull(bus: Bus, groupId: string, topic: string, onError: LookupFailed | undefined) {
+/**
+ * The group's committed and end offsets of a topic, or null when the broker could not answer (within `timeoutMs` when
+ * given: KafkaJS retries a refused connection for up to ~30 s before it fails, so a restarting broker holds the look-up).
+ */
+async function lagOrNull(bus: Bus, groupId: string, topic: string, onError: LookupFailed | undefined, timeoutMs?: number) {
   try {
-    return await bus.lag(groupId, topic);
+    const lag = bus.lag(groupId, topic);
+    return await (timeoutMs === undefined ? lag : withDeadline(lag, Math.max(1, timeoutMs)));
   } catch (err) {
     onError?.(err);
     return null;
@@ -112,7 +117,9 @@ export class CommittedOffsetsWatch {
  * Waits until `groupId` has committed everything published on `topics` up to now (the log ends read at the
  * first successful look-up of each topic). Returns false when `timeoutMs` passed first (the caller proceeds and
  * logs), true when drained. A failed look-up (any broker error) is reported to `onError` and retried until the
- * deadline: a broker outage ends the wait unconfirmed (false), never with an exception.
+ * deadline: a broker outage ends the wait unconfirmed (false), never with an exception. A look-up still unanswered at
+ * the deadline (KafkaJS retrying while the broker restarts) is abandoned and reported too: the wait never outlasts
+ * `timeoutMs` (+ one event-loop turn).
  */
 export async function waitDrained(
   bus: Bus,
@@ -129,7 +136,7 @@ export async function waitDrained(
     let done = true;
     let failed = false;
     for (const topic of topics) {
-      const lag = await lagOrNull(bus, groupId, topic, onError);
+      const lag = await lagOrNull(bus, groupId, topic, onError, deadline - Date.now());
       if (lag === null) {
         failed = true;
         done = false;

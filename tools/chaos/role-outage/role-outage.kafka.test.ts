@@ -52,7 +52,7 @@ function check(r: RoleOutageResult): void {
       assert.notEqual(rec.v2S, null, `${what}: /v2 answers within 30 s`);
       assert.notEqual(rec.wsTapeS, null, `${what}: the WS tape resumes within 60 s`);
       assert.notEqual(rec.wsLevelsS, null, `${what}: the WS levels resume within two ticks`);
-      // The wait met the outage: a look-up failed, or one hung in kafkajs' own retries until the wait's deadline.
+      // The wait met the outage: a look-up failed, or hung in KafkaJS' own retries until the wait's deadline abandoned it.
       if (o.planned.aim === 'durability wait')
         assert.ok(o.drainLookupErrors + o.drainUnconfirmed > 0, `${what}: the broker went away during a durability wait`);
       if (o.planned.aim === 'group join') {
