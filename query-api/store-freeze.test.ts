@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { startClickHouseHttp } from '#clickhouse/http-endpoint.ts';
@@ -137,5 +138,6 @@ test('a frozen store: every request answered within 3 s, fast 503 + Retry-After 
     await proxy.close();
     await endpoint.close();
     await embedded.close();
+    rmSync(dataPath, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
@@ -63,8 +63,9 @@ test('gex levels --chain prints the methodology §11.5 levels', () => {
   assert.equal(data.gamma_flip_zones.length, 1);
 });
 
-test('gex levels names every problem of an invalid chain file', () => {
+test('gex levels names every problem of an invalid chain file', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gex-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'bad.json');
   writeFileSync(file, JSON.stringify({ symbol: 'DOGEUSDT', now: 'yesterday', spot: -1, instruments: [{ venue: 'deribit' }] }));
   const r = gex(['levels', '--chain', file]);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { optionTrade } from '#clickhouse/testing/fixtures.ts';
@@ -43,8 +43,10 @@ const lines = [
   'not json',
 ].join('\n');
 
-test('gex flow recomputes flow-by-strike, strike-heat and premium-tide from JSON-line trades', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'gex-flow-')), 'trades.jsonl');
+test('gex flow recomputes flow-by-strike, strike-heat and premium-tide from JSON-line trades', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gex-flow-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'trades.jsonl');
   writeFileSync(file, lines);
 
   const byStrike = gex(['flow', '--trades', file, '--now', NOW]);

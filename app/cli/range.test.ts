@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { perpTrade } from '#clickhouse/testing/fixtures.ts';
@@ -21,8 +21,9 @@ const H = 3_600_000;
 const L1 = Date.UTC(2026, 2, 10, 12);
 const NOW = '2026-03-10T12:30:00Z';
 
-test('gex range recomputes /v2/options/range from a DVOL REST reply + vol_index events and perp-trade lines', () => {
+test('gex range recomputes /v2/options/range from a DVOL REST reply + vol_index events and perp-trade lines', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gex-range-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const dvol = join(dir, 'dvol.jsonl');
   const prices = join(dir, 'prices.jsonl');
   const candles = [0, 1, 2].map((i) => [L1 + (i - 3) * H, 50, 51, 49, 50]);

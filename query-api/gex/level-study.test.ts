@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChainSnapshot } from '#processors/analytics/types.ts';
@@ -54,6 +54,7 @@ describe('/v2/gex/level-study over stored snapshots equals `gex study levels` ov
   after(async () => {
     await app.close();
     await t.dispose();
+    rmSync(dir, { recursive: true, force: true });
   });
   const get = (url: string, k = key) => app.inject({ url, headers: { 'x-api-key': k } });
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '#clickhouse/store.ts';
@@ -385,13 +385,15 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
     assert.equal(past.meta.computed_at, iso(A));
   });
 
-  test('CLI `gex chain --rows FILE` (rows as gex sql prints them) prints the route data for the same parameters; bad input exits 2', async () => {
+  test('CLI `gex chain --rows FILE` (rows as gex sql prints them) prints the route data for the same parameters; bad input exits 2', async (ctx) => {
     const stored = await t.store.query<Record<string, unknown>>(
       `SELECT * FROM option_chain_snapshots WHERE symbol = 'BTCUSDT' AND computed_at = fromUnixTimestamp64Milli({t:Int64}) ORDER BY venue, instrument`,
       { t: B },
     );
     assert.equal(typeof stored[0]?.computed_at, 'string'); // ClickHouse text, as FORMAT JSONEachRow prints it
-    const file = join(mkdtempSync(join(tmpdir(), 'gex-chain-')), 'rows.jsonl');
+    const dir = mkdtempSync(join(tmpdir(), 'gex-chain-'));
+    ctx.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'rows.jsonl');
     writeFileSync(file, stored.map((r) => JSON.stringify(r)).join('\n'));
     const cli = (...args: string[]) =>
       spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/main.ts', 'chain', '--rows', file, ...args], {
@@ -405,7 +407,7 @@ describe('/v2/options/chain, /v2/options/venue-book, /v2/options/oi/by-expiry on
        GROUP BY venue, expiry, strike, option_type`,
       { from: (A - DAY) / 1000, to: A / 1000 },
     );
-    const tradesFile = join(mkdtempSync(join(tmpdir(), 'gex-chain-')), 'trades.jsonl');
+    const tradesFile = join(dir, 'trades.jsonl');
     writeFileSync(tradesFile, trades.map((r) => JSON.stringify(r)).join('\n'));
     const withFile = cli('--trades', tradesFile);
     assert.equal(withFile.status, 0, withFile.stderr);

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '#clickhouse/store.ts';
@@ -35,10 +35,14 @@ function engine(
   return { symbol: chain.symbol, now: chain.now, spot: chain.spot, open, greek, model, breakdown };
 }
 
+/** The chain files of this file's tests, deleted when they are done. */
+const chainDir = mkdtempSync(join(tmpdir(), 'gex-greeks-'));
+after(() => rmSync(chainDir, { recursive: true, force: true }));
+let chainFiles = 0;
+
 /** The chain as a `gex levels --chain` file. */
 function chainFile(chain: ChainSnapshot): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gex-greeks-'));
-  const file = join(dir, 'chain.json');
+  const file = join(chainDir, `chain-${++chainFiles}.json`);
   writeFileSync(
     file,
     JSON.stringify({

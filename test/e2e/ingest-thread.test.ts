@@ -5,7 +5,7 @@
  * metrics are served with this thread's (processMetrics), and stop ends the thread.
  */
 import { test } from 'node:test';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -103,9 +103,11 @@ test(
   },
 );
 
-test('an ingest thread that cannot start rejects with its reason and leaves no thread behind', { timeout: 60_000 }, async () => {
+test('an ingest thread that cannot start rejects with its reason and leaves no thread behind', { timeout: 60_000 }, async (t) => {
   // The spool directory is a file: the thread's startIngest fails on it.
-  const file = join(mkdtempSync(join(tmpdir(), 'gex-ingest-thread-')), 'not-a-directory');
+  const dir = mkdtempSync(join(tmpdir(), 'gex-ingest-thread-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'not-a-directory');
   writeFileSync(file, '');
   const bus = new MemoryBus({ clientId: 'ingest-thread-fail' });
   let failures = 0;
