@@ -21,7 +21,7 @@ export const LOOKUP_RETRY_MS = 500;
 
 /**
  * The group's committed and end offsets of a topic, or null when the broker could not answer (within `timeoutMs` when
- * given: KafkaJS retries a refused connection for up to ~30 s before it fails, so a restarting broker holds the look-up).
+ * given: KafkaJS retries a refused connection 8 times, backing off up to 5 s (~15-25 s), so a restarting broker holds it).
  */
 async function lagOrNull(bus: Bus, groupId: string, topic: string, onError: LookupFailed | undefined, timeoutMs?: number) {
   try {
