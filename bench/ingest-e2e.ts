@@ -112,7 +112,7 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 }
 
 async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: StoredProbe) => Promise<T>, hops = false): Promise<T> {
-  const { store, dataPath } = await openTempStore();
+  const { store, dataPath, close } = await openTempStore();
   const probe = new StoredProbe(hops ? new HopTimes() : null);
   const bus = probe.hops?.bus(makeBus()) ?? makeBus();
   try {
@@ -132,7 +132,7 @@ async function withPipeline<T>(makeBus: () => Bus, run: (bus: Bus, probe: Stored
     }
   } finally {
     await bus.close();
-    await store.close();
+    await close();
     deleteAtExit(dataPath);
   }
 }

@@ -9,7 +9,27 @@ export function tempDataPath(prefix = 'gex-ch-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-type TempStore = { readonly store: Store; readonly dataPath: string; dispose(): Promise<void> };
+type TempStore = {
+  readonly store: Store;
+  readonly dataPath: string;
+  /** Closes the store (and its endpoint) and keeps the files, for a caller that deletes them later. */
+  close(): Promise<void>;
+  /** close() and delete the dir. */
+  dispose(): Promise<void>;
+};
+
+/** The TempStore of `dataPath` whose `close` releases the store. */
+function tempStore(store: Store, dataPath: string, close: () => Promise<void>): TempStore {
+  return {
+    store,
+    dataPath,
+    close,
+    async dispose(): Promise<void> {
+      await close();
+      rmSync(dataPath, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * Set to 1, every temp store is the server client (@clickhouse/client over HTTP) talking to the ClickHouse HTTP
@@ -24,14 +44,7 @@ export async function openTempStore(opts: Partial<StoreOptions> = {}): Promise<T
   const dataPath = tempDataPath();
   if (process.env[VIA_HTTP_ENV] === '1') return openViaHttp(opts, dataPath);
   const store = await createStore({ ...opts, dataPath });
-  return {
-    store,
-    dataPath,
-    async dispose(): Promise<void> {
-      await store.close();
-      rmSync(dataPath, { recursive: true, force: true });
-    },
-  };
+  return tempStore(store, dataPath, () => store.close());
 }
 
 async function openViaHttp(opts: Partial<StoreOptions>, dataPath: string): Promise<TempStore> {
@@ -44,14 +57,9 @@ async function openViaHttp(opts: Partial<StoreOptions>, dataPath: string): Promi
     adminToken: ADMIN_TOKEN,
   });
   const store = await createStore({ ...opts, url: endpoint.url, username: 'admin', password: ADMIN_TOKEN, dataPath });
-  return {
-    store,
-    dataPath,
-    async dispose(): Promise<void> {
-      await store.close();
-      await endpoint.close();
-      await embedded.close();
-      rmSync(dataPath, { recursive: true, force: true });
-    },
-  };
+  return tempStore(store, dataPath, async () => {
+    await store.close();
+    await endpoint.close();
+    await embedded.close();
+  });
 }
