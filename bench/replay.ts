@@ -11,8 +11,8 @@
  *   1. levels.BTCUSDT over the whole window to one client: messages/s, MB/s, against the bare SELECT of the same
  *      snapshot rows measured in this run (the replay's SQL, processor-reads.ts levelRecordsBetween, in the
  *      replay's read sizes; target >= 0.5x), and the narrower Native read of the levels column alone; the server
- *      process's RSS growth during the replay (sampled every 100 ms; target < 64 MB; the embedded engine's caches
- *      are part of it: the bare SELECT's growth is printed beside it);
+ *      process's RSS growth during the replay (sampled every 100 ms; target < 64 MB; the embedded engine's memory
+ *      is part of it: its allocator's growth, and the bare SELECT's, are printed beside it);
  *   2. tape.BTCUSDT over the whole window to one client: trades/s (target >= 200k/s), against the tape replay's own
  *      page reads without the stream (readTapeEntries);
  *   3. the live feed during BENCH_REPLAY_CONCURRENT (20) replays of levels + tape, each its own user: the
@@ -75,10 +75,26 @@ interface Growth {
   /** RSS and heap growth after the measure, after a GC: what stays. */
   readonly rssAfter: number;
   readonly heapAfter: number;
+  /** Max growth of the embedded engine's allocator (jemalloc's resident bytes), MB; null where the store has no such figure. */
+  readonly engine: number | null;
 }
 
-/** RSS and JS-heap growth of this process (the server, with the embedded engine) from now (after a GC) to stop(). */
-async function memorySampler(): Promise<{ stop(): Growth }> {
+/** The store engine's jemalloc resident bytes (system.jemalloc_stats), or null where it has none. */
+async function engineResident(store: Store): Promise<number | null> {
+  try {
+    const [row] = await store.query<{ stats: string }>('SELECT stats FROM system.jemalloc_stats');
+    const m = /resident: (\d+)/.exec(row?.stats ?? '');
+    return m === null ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * RSS and JS-heap growth of this process (the server, with the embedded engine) from now (after a GC) to stop(), and
+ * the engine allocator's part of it (sampled every 250 ms).
+ */
+async function memorySampler(store: Store): Promise<{ stop(): Growth }> {
   gc();
   // Freed pages go back to the system a little after the collection: start from the settled figure.
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -88,6 +104,17 @@ async function memorySampler(): Promise<{ stop(): Growth }> {
   let rss = m0.rss;
   let heap = m0.heapUsed;
   let rssEarly = m0.rss;
+  const engine0 = await engineResident(store);
+  let engine = engine0;
+  let sampling = false;
+  const engineTimer = setInterval(() => {
+    if (engine0 === null || sampling) return;
+    sampling = true;
+    void engineResident(store).then((r) => {
+      if (r !== null && engine !== null) engine = Math.max(engine, r);
+      sampling = false;
+    });
+  }, 250);
   const timer = setInterval(() => {
     const m = process.memoryUsage();
     rss = Math.max(rss, m.rss);
@@ -97,6 +124,7 @@ async function memorySampler(): Promise<{ stop(): Growth }> {
   return {
     stop() {
       clearInterval(timer);
+      clearInterval(engineTimer);
       gc();
       const m = process.memoryUsage();
       const mb = (b: number): number => b / 1e6;
@@ -106,6 +134,7 @@ async function memorySampler(): Promise<{ stop(): Growth }> {
         rssEarly: mb(rssEarly - m0.rss),
         rssAfter: mb(m.rss - m0.rss),
         heapAfter: mb(m.heapUsed - m0.heapUsed),
+        engine: engine0 === null || engine === null ? null : mb(engine - engine0),
       };
     },
   };
@@ -118,9 +147,9 @@ interface Single {
 }
 
 /** One replay of `channel` over the whole window to one client. */
-async function single(clients: Clients, base: string, key: string, channel: string, transport: Transport): Promise<Single> {
+async function single(store: Store, clients: Clients, base: string, key: string, channel: string, transport: Transport): Promise<Single> {
   process.stderr.write(`  replay ${channel} over ${transport}...\n`);
-  const mem = await memorySampler();
+  const mem = await memorySampler(store);
   const start: StartCommand = { cmd: 'start', transport, base, keys: [key], channels: [channel], from: FROM, to: TO };
   await clients.ask(start);
   const [result] = await clients.ask<ReplayResult[]>({ cmd: 'wait' });
@@ -146,7 +175,8 @@ function printSingle(what: string, s: Single, bound: BareRead | null, unit: stri
 const signed = (mb: number): string => `${mb < 0 ? '-' : '+'}${Math.abs(mb).toFixed(0)} MB`;
 const growth = (g: Growth): string =>
   `server RSS ${signed(g.rss)} max (${signed(g.rssEarly)} within 30 s; ${signed(g.rssAfter)} after, GC'd), ` +
-  `JS heap ${signed(g.heap)} max (${signed(g.heapAfter)} after)`;
+  `JS heap ${signed(g.heap)} max (${signed(g.heapAfter)} after)` +
+  (g.engine === null ? '' : `, the engine's allocator ${signed(g.engine)} max`);
 
 function printLive(label: string, f: LiveFigures, idle: LiveFigures | null): void {
   const ratio = (v: number | null, i: number | null): string =>
@@ -224,7 +254,7 @@ async function measure(store: Store, app: ApiInstance, base: string, bus: Memory
   try {
     process.stderr.write('  baselines...\n');
     await warm(store);
-    const mem = await memorySampler();
+    const mem = await memorySampler(store);
     const levelsBound = await bareLevels(store, START, END);
     const bareMem = mem.stop();
     const tapeBound = TRADES > 0 ? await bareTape(store, START, END) : null;
@@ -242,7 +272,7 @@ async function measure(store: Store, app: ApiInstance, base: string, bus: Memory
       );
     // The API makes its replays on a thread started by the first replay (a second V8 isolate and its module graph):
     // a one-minute replay starts it first, so that its fixed cost is not counted as the growth of the measures below.
-    const threadMem = await memorySampler();
+    const threadMem = await memorySampler(store);
     const warmUp: StartCommand = {
       cmd: 'start',
       transport: 'ndjson',
@@ -256,11 +286,11 @@ async function measure(store: Store, app: ApiInstance, base: string, bus: Memory
     await replays.ask({ cmd: 'wait' });
     console.log(`  the replay thread, started by a one-minute replay: ${growth(threadMem.stop())}`);
     for (const transport of TRANSPORTS) {
-      const s = await single(replays, base, key, 'levels.BTCUSDT', transport);
+      const s = await single(store, replays, base, key, 'levels.BTCUSDT', transport);
       printSingle('levels replay', s, levelsBound, 'messages');
       if (s.result.status === 'unsupported') continue;
       if (tapeBound !== null)
-        printSingle('tape replay  ', await single(replays, base, key, 'tape.BTCUSDT', transport), tapeBound, 'trades');
+        printSingle('tape replay  ', await single(store, replays, base, key, 'tape.BTCUSDT', transport), tapeBound, 'trades');
     }
     console.log(`  load average after the single replays: ${load()}`);
     const rig: LiveRig = { app, bus, base, liveKeys, replayKeys, replays, subscribers, from: FROM, to: TO };
@@ -268,7 +298,7 @@ async function measure(store: Store, app: ApiInstance, base: string, bus: Memory
     printLive('live feed, idle:', idle, null);
     const busyRuns: [Transport, LiveFigures, Growth][] = [];
     for (const transport of TRANSPORTS) {
-      const mem = await memorySampler();
+      const mem = await memorySampler(store);
       const busy = await liveDelay(rig, transport);
       busyRuns.push([transport, busy, mem.stop()]);
       if (busy.replays?.statuses.includes('unsupported') === true) break;

@@ -55,11 +55,11 @@ test('batches: documents of lines.ts, numbered per channel, sliced by their end 
     ['ndjson', messageLine],
     ['ws', replayNotification],
   ] as const) {
-    for (const maxChars of [1, 100, 1 << 20]) {
+    for (const maxBytes of [1, 100, 1 << 20]) {
       const batches: ReplayBatch[] = [];
-      for await (const b of replayBatches(runsOf(RUNS), CHANNELS, format, maxChars)) batches.push(b);
-      if (maxChars === 1) assert.equal(batches.length, 4, 'one message a batch');
-      if (maxChars === 1 << 20) assert.equal(batches.length, 1);
+      for await (const b of replayBatches(runsOf(RUNS), CHANNELS, format, maxBytes)) batches.push(b);
+      if (maxBytes === 1) assert.equal(batches.length, 4, 'one message a batch');
+      if (maxBytes === 1 << 20) assert.equal(batches.length, 1);
       assert.deepEqual(
         messagesOf(batches, format === 'ws'),
         EXPECTED.map(([channel, atMs, seq, data]) => ({
@@ -68,7 +68,7 @@ test('batches: documents of lines.ts, numbered per channel, sliced by their end 
           seq,
           text: doc(channel, atMs, seq, data),
         })),
-        `${format}, ${maxChars}`,
+        `${format}, ${maxBytes}`,
       );
       for (const b of batches) {
         assert.equal(b.ends[b.count - 1], b.text.length);
@@ -87,7 +87,7 @@ test('batches: documents of lines.ts, numbered per channel, sliced by their end 
         batches.map((b) => b.ascii),
         format === 'ws'
           ? batches.map(() => false)
-          : { 1: [false, true, false, true], 100: [false, false, true], [1 << 20]: [false] }[maxChars],
+          : { 1: [false, true, false, true], 100: [false, false, true], [1 << 20]: [false] }[maxBytes],
         'an NDJSON batch of ASCII lines is ASCII, one with any other character is not; frames never are (header 0x81)',
       );
     }
@@ -102,4 +102,38 @@ test('batches: a run of a channel not in the request is an error', async () => {
     })(),
     /not in the request/,
   );
+});
+
+test('batches: a document larger than the batch buffer (a large chain snapshot) is written whole, and the next after it', async () => {
+  const big = `{"big":"${'€'.repeat(70_000)}${'x'.repeat(100_000)}"}`;
+  const runs: MergedRun<string>[] = [
+    {
+      channel: 'tape.BTCUSDT',
+      items: [
+        { atMs: 1, value: '{"a":1}' },
+        { atMs: 2, value: big },
+      ],
+    },
+    { channel: 'tape.BTCUSDT', items: [{ atMs: 3, value: '{"c":3}' }] },
+  ];
+  for (const [format, doc] of [
+    ['ndjson', messageLine],
+    ['ws', replayNotification],
+  ] as const) {
+    const batches: ReplayBatch[] = [];
+    for await (const b of replayBatches(runsOf(runs), CHANNELS, format, 1 << 20)) batches.push(b);
+    assert.equal(batches.length, 1);
+    assert.deepEqual(
+      messagesOf(batches, format === 'ws').map((m) => m.text),
+      [doc('tape.BTCUSDT', 1, 1, '{"a":1}'), doc('tape.BTCUSDT', 2, 2, big), doc('tape.BTCUSDT', 3, 3, '{"c":3}')],
+      format,
+    );
+    const after: ReplayBatch[] = [];
+    for await (const b of replayBatches(runsOf(runs), CHANNELS, format, 1)) after.push(b);
+    assert.deepEqual(
+      messagesOf(after, format === 'ws').map((m) => m.text.length),
+      [doc('tape.BTCUSDT', 1, 1, '{"a":1}'), doc('tape.BTCUSDT', 2, 2, big), doc('tape.BTCUSDT', 3, 3, '{"c":3}')].map((d) => d.length),
+      `${format}: one message a batch, the buffer grown then shrunk`,
+    );
+  }
 });

@@ -26,7 +26,7 @@ import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
 import type { OwnerMessage } from './protocol.ts';
-import { REPLAY_NICE, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
+import { REPLAY_NICE, REPLAY_OLD_GENERATION_MB, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
 
@@ -135,12 +135,14 @@ describe('replay thread', () => {
   );
 
   test(
-    'the thread runs with a young generation of REPLAY_YOUNG_GENERATION_MB (smaller than V8 gives a thread)',
+    'the thread runs with a young generation of REPLAY_YOUNG_GENERATION_MB (smaller than V8 gives a thread) and an old one of REPLAY_OLD_GENERATION_MB',
     { timeout: 60_000 },
     async () => {
       assert.ok((await collect(thread, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
       assert.equal(workerOf(thread)?.resourceLimits?.maxYoungGenerationSizeMb, REPLAY_YOUNG_GENERATION_MB);
       assert.ok(REPLAY_YOUNG_GENERATION_MB < 48, "V8's own: 48 MB on Node 20, 96 MB on Node 26");
+      assert.equal(workerOf(thread)?.resourceLimits?.maxOldGenerationSizeMb, REPLAY_OLD_GENERATION_MB);
+      assert.ok(REPLAY_OLD_GENERATION_MB < 2_048, 'below 2 GiB V8 grows the heap by 1.3-2x between full collections, not 4x');
     },
   );
 

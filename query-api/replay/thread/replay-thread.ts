@@ -44,6 +44,16 @@ export const REPLAY_NICE = 19;
  */
 export const REPLAY_YOUNG_GENERATION_MB = 16;
 
+/**
+ * Old generation of the replay thread's V8 heap, MB (its `resourceLimits`): where the thread's heap stops, and what
+ * sets how far V8 lets it grow between full collections. V8 lets a heap whose limit is 2 GiB or more grow to 4x what
+ * survived the last full collection, a smaller one to 1.3-2x: at V8's own limit the thread's heap grew from 21 to
+ * ~62 MB during a levels replay (its live data ~15 MB), at 1,536 MB to ~40 MB, at the same speed (bench/RESULTS.md
+ * "replay"). What the thread holds is bounded per replay (a page or two of each channel, ~3 MB: 90 MB at most under
+ * 20 concurrent replays); past this limit the thread ends, its replays fail and the next replay starts a new thread.
+ */
+export const REPLAY_OLD_GENERATION_MB = 1_536;
+
 export interface ReplayThreadOptions {
   /** Move V8's platform worker threads to REPLAY_NICE when the thread starts (setting REPLAY_LOWERS_V8_WORKERS). */
   readonly lowerV8Workers: boolean;
@@ -136,6 +146,7 @@ export class ReplayThread implements ReplayProducer {
     const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
     const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay', {
       maxYoungGenerationSizeMb: REPLAY_YOUNG_GENERATION_MB,
+      maxOldGenerationSizeMb: REPLAY_OLD_GENERATION_MB,
     });
     this.worker = worker;
     worker.on('message', (m: ThreadMessage) => this.onMessage(worker, m));
