@@ -120,19 +120,20 @@ test('batches: a document larger than the batch buffer (a large chain snapshot) 
     ['ndjson', messageLine],
     ['ws', replayNotification],
   ] as const) {
+    const expected = [doc('tape.BTCUSDT', 1, 1, '{"a":1}'), doc('tape.BTCUSDT', 2, 2, big), doc('tape.BTCUSDT', 3, 3, '{"c":3}')];
     const batches: ReplayBatch[] = [];
     for await (const b of replayBatches(runsOf(runs), CHANNELS, format, 1 << 20)) batches.push(b);
     assert.equal(batches.length, 1);
     assert.deepEqual(
       messagesOf(batches, format === 'ws').map((m) => m.text),
-      [doc('tape.BTCUSDT', 1, 1, '{"a":1}'), doc('tape.BTCUSDT', 2, 2, big), doc('tape.BTCUSDT', 3, 3, '{"c":3}')],
+      expected,
       format,
     );
     const after: ReplayBatch[] = [];
     for await (const b of replayBatches(runsOf(runs), CHANNELS, format, 1)) after.push(b);
     assert.deepEqual(
       messagesOf(after, format === 'ws').map((m) => m.text.length),
-      [doc('tape.BTCUSDT', 1, 1, '{"a":1}'), doc('tape.BTCUSDT', 2, 2, big), doc('tape.BTCUSDT', 3, 3, '{"c":3}')].map((d) => d.length),
+      expected.map((d) => d.length),
       `${format}: one message a batch, the buffer grown then shrunk`,
     );
   }

@@ -7,23 +7,33 @@
 
 /** The header of an unmasked final text frame of `length` payload bytes. */
 export function textFrameHeader(length: number): Uint8Array {
-  if (length < 126) return Uint8Array.of(0x81, length);
-  if (length < 0x10000) return Uint8Array.of(0x81, 126, length >>> 8, length & 0xff);
-  const h = new Uint8Array(10);
-  h[0] = 0x81;
-  h[1] = 127;
-  new DataView(h.buffer).setBigUint64(2, BigInt(length));
+  const h = new Uint8Array(headerLength(length));
+  writeTextFrameHeader(h, 0, length);
   return h;
 }
 
 /** Size of the header of a frame of `length` payload bytes. */
 export const headerLength = (length: number): number => (length < 126 ? 2 : length < 0x10000 ? 4 : 10);
 
-/** Writes the header of a frame of `length` payload bytes at `at`; returns the offset after it. */
+/** Writes the header of a frame of `length` payload bytes at `at` (nothing allocated: a replay frames every message); returns the offset after it. */
 export function writeTextFrameHeader(out: Uint8Array, at: number, length: number): number {
-  const h = textFrameHeader(length);
-  out.set(h, at);
-  return at + h.length;
+  out[at] = 0x81;
+  if (length < 126) {
+    out[at + 1] = length;
+    return at + 2;
+  }
+  if (length < 0x10000) {
+    out[at + 1] = 126;
+    out[at + 2] = length >>> 8;
+    out[at + 3] = length & 0xff;
+    return at + 4;
+  }
+  out[at + 1] = 127;
+  // 64-bit big-endian length; a JavaScript length fits in 53 bits.
+  const high = Math.floor(length / 2 ** 32);
+  for (let k = 0; k < 4; k++) out[at + 2 + k] = (high >>> (24 - 8 * k)) & 0xff;
+  for (let k = 0; k < 4; k++) out[at + 6 + k] = (length >>> (24 - 8 * k)) & 0xff;
+  return at + 10;
 }
 
 /** The payloads of consecutive frames written by this module (views into `frames`). */
