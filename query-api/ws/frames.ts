@@ -15,7 +15,10 @@ export function textFrameHeader(length: number): Uint8Array {
 /** Size of the header of a frame of `length` payload bytes. */
 export const headerLength = (length: number): number => (length < 126 ? 2 : length < 0x10000 ? 4 : 10);
 
-/** Writes the header of a frame of `length` payload bytes at `at` (nothing allocated: a replay frames every message); returns the offset after it. */
+/**
+ * Writes the header of a frame of `length` payload bytes at `at` (nothing allocated: a replay frames every message);
+ * returns the offset after it.
+ */
 export function writeTextFrameHeader(out: Uint8Array, at: number, length: number): number {
   out[at] = 0x81;
   if (length < 126) {
