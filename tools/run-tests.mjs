@@ -117,30 +117,18 @@ if (browserFiles.length && !chromium) {
 }
 
 if (files.length === 0) {
-  // node --test with no file would run its default patterns instead of nothing.
+  // tools/test-runner.mjs refuses an empty list (node --test would run its default patterns instead).
   console.error('[test] no test file left to run');
   process.exit(0);
 }
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
-// Per file (and per test without its own): 15 min (the role outage test sets 25). test/e2e/flow-routes.test.ts waits for the
-// product's first completed wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
-// TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs) where a CI log's tail shows it.
-const reporters = [
-  '--test-reporter=tap',
-  '--test-reporter-destination=stdout',
-  '--test-reporter=./tools/failures-reporter.mjs',
-  '--test-reporter-destination=stdout',
-];
-const nodeArgs = [
-  '--import',
-  'tsx',
-  '--test',
-  ...reporters,
-  `--test-concurrency=${concurrency}`,
-  '--test-timeout=900000',
-  ...longestFirst(files),
-];
+// Per test: 15 min (the role outage test sets 25). test/e2e/flow-routes.test.ts waits for the product's first completed
+// wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
+// tools/test-runner.mjs runs the files in this order (the longest first: tools/test-files.mjs LONGEST_FIRST; `node
+// --test` would sort them by path), TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs)
+// where a CI log's tail shows it.
+const nodeArgs = ['--import', 'tsx', join(root, 'tools/test-runner.mjs'), concurrency, '900000', ...longestFirst(files)];
 console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RUNNER = fileURLToPath(new URL('./test-runner.mjs', import.meta.url));
+
+/** Runs tools/test-runner.mjs at concurrency 1 over the files (name -> source), in the order given. */
+function runFiles(files: Record<string, string>, timeoutMs = 60_000): { out: string; status: number | null } {
+  const dir = mkdtempSync(join(tmpdir(), 'test-runner-'));
+  try {
+    for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', RUNNER, '1', String(timeoutMs), ...Object.keys(files).map((f) => join(dir, f))],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        // Without the parent runner's marker: a nested run would otherwise take itself for a test file's run().
+        env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')),
+      },
+    );
+    return { out: r.stdout, status: r.status };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const printing = (name: string): string => `import { test } from 'node:test';
+test('${name}', () => { console.log('started ${name}'); });
+`;
+
+test('the test runner starts the files in the order given, not sorted by path (the longest first)', () => {
+  const { out, status } = runFiles({ 'z.test.mjs': printing('z'), 'a.test.mjs': printing('a'), 'm.test.ts': printing('m') });
+  assert.equal(status, 0, out);
+  assert.deepEqual(
+    out.split('\n').filter((l) => l.startsWith('# started ')),
+    ['# started z', '# started a', '# started m'],
+    out,
+  );
+  assert.ok(out.includes('# pass 3'), out);
+  assert.ok(!out.includes('failed test(s)'), out);
+});
+
+test('the test runner exits 1 on a failed or timed-out test and names each failure after the TAP', () => {
+  const { out, status } = runFiles(
+    {
+      'fails.test.mjs': `import { test } from 'node:test';\ntest('adds wrong', () => { if (1 + 1 !== 3) throw new Error('1 + 1 is not 3'); });\n`,
+      'slow.test.mjs': `import { test } from 'node:test';\ntest('sleeps', () => new Promise((r) => setTimeout(r, 5000)));\n`,
+      'passes.test.mjs': printing('p'),
+    },
+    1_000,
+  );
+  assert.equal(status, 1, out);
+  const summary = out.slice(out.indexOf('# 2 failed test(s):'));
+  assert.ok(out.indexOf('# 2 failed test(s):') > out.lastIndexOf('# duration_ms'), `the failures come after the TAP:\n${out}`);
+  assert.match(summary, /# FAILED \S*fails\.test\.mjs\n# {3}adds wrong\n[^]*1 \+ 1 is not 3/);
+  // Node 20 names the file's process there, Node 26 the test.
+  assert.match(summary, /# FAILED \S*slow\.test\.mjs\n[^]*timed out after 1000ms/);
+  assert.ok(out.includes('# pass 1'), out);
+});
+
+test('the test runner refuses an empty file list or a bad concurrency (exit 2)', () => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT'));
+  for (const args of [
+    ['2', '1000'],
+    ['0', '1000', 'x.test.mjs'],
+  ]) {
+    const r = spawnSync(process.execPath, [RUNNER, ...args], { cwd: ROOT, encoding: 'utf8', env });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /usage: test-runner\.mjs/);
+  }
+});
