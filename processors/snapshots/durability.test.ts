@@ -122,3 +122,31 @@ test('waitDrained: a look-up that hangs past the deadline (KafkaJS retrying whil
   await writer.stop();
   await inner.close();
 });
+
+test('waitDrained: no look-up is started with no time left (a look-up that hung to the deadline, then the other topics): one failure, not one per topic', async () => {
+  const inner = new MemoryBus();
+  await inner.ensureTopics([
+    { name: 'raw', partitions: 1 },
+    { name: 'raw2', partitions: 1 },
+  ]);
+  const writer = await inner.subscribe({ groupId: 'writer', topics: ['raw', 'raw2'], eachBatch: async () => {} });
+  let calls = 0;
+  const hanging: Bus = {
+    ...outageBus(inner, { now: false }, []),
+    lag: (g, t) => {
+      calls++;
+      return new Promise((resolve, reject) => setTimeout(() => inner.lag(g, t).then(resolve, reject), 1_500));
+    },
+  };
+  const seen: unknown[] = [];
+  const started = Date.now();
+  const ok = await waitDrained(hanging, 'writer', ['raw', 'raw2'], 400, new AbortController().signal, 25, (e) => seen.push(e));
+  const took = Date.now() - started;
+  assert.equal(ok, false);
+  assert.ok(took >= 390 && took < 800, `ended at its deadline: ${took} ms`);
+  assert.equal(calls, 1, 'the second topic is not looked up with nothing left of the wait');
+  assert.equal(seen.length, 1);
+  await new Promise((r) => setTimeout(r, 1_600));
+  await writer.stop();
+  await inner.close();
+});

@@ -20,6 +20,12 @@ export type LookupFailed = (err: unknown) => void;
 export const LOOKUP_RETRY_MS = 500;
 
 /**
+ * Least time left in a drain wait (waitDrained) to start another look-up: a shorter one cannot be answered, it only
+ * adds a failure ("timed out after 1 ms") to the counts. The wait's first look-up is always made.
+ */
+export const MIN_LOOKUP_MS = 50;
+
+/**
  * The group's committed and end offsets of a topic, or null when the broker could not answer (within `timeoutMs` when
  * given: KafkaJS retries a refused connection 8 times, backing off up to 5 s (~15-25 s), so a restarting broker holds it).
  */
@@ -119,7 +125,8 @@ export class CommittedOffsetsWatch {
  * logs), true when drained. A failed look-up (any broker error) is reported to `onError` and retried until the
  * deadline: a broker outage ends the wait unconfirmed (false), never with an exception. A look-up still unanswered at
  * the deadline (KafkaJS retrying while the broker restarts) is abandoned and reported too: the wait never outlasts
- * `timeoutMs` (+ one event-loop turn).
+ * `timeoutMs` (+ one event-loop turn). After the first look-up none is started with less than MIN_LOOKUP_MS left: the
+ * wait ends unconfirmed instead.
  */
 export async function waitDrained(
   bus: Bus,
@@ -132,11 +139,14 @@ export async function waitDrained(
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   const ends = new Map<string, readonly { partition: number; end: bigint }[]>();
+  let lookups = 0;
   for (;;) {
     let done = true;
     let failed = false;
     for (const topic of topics) {
-      const lag = await lagOrNull(bus, groupId, topic, onError, deadline - Date.now());
+      const left = deadline - Date.now();
+      if (lookups++ > 0 && left < MIN_LOOKUP_MS) return false;
+      const lag = await lagOrNull(bus, groupId, topic, onError, left);
       if (lag === null) {
         failed = true;
         done = false;
