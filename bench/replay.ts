@@ -15,6 +15,9 @@
  *      is part of it: its allocator's growth, and the bare SELECT's, are printed beside it);
  *   2. tape.BTCUSDT over the whole window to one client: trades/s (target >= 200k/s), against the tape replay's own
  *      page reads without the stream (readTapeEntries);
+ *   Each single replay also prints the CPU seconds it took: the server's threads by name (bench/thread-cpu.ts: `main`
+ *   the event loop, `gex-replay` the replay thread, `node` V8's and libuv's helpers, the engine's by its names) and
+ *   the client process.
  *   3. the live feed during BENCH_REPLAY_CONCURRENT (20) replays of levels + tape, each its own user: the
  *      publish -> receive delay of BENCH_REPLAY_LIVE_CLIENTS (100) tape.BTCUSDT subscribers (p50/p99 over every 20th
  *      client) and the server fan-out (bus receive -> written to the last subscriber) for BENCH_REPLAY_LIVE_SECONDS
@@ -40,6 +43,7 @@ import { migratedStore, userWithKey } from '#query-api/testing/harness.ts';
 import type { ApiInstance } from '#query-api/types.ts';
 import { fillSnapshots, fillTrades, INTERVAL, settle, VENUES } from './replay-fill.ts';
 import { tableInfo } from './table-info.ts';
+import { processCpu, threadCpu, threadCpuSince } from './thread-cpu.ts';
 import type { ReplayResult, StartCommand, Transport } from './replay-clients-process.ts';
 import { bareLevels, bareTape, type BareRead } from './replay-baselines.ts';
 import { child, liveDelay, type Clients, type LiveFigures, type LiveRig } from './replay-live.ts';
@@ -144,6 +148,8 @@ interface Single {
   readonly transport: Transport;
   readonly result: ReplayResult;
   readonly memory: Growth;
+  /** CPU seconds meanwhile: the server's threads by name (bench/thread-cpu.ts), and the client process. */
+  readonly cpu: string;
 }
 
 /** One replay of `channel` over the whole window to one client. */
@@ -151,11 +157,13 @@ async function single(store: Store, clients: Clients, base: string, key: string,
   process.stderr.write(`  replay ${channel} over ${transport}...\n`);
   const mem = await memorySampler(store);
   const start: StartCommand = { cmd: 'start', transport, base, keys: [key], channels: [channel], from: FROM, to: TO };
+  const [threads, client] = [threadCpu(), processCpu(clients.proc.pid ?? 0)];
   await clients.ask(start);
   const [result] = await clients.ask<ReplayResult[]>({ cmd: 'wait' });
+  const cpu = `${threadCpuSince(threads)}; the client process ${(processCpu(clients.proc.pid ?? 0) - client).toFixed(2)}`;
   const memory = mem.stop();
   if (result === undefined) throw new Error('no replay result');
-  return { transport, result, memory };
+  return { transport, result, memory, cpu };
 }
 
 function printSingle(what: string, s: Single, bound: BareRead | null, unit: string): void {
@@ -170,6 +178,7 @@ function printSingle(what: string, s: Single, bound: BareRead | null, unit: stri
     `  ${what} over ${s.transport.padEnd(6)}: ${int(r.messages)} ${unit} in ${(r.ms / 1000).toFixed(1)} s = ${int(rate)} ${unit}/s, ` +
       `${(r.bytes / r.ms / 1e3).toFixed(1)} MB/s (${(r.bytes / 1e6).toFixed(0)} MB)${ratio}; ${growth(s.memory)}`,
   );
+  console.log(`    CPU-s meanwhile, server threads: ${s.cpu}`);
 }
 
 const signed = (mb: number): string => `${mb < 0 ? '-' : '+'}${Math.abs(mb).toFixed(0)} MB`;

@@ -38,6 +38,16 @@ export function threadCpu(): ThreadCpu {
   return out;
 }
 
+/** CPU seconds (user + system) so far of another process (its whole, every thread); NaN without /proc. */
+export function processCpu(pid: number): number {
+  try {
+    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** "name 1.23, name 0.45, ..." of the CPU seconds between two samples, largest first, shares under 0.05 s left out. */
 export function threadCpuSince(before: ThreadCpu, after: ThreadCpu = threadCpu()): string {
   const rows: [string, number][] = [];
