@@ -42,6 +42,13 @@ const consumerRestarts = new Counter({
   registers: [metricsRegistry],
 });
 
+const producerReplacements = new Counter({
+  name: METRIC.busProducerReplacements,
+  help: 'Producers replaced after a publish went unanswered past its deadline (kafka bus: PUBLISH_DEADLINE_MS)',
+  labelNames: ['bus'] as const,
+  registers: [metricsRegistry],
+});
+
 const handlerErrors = new Counter({
   name: METRIC.busHandlerErrors,
   help: 'Batch handlers that threw (the batch is redelivered)',
@@ -122,6 +129,7 @@ export interface BusMetrics {
   handlerError(topic: string, groupId: string): void;
   commitError(topic: string, groupId: string): void;
   consumerRestarted(): void;
+  producerReplaced(): void;
 }
 
 export function busMetrics(bus: BusKind): BusMetrics {
@@ -132,6 +140,7 @@ export function busMetrics(bus: BusKind): BusMetrics {
     handlerError: (topic, group) => handlerErrors.inc({ topic, group, bus }),
     commitError: (topic, group) => commitErrors.inc({ topic, group, bus }),
     consumerRestarted: () => consumerRestarts.inc({ bus }),
+    producerReplaced: () => producerReplacements.inc({ bus }),
   };
 }
 

@@ -7,6 +7,7 @@ import { pinoLogCreator } from './kafka-logging.ts';
 import { busMetrics, trackLag } from './bus-metrics.ts';
 import { commonConsumerOptions } from './consumer-options.ts';
 import { childLogger } from '#platform/log.ts';
+import { withDeadline } from '#platform/deadline.ts';
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -30,7 +31,21 @@ export interface KafkaBusOptions {
   /** Client retries (connect, metadata, produce): attempts and first backoff. Default 8 and 100 ms. */
   readonly retries?: number;
   readonly initialRetryTime?: number;
+  /** Longest a publish waits for the producer (PUBLISH_DEADLINE_MS); tests shorten it. */
+  readonly publishDeadlineMs?: number;
 }
+
+/**
+ * Longest a publish waits for the producer before it fails and the producer is replaced. kafkajs ends a send that
+ * fails on its own (a 30 s request timeout, 8 retries backing off up to 5 s: while the broker was down each send
+ * failed after ~30 s), but nothing bounds a send that is never answered, and one batch that never settles holds its
+ * publisher's whole chain. Seen in the role outage test (seed 3592366698, two runs of three): after the 180 s outage
+ * the `gex all` process stored its outage backlog, then no event of any topic for minutes, no publish error logged,
+ * its venue connections running on; whether a send hung there is not established (the third run passed without this
+ * deadline firing). The caller retries a failed publish (at-least-once: a send that still lands later is a duplicate
+ * the stores collapse by id), on a new producer with new connections.
+ */
+export const PUBLISH_DEADLINE_MS = 60_000;
 
 /**
  * The Kafka bus (kafkajs 2.2.4). Producer: idempotent (acks=all, one request in flight per broker), bounded
@@ -92,23 +107,33 @@ export class KafkaBus implements Bus {
 
   async publish(topic: string, messages: readonly BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    const deadlineMs = this.options.publishDeadlineMs ?? PUBLISH_DEADLINE_MS;
+    let timedOut = false;
+    let producer: Promise<Producer> | null = null;
     try {
       this.assertOpen();
-      const producer = await this.getProducer();
+      producer = this.getProducer();
       const now = String(Date.now());
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: messages.map((m) => ({
-          key: m.key,
-          value: m.value,
-          timestamp: m.timestamp === undefined ? now : String(m.timestamp),
-          ...(m.headers ? { headers: { ...m.headers } } : {}),
-        })),
+      const sent = producer.then((p) =>
+        p.send({
+          topic,
+          acks: -1,
+          messages: messages.map((m) => ({
+            key: m.key,
+            value: m.value,
+            timestamp: m.timestamp === undefined ? now : String(m.timestamp),
+            ...(m.headers ? { headers: { ...m.headers } } : {}),
+          })),
+        }),
+      );
+      await withDeadline(sent, deadlineMs, () => {
+        timedOut = true;
+        return new Error(`kafka bus: publish to ${topic} unanswered after ${deadlineMs} ms; the producer is replaced`);
       });
       this.metrics.published(topic, messages.length);
     } catch (err) {
       this.metrics.publishError(topic);
+      if (timedOut && producer !== null) this.replaceProducer(producer);
       throw err;
     }
   }
@@ -198,6 +223,18 @@ export class KafkaBus implements Bus {
       throw err;
     });
     return this.producer;
+  }
+
+  /**
+   * Drops `stale` (a producer whose send went unanswered past the deadline) if it is still the current one: the next
+   * publish connects a new one; the old one is disconnected in the background (its late outcomes are dropped).
+   */
+  private replaceProducer(stale: Promise<Producer>): void {
+    if (this.producer !== stale) return;
+    this.producer = null;
+    this.metrics.producerReplaced();
+    this.log.warn({}, 'kafka producer replaced after an unanswered publish');
+    void stale.then((p) => p.disconnect()).catch(() => undefined);
   }
 
   private assertOpen(): void {

@@ -14,6 +14,7 @@ export const METRIC = {
   busHandlerErrors: 'gex_bus_handler_errors_total',
   busCommitErrors: 'gex_bus_commit_errors_total',
   busConsumerRestarts: 'gex_bus_consumer_restarts_total',
+  busProducerReplacements: 'gex_bus_producer_replacements_total',
   busConsumerLag: 'gex_bus_consumer_lag_messages',
   // pipeline steps (platform/steps)
   stepDuration: 'gex_pipeline_step_duration_seconds',

@@ -14,6 +14,9 @@ export interface BrokerControl {
   /** Stops the broker (SIGTERM, waits for exit), waits `downMs`, starts it again; resolves when it accepts connections. */
   bounce(downMs: number, onDown?: () => void): Promise<{ downAt: number; upAt: number }>;
   stop(): void;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the broker process: its connections stay open and unanswered meanwhile. */
+  freeze(): void;
+  thaw(): void;
   /** stop() without blocking the event loop (several brokers stop at once). */
   stopAsync(): Promise<void>;
 }
@@ -59,8 +62,11 @@ export async function startPrivateBrokerAsync(root: string, runDir: string, port
 
 function brokerControl(root: string, runDir: string, port: number, env: NodeJS.ProcessEnv): BrokerControl {
   const pidFile = join(runDir, 'kafka.pid');
+  const signal = (sig: NodeJS.Signals): void => void process.kill(Number(readFileSync(pidFile, 'utf8').trim()), sig);
   return {
     brokers: [`127.0.0.1:${port}`],
+    freeze: () => signal('SIGSTOP'),
+    thaw: () => signal('SIGCONT'),
     bounce: async (downMs, onDown) => {
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
