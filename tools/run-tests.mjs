@@ -17,7 +17,7 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import net from 'node:net';
-import { findTestFiles, isUnitTest, runOrder } from './test-files.mjs';
+import { findTestFiles, isUnitTest, longestFirst } from './test-files.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -125,10 +125,10 @@ if (files.length === 0) {
 const concurrency = env.TEST_CONCURRENCY ?? '2';
 // Per test: 15 min (the role outage test sets 25). test/e2e/flow-routes.test.ts waits for the product's first completed
 // wall-clock 5-minute put/call bucket (up to ~6.5 min; longer on a busy machine).
-// tools/test-runner.mjs runs the files in this order (tools/test-files.mjs runOrder: the longest first; `node --test`
-// would sort them by path), TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs) where a
-// CI log's tail shows it.
-const nodeArgs = ['--import', 'tsx', join(root, 'tools/test-runner.mjs'), concurrency, '900000', ...runOrder(files)];
+// tools/test-runner.mjs runs the files in this order (the longest first: tools/test-files.mjs LONGEST_FIRST; `node
+// --test` would sort them by path), TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs)
+// where a CI log's tail shows it.
+const nodeArgs = ['--import', 'tsx', join(root, 'tools/test-runner.mjs'), concurrency, '900000', ...longestFirst(files)];
 console.error(`[test] ${files.length} file(s) on Node ${process.version}${unitOnly ? ' (unit tests only)' : ''}`);
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', env, cwd: root });
 child.on('exit', (code) => {

@@ -39,25 +39,13 @@ export function isUnitTest(file) {
 }
 
 /**
- * The files started first: the broker outage test (~11-12 min in CI, a dozen processes and two brokers of its own), then
- * the flow routes' end-to-end test, the longest of the other suites.
+ * The files that take longest (minutes each, mostly waiting on wall-clock snapshot ticks and broker restarts), started
+ * first: with two files at a time the rest of the suite runs beside them instead of after them.
  */
 export const LONGEST_FIRST = ['tools/chaos/role-outage/role-outage.kafka.test.ts', 'test/e2e/flow-routes.test.ts'];
 
-/**
- * The order `npm test` starts `files` in (two at a time; tools/test-runner.mjs keeps it): the broker outage test first
- * and, beside it, the unit tests (isUnitTest: in-process), then the suites that start processes of their own (Kafka,
- * end-to-end, command line, Prometheus, browser), the flow routes' test first. So the outage test never shares the two
- * cores with another multi-process suite (beside the topology test in CI both missed their recovery bounds), and the
- * run ends with short files rather than one long one. Otherwise the files keep their order.
- */
-export function runOrder(files) {
-  const [outage, flow] = LONGEST_FIRST;
-  const rest = files.filter((f) => !LONGEST_FIRST.includes(f));
-  return [
-    ...files.filter((f) => f === outage),
-    ...rest.filter(isUnitTest),
-    ...files.filter((f) => f === flow),
-    ...rest.filter((f) => !isUnitTest(f)),
-  ];
+/** `files` with those of LONGEST_FIRST in front, in that order; the others keep their order. */
+export function longestFirst(files) {
+  const head = LONGEST_FIRST.filter((f) => files.includes(f));
+  return [...head, ...files.filter((f) => !head.includes(f))];
 }
