@@ -38,12 +38,9 @@ export interface KafkaBusOptions {
 /**
  * Longest a publish waits for the producer before it fails and the producer is replaced. kafkajs ends a send that
  * fails on its own (a 30 s request timeout, 8 retries backing off up to 5 s: while the broker was down each send
- * failed after ~30 s), but nothing bounds a send that is never answered, and one batch that never settles holds its
- * publisher's whole chain. Seen in the role outage test (seed 3592366698, two runs of three): after the 180 s outage
- * the `gex all` process stored its outage backlog, then no event of any topic for minutes, no publish error logged,
- * its venue connections running on; whether a send hung there is not established (the third run passed without this
- * deadline firing). The caller retries a failed publish (at-least-once: a send that still lands later is a duplicate
- * the stores collapse by id), on a new producer with new connections.
+ * failed after ~30 s), but nothing bounded a send that is never answered, and one batch that never settles would hold
+ * its publisher's whole chain. The caller retries a failed publish (at-least-once: a send that still lands later is a
+ * duplicate the stores collapse by id), on a new producer with new connections.
  */
 export const PUBLISH_DEADLINE_MS = 60_000;
 
