@@ -13,6 +13,12 @@ const TICKS = 100;
 
 export type ThreadCpu = ReadonlyMap<string, number>;
 
+/** CPU seconds (user + system) of a /proc stat line. */
+function cpuSeconds(stat: string): number {
+  const fields = statFields(stat);
+  return (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
+}
+
 /** CPU seconds (user + system) so far of every live thread, summed by thread name (trailing digits dropped). */
 export function threadCpu(): ThreadCpu {
   const out = new Map<string, number>();
@@ -31,9 +37,7 @@ export function threadCpu(): ThreadCpu {
     }
     const close = stat.lastIndexOf(')');
     const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, close).replace(/[\d\s]+$/, '');
-    const fields = statFields(stat);
-    const seconds = (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
-    out.set(name, (out.get(name) ?? 0) + seconds);
+    out.set(name, (out.get(name) ?? 0) + cpuSeconds(stat));
   }
   return out;
 }
@@ -41,8 +45,7 @@ export function threadCpu(): ThreadCpu {
 /** CPU seconds (user + system) so far of another process (its whole, every thread); NaN without /proc. */
 export function processCpu(pid: number): number {
   try {
-    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    return (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
+    return cpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return Number.NaN;
   }

@@ -62,13 +62,14 @@ export async function startPrivateBrokerAsync(root: string, runDir: string, port
 
 function brokerControl(root: string, runDir: string, port: number, env: NodeJS.ProcessEnv): BrokerControl {
   const pidFile = join(runDir, 'kafka.pid');
-  const signal = (sig: NodeJS.Signals): void => void process.kill(Number(readFileSync(pidFile, 'utf8').trim()), sig);
+  const brokerPid = (): number => Number(readFileSync(pidFile, 'utf8').trim());
+  const signal = (sig: NodeJS.Signals): void => void process.kill(brokerPid(), sig);
   return {
     brokers: [`127.0.0.1:${port}`],
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
     bounce: async (downMs, onDown) => {
-      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      const pid = brokerPid();
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
         .split('\0')
         .filter((s) => s.length > 0);
