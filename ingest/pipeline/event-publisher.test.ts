@@ -70,6 +70,48 @@ class OutageBus extends MemoryBus {
   }
 }
 
+/** OutageBus counting the publishes it accepted, with their sizes. */
+class CountingOutageBus extends OutageBus {
+  readonly accepted: number[] = [];
+  override async publish(topic: string, messages: readonly BusMessage[]): Promise<void> {
+    await super.publish(topic, messages);
+    this.accepted.push(messages.length);
+  }
+}
+
+test('bus refusing for a while: what queued behind the refused batch leaves in full batches once it is back, in order', async () => {
+  const bus = new CountingOutageBus();
+  await bus.ensureTopics([{ name: TOPICS.option_trade, partitions: 1 }]);
+  // Below the high-water mark (no spool): every linger drains a few events behind the refused batch.
+  const publisher = new EventPublisher(bus, { maxBatch: 100, lingerMs: 5, highWaterMark: 10_000 });
+  try {
+    bus.down = true;
+    let n = 0;
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {
+      publisher.add(events(n, 3));
+      n += 3;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(bus.refusals > 0 && n >= 150, `${n} events added while refused ${bus.refusals} times`);
+    bus.down = false;
+    await publisher.flush();
+    // The refused head batch (one linger's events), then the rest in batches of maxBatch, not one publish per
+    // linger (~100 here).
+    const full = Math.ceil((n - (bus.accepted[0] ?? 0)) / 100);
+    assert.ok(bus.accepted.length <= full + 1, `${bus.accepted.length} publishes for ${n} events: ${bus.accepted.join(',')}`);
+    assert.deepEqual(
+      await publishedIds(bus),
+      Array.from({ length: n }, (_, i) => `t${i}`),
+      'every event once, in add order',
+    );
+  } finally {
+    bus.down = false;
+    await publisher.close();
+    await bus.close();
+  }
+});
+
 /** The trade ids on the topic, per partition in offset order. */
 async function publishedIds(bus: MemoryBus): Promise<string[]> {
   const out: string[] = [];

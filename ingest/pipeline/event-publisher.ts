@@ -44,6 +44,8 @@ const STALL_CHECK_MS = 250;
 export class EventPublisher {
   private readonly opts: PublisherOptions;
   private readonly buffers = new Map<string, BusMessage[]>();
+  /** Drained messages per topic whose publish is on the chain and not yet started (counted in inFlight). */
+  private readonly queued = new Map<string, BusMessage[]>();
   private buffered = 0;
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -239,6 +241,8 @@ export class EventPublisher {
         break;
       }
       this.inFlight += batch.records.length;
+      // Messages drained from now on go behind this batch, not into a publish queued before it.
+      this.queued.clear();
       this.chain = this.chain.then(() => this.publishSpooled(batch));
     }
   }
@@ -256,6 +260,11 @@ export class EventPublisher {
     if (accepted) batch.release();
   }
 
+  /**
+   * Moves the buffers onto the publish chain. A topic whose publish is already queued and not yet started gets these
+   * messages added to it, so what piles up behind a slow or refused batch leaves as full batches once the bus takes
+   * them again (one publish per topic and linger would take minutes to send after a long broker outage).
+   */
   private drain(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -264,7 +273,22 @@ export class EventPublisher {
       this.buffers.set(topic, []);
       this.buffered -= buf.length;
       this.inFlight += buf.length;
-      this.chain = this.chain.then(async () => void (await this.publishBatch({ topic, messages: buf })));
+      const queued = this.queued.get(topic);
+      if (queued !== undefined) {
+        for (const m of buf) queued.push(m);
+        continue;
+      }
+      this.queued.set(topic, buf);
+      this.chain = this.chain.then(() => this.publishQueued(topic, buf));
+    }
+  }
+
+  /** The messages drained for `topic` into `messages` until this publish started, in batches of at most maxBatch. */
+  private async publishQueued(topic: string, messages: BusMessage[]): Promise<void> {
+    if (this.queued.get(topic) === messages) this.queued.delete(topic);
+    const size = this.opts.maxBatch;
+    for (let i = 0; i < messages.length; i += size) {
+      await this.publishBatch({ topic, messages: messages.length <= size ? messages : messages.slice(i, i + size) });
     }
   }
 }
