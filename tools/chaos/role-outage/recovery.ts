@@ -4,6 +4,9 @@
  * deadlines; they are generous because the test runs on a busy 2-core machine:
  * - publish: the publishing process's gex_bus_published_messages_total moved between two scrapes both started after
  *   upAt (the time of the second; scrapes every 500 ms). Bound 60 s.
+ * - backlog: what the publishing process held while the broker was away is published: its in-memory backlog
+ *   (gex_ingest_publish_backlog_messages) at most BACKLOG_DRAINED messages and its disk spool empty, in a scrape
+ *   started after upAt. Bound 60 s.
  * Each figure is polled on its own (a slow store read or scrape delays only its own figure).
  * - snapshots: every symbol that had snapshots before has one of a tick after upAt in the store (gamma_flow, the
  *   cycle's completion marker), and that tick is one of the first two aligned ticks after upAt. Observed at most
@@ -32,6 +35,7 @@ export interface RecoveryTargets {
 /** Seconds from upAt to the first observation; null: not within its bound. */
 export interface Recovery {
   readonly publishS: number | null;
+  readonly backlogS: number | null;
   readonly snapshotsS: number | null;
   /** Per symbol, how many aligned ticks after upAt its first new snapshot is (1 = the first tick). */
   readonly snapshotTick: Readonly<Record<string, number>>;
@@ -42,11 +46,15 @@ export interface Recovery {
 
 export const BOUNDS = {
   publishMs: 60_000,
+  backlogMs: 60_000,
   v2Ms: 30_000,
   /** Snapshots: the second aligned tick after upAt plus this. */
   snapshotGraceMs: 40_000,
   wsTapeMs: 60_000,
 } as const;
+
+/** A publisher's in-memory backlog at or below this is its ordinary linger-to-linger content, not a backlog. */
+export const BACKLOG_DRAINED = 500;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -80,7 +88,7 @@ export async function measureRecovery(x: RecoveryTargets, upAt: number): Promise
   const seconds = (at: number | null): number | null => (at === null ? null : (at - upAt) / 1000);
   let lastPublished: number | null = null;
   let snapshotTick: Record<string, number> = {};
-  const [publishAt, snapshotsAt, v2At, wsTapeAt, wsLevelsAt] = await Promise.all([
+  const [publishAt, backlogAt, snapshotsAt, v2At, wsTapeAt, wsLevelsAt] = await Promise.all([
     // Two scrapes both started after upAt, the second higher: published in between.
     firstTrue(upAt + BOUNDS.publishMs, 500, async () => {
       const started = Date.now();
@@ -88,6 +96,14 @@ export async function measureRecovery(x: RecoveryTargets, upAt: number): Promise
       const moved = n !== null && lastPublished !== null && n > lastPublished;
       if (n !== null && started >= upAt) lastPublished = n;
       return moved;
+    }),
+    firstTrue(upAt + BOUNDS.backlogMs, 500, async () => {
+      if (Date.now() < upAt) return false;
+      const [held, spooled] = await Promise.all([
+        metricTotal(x.publisherMetrics, 'gex_ingest_publish_backlog_messages'),
+        metricTotal(x.publisherMetrics, 'gex_ingest_spool_bytes'),
+      ]);
+      return held !== null && held <= BACKLOG_DRAINED && spooled === 0;
     }),
     firstTrue(snapshotDeadline, 2_000, async () => {
       const first = await firstSnapshotsAfter(x.store, upAt);
@@ -105,6 +121,7 @@ export async function measureRecovery(x: RecoveryTargets, upAt: number): Promise
   ]);
   return {
     publishS: seconds(publishAt),
+    backlogS: seconds(backlogAt),
     snapshotsS: seconds(snapshotsAt),
     snapshotTick,
     v2S: seconds(v2At),

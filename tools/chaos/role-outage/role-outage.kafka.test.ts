@@ -3,9 +3,9 @@
  * sharing a store holder, and `gex all` with its own store) runs on a private broker of its own (never the suite's
  * shared one), fed by the sandbox flooding option trades; the brokers are stopped for 5 s, 45 s and 180 s at seeded
  * random instants (plan.ts: one during a snapshot tick's durability wait, one during a consumer group join) and
- * started again. After each outage: every role process is the same pid, ingest publishes again, the processors store
- * a snapshot of every symbol within two ticks, the API answers /v2 and its WebSocket feed resumes (bounds in
- * recovery.ts). At the end the stored option trades equal the sandbox ledger: none lost, none doubled.
+ * started again. After each outage: every role process is the same pid, ingest publishes again and publishes what it
+ * held within 60 s, the processors store a snapshot of every symbol within two ticks, the API answers /v2 and its
+ * WebSocket feed resumes (bounds in recovery.ts). At the end the stored option trades equal the sandbox ledger: none lost, none doubled.
  * ~6.5 min on a quiet 2-core machine (start-up ~36 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
  * ROLE_OUTAGE_KEEP_LOGS=1 keeps the process logs of a passing run too.
  */
@@ -43,6 +43,7 @@ function check(r: RoleOutageResult): void {
       }
       const rec = o.recovery;
       assert.notEqual(rec.publishS, null, `${what}: publishes again within 60 s`);
+      assert.notEqual(rec.backlogS, null, `${what}: what it held during the outage is published within 60 s`);
       assert.notEqual(
         rec.snapshotsS,
         null,

@@ -23,6 +23,7 @@ const COLUMNS: readonly [string, (r: Row) => string][] = [
   ['unavailable s', (r) => ((r.o.upAt - r.o.stopAt) / 1000).toFixed(1)],
   ['same pid', (r) => (r.o.pids[r.role]?.alive === true && r.o.pids[r.role]?.before === r.o.pids[r.role]?.after ? 'yes' : 'NO')],
   ['publish s', (r) => (has(r, 'publish') ? s(r.o.recovery.publishS) : '')],
+  ['backlog s', (r) => (has(r, 'publish') ? s(r.o.recovery.backlogS) : '')],
   ['behind s', (r) => (has(r, 'compute') ? r.o.snapshotsBehindS.toFixed(0) : '')],
   ['snapshots s', (r) => (has(r, 'compute') ? `${s(r.o.recovery.snapshotsS)}${ticks(r.o)}` : '')],
   ['/v2 s', (r) => (has(r, 'serve') ? s(r.o.recovery.v2S) : '')],
