@@ -44,6 +44,33 @@ test('the test runner starts the files in the order given, not sorted by path (t
   );
   assert.ok(out.includes('# pass 3'), out);
   assert.ok(!out.includes('failed test(s)'), out);
+  // After the TAP: each file's wall time and the sum of its tests, the longest first.
+  const times = out.slice(out.indexOf('# slowest files'));
+  assert.ok(out.indexOf('# slowest files') > out.lastIndexOf('# duration_ms'), out);
+  const rows = times.split('\n').filter((l) => /^# +\d+\.\d \| +\d+\.\d {2}\S/.test(l));
+  assert.deepEqual(rows.map((l) => l.replace(/^.* {2}(\S+)$/, '$1').replace(/^.*\//, '')).sort(), [
+    'a.test.mjs',
+    'm.test.ts',
+    'z.test.mjs',
+  ]);
+  const walls = rows.map((l) => Number(/^# +(\d+\.\d)/.exec(l)?.[1]));
+  assert.deepEqual(
+    walls,
+    [...walls].sort((x, y) => y - x),
+    'the longest first',
+  );
+});
+
+test('the file times put a slow file first with its test time', () => {
+  const { out, status } = runFiles({
+    'quick.test.mjs': printing('quick'),
+    'slow.test.mjs': `import { test } from 'node:test';\ntest('sleeps', () => new Promise((r) => setTimeout(r, 1500)));\n`,
+  });
+  assert.equal(status, 0, out);
+  const rows = out.slice(out.indexOf('# slowest files')).split('\n').slice(1, 3);
+  const [, wall, tests] = /^# +(\d+\.\d) \| +(\d+\.\d) {2}.*slow\.test\.mjs$/.exec(rows[0] ?? '') ?? [];
+  assert.ok(Number(tests) >= 1.5 && Number(wall) >= 1.4, `slow file first with >= 1.5 s of tests: ${rows.join(' / ')}`);
+  assert.match(rows[1] ?? '', /quick\.test\.mjs$/);
 });
 
 test('the test runner exits 1 on a failed or timed-out test and names each failure after the TAP', () => {
