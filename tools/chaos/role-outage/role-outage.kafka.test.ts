@@ -6,7 +6,7 @@
  * started again. After each outage: every role process is the same pid, ingest publishes again and publishes what it
  * held within 60 s, the processors store a snapshot of every symbol within two ticks, the API answers /v2 and its
  * WebSocket feed resumes (bounds in recovery.ts). At the end the stored option trades equal the sandbox ledger: none lost, none doubled.
- * ~6.5 min on a quiet 2-core machine (start-up ~36 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
+ * ~8 min on a quiet 2-core machine (start-up ~65 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
  * ROLE_OUTAGE_KEEP_LOGS=1 keeps the process logs of a passing run too.
  */
 import { test } from 'node:test';
