@@ -13,9 +13,8 @@ export default async function* fileTimesReporter(source) {
   for await (const event of source) {
     const path = event.data?.file;
     if (typeof path !== 'string') continue;
-    const file = relative(process.cwd(), path);
-    let f = files.get(file);
-    if (f === undefined) files.set(file, (f = { start: null, end: null, tests: 0 }));
+    let f = files.get(path);
+    if (f === undefined) files.set(path, (f = { start: null, end: null, tests: 0 }));
     // The runner reports each file as a test named by its path; the file's own tests come from its process.
     const isFile = event.data.name === path;
     if (isFile && event.type === 'test:dequeue') f.start = Date.now();
@@ -28,7 +27,7 @@ export default async function* fileTimesReporter(source) {
   const rows = [...files].sort(([, a], [, b]) => wall(b) - wall(a)).slice(0, SHOWN);
   if (rows.length === 0) return;
   yield `\n# slowest files (wall s from the file's start to its end | sum of top-level tests s), ${rows.length} of ${files.size}:\n`;
-  for (const [file, f] of rows) {
-    yield `# ${(wall(f) / 1000).toFixed(1).padStart(7)} | ${(f.tests / 1000).toFixed(1).padStart(7)}  ${file}\n`;
+  for (const [path, f] of rows) {
+    yield `# ${(wall(f) / 1000).toFixed(1).padStart(7)} | ${(f.tests / 1000).toFixed(1).padStart(7)}  ${relative(process.cwd(), path)}\n`;
   }
 }

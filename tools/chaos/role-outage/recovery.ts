@@ -5,8 +5,7 @@
  * - publish: the publishing process's gex_bus_published_messages_total moved between two scrapes both started after
  *   upAt (the time of the second; scrapes every 500 ms). Bound 60 s.
  * - backlog: what the publishing process held while the broker was away is published: its in-memory backlog
- *   (gex_ingest_publish_backlog_messages) at most BACKLOG_DRAINED messages and its disk spool empty, in a scrape
- *   started after upAt. Bound 60 s.
+ *   (gex_ingest_publish_backlog_messages) at most BACKLOG_DRAINED messages and its disk spool empty. Bound 60 s.
  * Each figure is polled on its own (a slow store read or scrape delays only its own figure).
  * - snapshots: every symbol that had snapshots before has one of a tick after upAt in the store (gamma_flow, the
  *   cycle's completion marker), and that tick is one of the first two aligned ticks after upAt. Observed at most
@@ -18,6 +17,7 @@
 import type { Store } from '#clickhouse/store.ts';
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import { withDeadline } from '#platform/deadline.ts';
+import { METRIC } from '#platform/metrics/names.ts';
 import type { FeedWatch } from './feed-watch.ts';
 import { metricTotal, servesV2 } from './probes.ts';
 
@@ -92,16 +92,15 @@ export async function measureRecovery(x: RecoveryTargets, upAt: number): Promise
     // Two scrapes both started after upAt, the second higher: published in between.
     firstTrue(upAt + BOUNDS.publishMs, 500, async () => {
       const started = Date.now();
-      const n = await metricTotal(x.publisherMetrics, 'gex_bus_published_messages_total');
+      const n = await metricTotal(x.publisherMetrics, METRIC.busPublishedMessages);
       const moved = n !== null && lastPublished !== null && n > lastPublished;
       if (n !== null && started >= upAt) lastPublished = n;
       return moved;
     }),
     firstTrue(upAt + BOUNDS.backlogMs, 500, async () => {
-      if (Date.now() < upAt) return false;
       const [held, spooled] = await Promise.all([
-        metricTotal(x.publisherMetrics, 'gex_ingest_publish_backlog_messages'),
-        metricTotal(x.publisherMetrics, 'gex_ingest_spool_bytes'),
+        metricTotal(x.publisherMetrics, METRIC.ingestPublishBacklog),
+        metricTotal(x.publisherMetrics, METRIC.ingestSpoolBytes),
       ]);
       return held !== null && held <= BACKLOG_DRAINED && spooled === 0;
     }),

@@ -5,7 +5,8 @@
  * random instants (plan.ts: one during a snapshot tick's durability wait, one during a consumer group join) and
  * started again. After each outage: every role process is the same pid, ingest publishes again and publishes what it
  * held within 60 s, the processors store a snapshot of every symbol within two ticks, the API answers /v2 and its
- * WebSocket feed resumes (bounds in recovery.ts). At the end the stored option trades equal the sandbox ledger: none lost, none doubled.
+ * WebSocket feed resumes (bounds in recovery.ts). At the end the stored option trades equal the sandbox ledger: none
+ * lost, none doubled.
  * ~8 min on a quiet 2-core machine (start-up ~65 s); ROLE_OUTAGE_SEED=<seed printed> replays the instants;
  * ROLE_OUTAGE_KEEP_LOGS=1 keeps the process logs of a passing run too.
  */
