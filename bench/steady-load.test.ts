@@ -19,8 +19,12 @@ test('steady load: the rate is held and a slow server shows in the latencies (me
     assert.equal(served, 200);
     assert.equal(r.errors, 0);
     assert.equal(r.non2xx, 0);
-    // Never above the rate; below it only by the stalls of a busy machine (the last request is due at 995 ms).
-    assert.ok(r.rps > 120 && r.rps <= 205, `rps ${r.rps}`);
+    // Never above the rate. Below it only by the stalls of a busy machine (104 req/s once in CI), and then the time
+    // lost is in the latencies, measured from the due time: the last request is due at 995 ms, so the slowest
+    // latency is at least the run's wall time minus 995 ms.
+    assert.ok(r.rps <= 205, `rps ${r.rps}`);
+    const wallMs = (1000 * r.total) / r.rps;
+    assert.ok(r.max >= wallMs - 995 - 0.1, `a shortfall shows in the latencies: max ${r.max} ms, wall ${wallMs.toFixed(0)} ms`);
     assert.ok(r.p50 >= 20, `p50 ${r.p50}`);
     // 16 sockets x (1 request per 20 ms) = 800 req/s of capacity: no queueing at 200 req/s.
     assert.ok(r.p99 >= r.p50 && r.max >= r.p99);
