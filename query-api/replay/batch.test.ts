@@ -1,16 +1,17 @@
 /**
  * Replay batches (batch.ts): documents numbered per channel across runs and batches, cut at the size bound, each
  * message's bytes found by its end offset (non-ASCII text included), the documents those of lines.ts (for `ws` each
- * one WebSocket frame).
+ * one WebSocket frame), data already encoded written as its text would be.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { replayBatches, startOf, type ReplayBatch } from './batch.ts';
+import type { ReplayData } from './data.ts';
 import { messageLine, replayNotification } from './lines.ts';
 import type { MergedRun } from './merge.ts';
 import { framePayloads } from '../ws/frames.ts';
 
-async function* runsOf(runs: MergedRun<string>[]): AsyncGenerator<MergedRun<string>> {
+async function* runsOf<T>(runs: MergedRun<T>[]): AsyncGenerator<MergedRun<T>> {
   yield* runs;
 }
 
@@ -20,7 +21,7 @@ const RUNS: MergedRun<string>[] = [
     channel: 'tape.BTCUSDT',
     items: [
       { atMs: 1_000, value: '{"a":"é"}' },
-      { atMs: 1_000, value: '{"b":2}', at: '1970-01-01T00:00:01.000Z' },
+      { atMs: 1_000, value: '{"b":2}' },
     ],
   },
   { channel: 'levels.BTCUSDT.deribit,okx', items: [{ atMs: 2_000, value: '{"l":"€𝄞"}' }] },
@@ -136,5 +137,50 @@ test('batches: a document larger than the batch buffer (a large chain snapshot) 
       expected.map((d) => d.length),
       `${format}: one message a batch, the buffer grown then shrunk`,
     );
+  }
+});
+
+/** The runs with each data encoded (as the tape source hands it: bytes of a shared buffer, its ASCII flag). */
+function encoded(runs: MergedRun<string>[]): MergedRun<ReplayData>[] {
+  return runs.map((r) => ({
+    channel: r.channel,
+    items: r.items.map((m) => {
+      const bytes = Buffer.from(`pad${m.value}pad`, 'utf8');
+      return {
+        atMs: m.atMs,
+        value: { bytes, start: 3, end: bytes.length - 3, ascii: Buffer.byteLength(m.value, 'utf8') === m.value.length },
+      };
+    }),
+  }));
+}
+
+test('batches: data already encoded gives the same batches, byte for byte, as the same data as text', async () => {
+  const big = `{"big":"${'€'.repeat(30_000)}"}`;
+  const runs: MergedRun<string>[] = [
+    ...RUNS,
+    // Instants before 1970 and past year 9999 (not 24 characters), a frame of 64 KiB or more (a 10-byte header).
+    {
+      channel: 'tape.BTCUSDT',
+      items: [
+        { atMs: -1, value: '{"d":4}' },
+        { atMs: 253_402_300_800_000, value: '{"e":5}' },
+      ],
+    },
+    { channel: 'levels.BTCUSDT.deribit,okx', items: [{ atMs: 253_402_300_800_000, value: big }] },
+  ];
+  const mixed = encoded(runs).map((r, k) => (k % 2 === 0 ? r : (runs[k] as MergedRun<string>)));
+  for (const format of ['ndjson', 'ws'] as const) {
+    for (const maxBytes of [1, 100, 1 << 20]) {
+      const expected: ReplayBatch[] = [];
+      for await (const b of replayBatches(runsOf(runs), CHANNELS, format, maxBytes)) expected.push(b);
+      for (const [name, input] of [
+        ['encoded', encoded(runs)],
+        ['mixed', mixed],
+      ] as const) {
+        const batches: ReplayBatch[] = [];
+        for await (const b of replayBatches(runsOf(input), CHANNELS, format, maxBytes)) batches.push(b);
+        assert.deepEqual(batches, expected, `${name}, ${format}, ${maxBytes}`);
+      }
+    }
   }
 });

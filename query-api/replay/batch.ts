@@ -11,9 +11,10 @@
  * 20 replays, against ~0.5 ms a scavenge; bench/RESULTS.md "replay"). A socket written with encoding `latin1` sends
  * exactly those bytes, copied out of the string.
  */
-import { documentsOf, type DocumentFormat } from './lines.ts';
+import { digitCount, isoLength, JsonBytes } from '#platform/json-bytes.ts';
+import type { EncodedData, ReplayData } from './data.ts';
+import { DATA_PART, documentPartsOf, documentsOf, SEQ_PART, type DocumentFormat, type DocumentParts } from './lines.ts';
 import type { MergedRun } from './merge.ts';
-import type { ReplayData } from './sources.ts';
 import { headerLength, writeTextFrameHeader } from '../ws/frames.ts';
 
 /** `ndjson`: each message its line (GET /v2/replay); `ws`: each its `replay` notification (public/replay). */
@@ -49,58 +50,87 @@ export const startOf = (b: ReplayBatch, i: number): number => (i === 0 ? 0 : (b.
  * A batch under construction: each document is written into one reused buffer as it is added (UTF-8, for `framed`
  * after its WebSocket frame header), and the batch's text is one copy out of it: no document is held to the end of
  * the batch, and no pass joins, re-measures or frames the batch then (the tape replay of 1 M trades after a month's
- * levels replay: 101-125k trades/s, against 60-73k with those passes; bench/RESULTS.md "replay").
+ * levels replay: 101-125k trades/s, against 60-73k with those passes; bench/RESULTS.md "replay"). Data already
+ * encoded (the tape's) is copied in between its document's parts, with no document string made.
  */
 class BatchBuilder {
-  private buf = Buffer.allocUnsafe(2 * BATCH_BYTES);
+  private readonly out = new JsonBytes(2 * BATCH_BYTES);
   private atMs = new Float64Array(BATCH_MESSAGES);
   private channel = new Uint8Array(BATCH_MESSAGES);
   private seq = new Uint32Array(BATCH_MESSAGES);
   private ends = new Uint32Array(BATCH_MESSAGES);
-  private allAscii = true;
   count = 0;
-  bytes = 0;
 
   constructor(private readonly framed: boolean) {}
 
+  get bytes(): number {
+    return this.out.pos;
+  }
+
+  /** A document made as text. */
   add(doc: string, atMs: number, channel: number, seq: number): void {
-    const size = Buffer.byteLength(doc, 'utf8');
-    if (size !== doc.length) this.allAscii = false;
-    const need = this.bytes + size + (this.framed ? headerLength(size) : 0);
-    if (need > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, 2 * this.buf.length));
-      this.buf.copy(grown, 0, 0, this.bytes);
-      this.buf = grown;
+    const { out } = this;
+    if (this.framed) {
+      const size = Buffer.byteLength(doc, 'utf8');
+      out.ensure(headerLength(size));
+      out.pos = writeTextFrameHeader(out.buf, out.pos, size);
     }
-    let at = this.bytes;
-    if (this.framed) at = writeTextFrameHeader(this.buf, at, size);
-    at += this.buf.write(doc, at, 'utf8');
+    out.utf8(doc);
+    this.added(atMs, channel, seq);
+  }
+
+  /** The document of encoded data: `parts` and the variable fields written around a copy of the data's bytes. */
+  addEncoded(parts: DocumentParts, data: EncodedData, atMs: number, channel: number, seq: number): void {
+    const { out } = this;
+    if (this.framed) {
+      const size =
+        parts.head.length +
+        isoLength(atMs) +
+        SEQ_PART.length +
+        digitCount(seq) +
+        DATA_PART.length +
+        data.end -
+        data.start +
+        parts.tail.length;
+      out.ensure(headerLength(size));
+      out.pos = writeTextFrameHeader(out.buf, out.pos, size);
+    }
+    out.raw(parts.head);
+    out.iso(atMs);
+    out.raw(SEQ_PART);
+    out.uint(seq);
+    out.raw(DATA_PART);
+    out.raw(data.bytes, data.start, data.end);
+    out.raw(parts.tail);
+    if (!data.ascii) out.allAscii = false;
+    this.added(atMs, channel, seq);
+  }
+
+  private added(atMs: number, channel: number, seq: number): void {
     const i = this.count++;
-    this.ends[i] = at;
+    this.ends[i] = this.out.pos;
     this.atMs[i] = atMs;
     this.channel[i] = channel;
     this.seq[i] = seq;
-    this.bytes = at;
   }
 
   /** The batch of what was added; the builder starts empty again. */
   take(): ReplayBatch {
-    const { count } = this;
+    const { count, out } = this;
     const batch = {
       count,
-      text: this.buf.toString('latin1', 0, this.bytes),
+      text: out.buf.toString('latin1', 0, out.pos),
       // A frame's header byte 0x81 is not ASCII.
-      ascii: this.allAscii && !this.framed,
+      ascii: out.allAscii && !this.framed,
       ends: this.ends.slice(0, count),
       atMs: this.atMs.slice(0, count),
       channel: this.channel.slice(0, count),
       seq: this.seq.slice(0, count),
     };
     // A batch grown past its usual size (a large document) does not keep the larger buffer.
-    if (this.buf.length > 2 * BATCH_BYTES) this.buf = Buffer.allocUnsafe(2 * BATCH_BYTES);
+    if (out.buf.length > 2 * BATCH_BYTES) out.buf = Buffer.allocUnsafe(2 * BATCH_BYTES);
     this.count = 0;
-    this.bytes = 0;
-    this.allAscii = true;
+    out.reset();
     return batch;
   }
 }
@@ -116,6 +146,7 @@ export async function* replayBatches(
   maxBytes = BATCH_BYTES,
 ): AsyncGenerator<ReplayBatch> {
   const render = channels.map((c) => documentsOf(c, format));
+  const parts = channels.map((c) => documentPartsOf(c, format));
   const indexOf = new Map(channels.map((c, i) => [c, i]));
   const seqs = channels.map(() => 0);
   const b = new BatchBuilder(format === 'ws');
@@ -123,9 +154,13 @@ export async function* replayBatches(
     const ch = indexOf.get(run.channel);
     if (ch === undefined) throw new Error(`replay batch: channel ${run.channel} not in the request`);
     const doc = render[ch] as (at: string, seq: number, dataJson: string) => string;
+    const docParts = parts[ch] as DocumentParts;
     let seq = seqs[ch] as number;
+    // Every item of the run is copied into the batch before the next run is pulled (data.ts EncodedData).
     for (const m of run.items) {
-      b.add(doc(m.at ?? new Date(m.atMs).toISOString(), ++seq, m.value), m.atMs, ch, seq);
+      const data = m.value;
+      if (typeof data === 'string') b.add(doc(new Date(m.atMs).toISOString(), ++seq, data), m.atMs, ch, seq);
+      else b.addEncoded(docParts, data, m.atMs, ch, ++seq);
       if (b.bytes >= maxBytes || b.count >= BATCH_MESSAGES) yield b.take();
     }
     seqs[ch] = seq;

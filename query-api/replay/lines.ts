@@ -14,6 +14,8 @@ export type DocumentFormat = 'ndjson' | 'ws';
 
 /** The head of a message document before its `seq`: `{"channel":…,"at":…,"seq":` (`channelJson` the name as JSON). */
 const headOf = (channelJson: string, at: string): string => `{"channel":${channelJson},"at":"${at}","seq":`;
+/** What a `replay` notification has before its params. */
+const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"replay","params":';
 
 /**
  * The documents of one channel's messages, its name serialized once: for `ndjson` a message line, for `ws` a `replay`
@@ -24,7 +26,27 @@ export function documentsOf(channel: string, format: DocumentFormat): (at: strin
   const channelJson = JSON.stringify(channel);
   return format === 'ndjson'
     ? (at, seq, dataJson) => `${headOf(channelJson, at)}${seq},"data":${dataJson}}\n`
-    : (at, seq, dataJson) => `{"jsonrpc":"2.0","method":"replay","params":${headOf(channelJson, at)}${seq},"data":${dataJson}}}`;
+    : (at, seq, dataJson) => `${NOTIFICATION_HEAD}${headOf(channelJson, at)}${seq},"data":${dataJson}}}`;
+}
+
+/**
+ * The constant parts of one channel's documents, UTF-8, for a writer that puts the variable ones in between itself
+ * (batch.ts, for data already encoded): `head` + the ISO instant + SEQ_PART + the seq + DATA_PART + the data + `tail`
+ * is the document documentsOf makes.
+ */
+export interface DocumentParts {
+  readonly head: Buffer;
+  readonly tail: Buffer;
+}
+
+export const SEQ_PART = Buffer.from('","seq":', 'latin1');
+export const DATA_PART = Buffer.from(',"data":', 'latin1');
+
+export function documentPartsOf(channel: string, format: DocumentFormat): DocumentParts {
+  const head = `{"channel":${JSON.stringify(channel)},"at":"`;
+  return format === 'ndjson'
+    ? { head: Buffer.from(head, 'utf8'), tail: Buffer.from('}\n', 'latin1') }
+    : { head: Buffer.from(`${NOTIFICATION_HEAD}${head}`, 'utf8'), tail: Buffer.from('}}', 'latin1') };
 }
 
 /** One message line (documentsOf for a single message). */

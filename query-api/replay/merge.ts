@@ -11,8 +11,6 @@
 export interface ReplayItem<T> {
   readonly atMs: number;
   readonly value: T;
-  /** The instant's ISO-8601 text, when the source has it at hand (else it is formatted from atMs). */
-  readonly at?: string;
 }
 
 /** A channel's history in its own order (non-decreasing `atMs`), in chunks. */

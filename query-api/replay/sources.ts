@@ -5,8 +5,8 @@
  * pages (REPLAY_PAGE trades, or a read of snapshot rows of about LEVELS_READ_BYTES) are held per channel, and no
  * further page is read until the merge has taken the held ones.
  * - tape.{symbol}: the stored trades of the window in /v2/tape's ascending order (ts, venue, id; option_trades
- *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time, rendered from the read's columns
- *   (tape/tape-columns.ts tapeRowJson).
+ *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time, rendered from the read's columns straight
+ *   to bytes (tape/tape-row-bytes.ts), its free-text columns read as views of the result's bytes.
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
  *   rows of consecutive instants are read in one query (processor-reads.ts levelRowsBetween: no heatmap cells), as many
@@ -25,17 +25,20 @@ import { metaOf } from '#processors/snapshots/levels-step.ts';
 import type { StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
-import { readTapeColumns } from '../tape/read.ts';
-import { num, str, tapeRowJson } from '../tape/tape-columns.ts';
+import { JsonBytes } from '#platform/json-bytes.ts';
+import { readTapeResult } from '../tape/read.ts';
+import { num } from '../tape/tape-columns.ts';
+import { byteColumnsOf, TAPE_VIEWS, TapeRowWriter, viewText } from '../tape/tape-row-bytes.ts';
 import { allTrades } from '../tape/filter.ts';
 import { levelsNotification } from '../ws/bus-source.ts';
 import { chainViewOf, changesJson, snapshotJson } from '../ws/chain-feed.ts';
 import type { Channel } from '../ws/protocol.ts';
+import type { ReplayData } from './data.ts';
 import type { ReplayItem, ReplaySource } from './merge.ts';
 import { readAhead } from './read-ahead.ts';
 
-/** A page of the tape read (tape/read.ts readTapeColumns). */
-type TapePage = Awaited<ReturnType<typeof readTapeColumns>>;
+/** A page of the tape read (tape/read.ts readTapeResult), its free-text columns as views of its bytes. */
+type TapePage = Awaited<ReturnType<typeof readTapeResult>>;
 
 /**
  * Trades or snapshot instants read per store query. A tape page costs ~25 ms of fixed engine time (option_trades
@@ -54,6 +57,8 @@ export const REPLAY_PAGE = 5_000;
 export const LEVELS_READ_BYTES = 2 * 2 ** 20;
 /** Trades rendered at a time from a tape page (a chunk of the tape source). */
 const TAPE_CHUNK = 256;
+/** Bytes of a tape chunk's buffer at first (~400 a trade; it grows if a chunk needs more). */
+const TAPE_CHUNK_BYTES = TAPE_CHUNK * 512;
 /** Instants of a levels channel's first read, before the size of an instant's rows is known. */
 const FIRST_LEVELS_READ = 4;
 
@@ -63,43 +68,42 @@ export interface ReplayWindow {
   readonly toMs: number;
 }
 
-/** A message's data, serialized. */
-export type ReplayData = string;
-
 async function* tapeChunks(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>[]> {
+  const options = { views: TAPE_VIEWS };
   const read = async (previous: TapePage | null): Promise<TapePage | null> => {
-    if (previous === null) return readTapeColumns(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null);
+    if (previous === null) return readTapeResult(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null, options);
     const i = previous.rows - 1;
     if (!previous.more || i < 0) return null;
     // The window starts at the cursor's instant (the rows after the cursor are there anyway): the primary key then
     // skips what earlier pages read; with the whole window a page's read grows with its position (~120 vs ~40 ms a
     // 5,000-trade page half-way through 3 M stored trades).
-    const c = previous.columns;
-    const cursor = { ts: num(c.ts_ms, i), venue: str(c.venue_s, i), id: str(c.id, i), order: 'asc' } as const;
-    return readTapeColumns(store, allTrades(symbol, cursor.ts, w.toMs), 'asc', page, cursor);
+    const c = byteColumnsOf(previous.result);
+    const cursor = { ts: num(c.ts_ms, i), venue: c.venue_s.values[i] ?? '', id: viewText(c.id, i), order: 'asc' } as const;
+    return readTapeResult(store, allTrades(symbol, cursor.ts, w.toMs), 'asc', page, cursor, options);
   };
-  const symbolJson = JSON.stringify(symbol);
-  for await (const { columns: c, rows } of readAhead(read)) {
-    // Each row's data rendered from the columns (tape-columns.ts tapeRowJson: JSON.stringify of the /v2/tape row), a
-    // few hundred at a time: the rendered text is written and gone before the next are made (rendering a whole page
-    // at once kept ~2 MB of text alive per page, into the old generation).
-    const expiries = new Map<number, string>();
-    for (let first = 0; first < rows; first += TAPE_CHUNK) {
-      const n = Math.min(TAPE_CHUNK, rows - first);
-      const chunk = new Array<ReplayItem<ReplayData>>(n);
-      for (let k = 0; k < n; k++) {
-        const i = first + k;
-        const ts = num(c.ts_ms, i);
-        const expiryMs = num(c.expiry_ms, i);
-        let expiry = expiries.get(expiryMs);
-        if (expiry === undefined) {
-          expiry = new Date(expiryMs).toISOString();
-          expiries.set(expiryMs, expiry);
+  const writer = new TapeRowWriter(symbol);
+  // One buffer for every chunk: a chunk's data is rendered into it once the previous chunk has been taken whole
+  // (data.ts EncodedData), so a replay's tape holds one chunk's bytes, and makes no string per trade.
+  const out = new JsonBytes(TAPE_CHUNK_BYTES);
+  for await (const p of readAhead(read)) {
+    const c = byteColumnsOf(p.result);
+    try {
+      for (let first = 0; first < p.rows; first += TAPE_CHUNK) {
+        const n = Math.min(TAPE_CHUNK, p.rows - first);
+        const chunk = new Array<ReplayItem<ReplayData>>(n);
+        out.reset();
+        for (let k = 0; k < n; k++) {
+          const i = first + k;
+          const start = out.pos;
+          out.allAscii = true;
+          writer.write(out, c, i);
+          chunk[k] = { atMs: num(c.ts_ms, i), value: { bytes: out.buf, start, end: out.pos, ascii: out.allAscii } };
         }
-        const at = new Date(ts).toISOString();
-        chunk[k] = { atMs: ts, at, value: tapeRowJson(c, i, symbolJson, at, expiry) };
+        yield chunk;
       }
-      yield chunk;
+    } finally {
+      // Rendered: the read's bytes are freed now (the replay thread's store), not at the next collection.
+      store.releaseColumns(p.result);
     }
   }
 }

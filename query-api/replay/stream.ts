@@ -11,7 +11,8 @@ import type { HistoryClamp } from '../limits/history-clamp.ts';
 import { documentsOf, doneLine } from './lines.ts';
 import { mergeReplay, type MergedRun } from './merge.ts';
 import type { ReplayRequest } from './request.ts';
-import { REPLAY_PAGE, replaySource, type ReplayData } from './sources.ts';
+import { dataText, type ReplayData } from './data.ts';
+import { REPLAY_PAGE, replaySource } from './sources.ts';
 
 /** The merged runs of a replay in stream order; `page` bounds each store read (REPLAY_PAGE; tests use smaller pages). */
 export function replayRuns(store: Store, request: ReplayRequest, page = REPLAY_PAGE): AsyncGenerator<MergedRun<ReplayData>> {
@@ -26,7 +27,8 @@ export async function* replayLines(store: Store, request: ReplayRequest, clamp?:
   for await (const run of replayRuns(store, request, page)) {
     let seq = counts.get(run.channel) ?? 0;
     const line = lines.get(run.channel) ?? documentsOf(run.channel, 'ndjson');
-    for (const m of run.items) yield line(m.at ?? new Date(m.atMs).toISOString(), ++seq, m.value);
+    // Each line made before the next run is pulled (a run's encoded data is valid until then: data.ts).
+    for (const m of run.items) yield line(new Date(m.atMs).toISOString(), ++seq, dataText(m.value));
     counts.set(run.channel, seq);
   }
   yield doneLine(request.fromMs, request.toMs, counts, clamp);

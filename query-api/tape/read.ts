@@ -4,6 +4,8 @@
  * to know whether a next page exists. Only typed placeholders reach the SQL.
  */
 import { msParam } from '#clickhouse/epoch-ms.ts';
+import type { ColumnsOptions } from '#clickhouse/read-formats.ts';
+import type { ColumnsResult } from '#clickhouse/row-binary.ts';
 import type { QueryParams, Store } from '#clickhouse/store.ts';
 import { encodeCursor, type TapeCursor, type TapeOrder } from './cursor.ts';
 import type { TapeFilter, TapePage } from './filter.ts';
@@ -49,14 +51,18 @@ function whereOf(f: TapeFilter, cursor: TapeCursor | null): { readonly where: st
   return { where: c.join(' AND '), params };
 }
 
-/** The statement's columns for `limit` stored trades in `order` after the cursor; `rows` served (at most `limit`), `more`. */
-export async function readTapeColumns(
+/**
+ * The statement's result for `limit` stored trades in `order` after the cursor; `rows` served (at most `limit`),
+ * `more`. `options` as Store.queryColumns (replays keep the free-text columns as views: tape-row-bytes.ts).
+ */
+export async function readTapeResult(
   store: Store,
   f: TapeFilter,
   order: TapeOrder,
   limit: number,
   cursor: TapeCursor | null,
-): Promise<{ readonly columns: TapeColumns; readonly rows: number; readonly more: boolean }> {
+  options: ColumnsOptions = {},
+): Promise<{ readonly result: ColumnsResult; readonly rows: number; readonly more: boolean }> {
   const { where, params } = whereOf(f, cursor);
   const dir = order === 'desc' ? 'DESC' : 'ASC';
   // Times as Int64 epoch ms (exact below 2^53); the symbol is the filter's (not read). No alias equals a column
@@ -68,9 +74,21 @@ FROM option_trades FINAL
 WHERE ${where}
 ORDER BY ts ${dir}, venue ${dir}, id ${dir}
 LIMIT {limit:UInt32}`;
-  const result = await store.queryColumns(sql, { ...params, limit: limit + 1 });
+  const result = await store.queryColumns(sql, { ...params, limit: limit + 1 }, options);
   const rows = Math.min(result.rows, limit);
-  return { columns: columnsOf(result), rows, more: result.rows > limit && rows > 0 };
+  return { result, rows, more: result.rows > limit && rows > 0 };
+}
+
+/** The statement's columns for `limit` stored trades in `order` after the cursor; `rows` served (at most `limit`), `more`. */
+export async function readTapeColumns(
+  store: Store,
+  f: TapeFilter,
+  order: TapeOrder,
+  limit: number,
+  cursor: TapeCursor | null,
+): Promise<{ readonly columns: TapeColumns; readonly rows: number; readonly more: boolean }> {
+  const { result, rows, more } = await readTapeResult(store, f, order, limit, cursor);
+  return { columns: columnsOf(result), rows, more };
 }
 
 /**

@@ -1,8 +1,7 @@
 /**
  * The tape read's columns (tape/read.ts: option_trades read column-wise through Native) as served tape rows
- * (tape-row.ts) in tail entries (`tailEntriesOf`, for /v2/tape and the tape tail), or rendered straight to JSON
- * (`tapeRowJson`, for replays, which render hundreds of thousands a second): the same text as `JSON.stringify` of
- * the row, without building it. Pure.
+ * (tape-row.ts) in tail entries (`tailEntriesOf`, for /v2/tape and the tape tail). Replays render the same rows
+ * straight to bytes instead (tape-row-bytes.ts). Pure.
  */
 import { columnOf, type ColumnsResult, type NumberColumn, type ResultColumn, type StringColumn } from '#clickhouse/row-binary.ts';
 import { utcDate } from './filter.ts';
@@ -15,7 +14,7 @@ export const nullableNum = (c: NumberColumn, i: number): number | null =>
 export const str = (c: StringColumn, i: number): string => c.values[i] ?? '';
 
 /** The names of the read's columns, in order (tape/read.ts readTapeColumns). */
-const NUMBER_COLUMNS = [
+export const NUMBER_COLUMNS = [
   'ts_ms',
   'expiry_ms',
   'strike',
@@ -77,24 +76,4 @@ export function tailEntriesOf(c: TapeColumns, n: number, symbol: string): TailEn
     out[i] = { ts, venue, id: str(c.id, i), expiryDate: expiry.date, row };
   }
   return out;
-}
-
-/** A number as JSON.stringify writes it (NaN and infinities as null). */
-const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
-const jsonNullable = (x: number | null): string => (x === null ? 'null' : jsonNumber(x));
-const q = (s: string): string => JSON.stringify(s);
-
-/**
- * `JSON.stringify` of the tape row of row `i` (field order and values of tape/read.ts entriesOf and tape-row.ts):
- * `timeIso` is the ISO text of its `ts_ms`, `expiryIso` of its `expiry_ms`, `symbolJson` the symbol as a JSON string.
- */
-export function tapeRowJson(c: TapeColumns, i: number, symbolJson: string, timeIso: string, expiryIso: string): string {
-  return (
-    `{"time":"${timeIso}","venue":${q(str(c.venue_s, i))},"symbol":${symbolJson},"instrument":${q(str(c.instrument, i))},` +
-    `"expiry":"${expiryIso}","strike":${jsonNumber(num(c.strike, i))},"type":${q(str(c.type_s, i))},"side":${q(str(c.side_s, i))},` +
-    `"size":${jsonNumber(num(c.size, i))},"price":${jsonNumber(num(c.price, i))},"price_currency":${q(str(c.currency_s, i))},` +
-    `"price_usd":${jsonNumber(num(c.price_usd, i))},"premium_usd":${jsonNumber(num(c.premium_usd, i))},` +
-    `"iv":${jsonNullable(nullableNum(c.iv, i))},"index_price":${jsonNullable(nullableNum(c.index_price, i))},` +
-    `"block":${num(c.block_n, i) !== 0},"trade_id":${q(str(c.trade_id, i))}}`
-  );
 }

@@ -1,0 +1,162 @@
+/**
+ * JsonBytes against the functions whose text it writes as bytes: JSON.stringify (numbers, strings) and
+ * Date.prototype.toISOString (instants), value by value, over hand-picked edges and seeded random values; and a
+ * buffer grown while written keeps what was written.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { digitCount, isoLength, JsonBytes } from './json-bytes.ts';
+
+/** A seeded generator (mulberry32): the same values every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What `write` puts in a fresh buffer, as text. */
+function written(write: (out: JsonBytes) => void): string {
+  const out = new JsonBytes(4);
+  write(out);
+  return out.buf.toString('utf8', 0, out.pos);
+}
+
+test('number: JSON.stringify of the number', () => {
+  const edges = [
+    0,
+    -0,
+    1,
+    -1,
+    9,
+    10,
+    99,
+    100,
+    2 ** 53 - 1,
+    -(2 ** 53 - 1),
+    2 ** 53,
+    2 ** 53 + 2,
+    1e21,
+    1e-7,
+    1e-6,
+    0.1,
+    0.1 + 0.2,
+    123.045,
+    -12.5,
+    5e-324,
+    Number.MAX_VALUE,
+    Number.NaN,
+    Infinity,
+    -Infinity,
+    100_000,
+    95_000.5,
+  ];
+  const next = random(7);
+  const values = [...edges];
+  for (let i = 0; i < 2000; i++) {
+    const x = next();
+    values.push(Math.round(x * 1e6), x * 10 ** Math.floor(next() * 30 - 10), -Math.round(x * 1e15), Math.round(x * 1e4) / 1e4);
+  }
+  for (const x of values)
+    assert.equal(
+      written((o) => o.number(x)),
+      JSON.stringify(x),
+      String(x),
+    );
+  assert.equal(
+    written((o) => o.nullableNumber(null)),
+    'null',
+  );
+});
+
+test('uint and digitCount: the digits of a non-negative safe integer', () => {
+  for (const n of [0, 1, 9, 10, 11, 99, 100, 4_294_967_295, 4_294_967_296, 2 ** 53 - 1]) {
+    assert.equal(
+      written((o) => o.uint(n)),
+      String(n),
+    );
+    assert.equal(digitCount(n), String(n).length);
+  }
+});
+
+test('iso: Date.prototype.toISOString of the instant, and isoLength its length', () => {
+  const edges = [
+    0, 1, 999, 1000, 59_999, 86_399_999, 86_400_000, -1, -86_400_000, 951_782_400_000 /* 2000-02-29 */,
+    4_107_542_399_999 /* 2100-02-28T23:59:59.999 */, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, 1.5, 1_700_000_000_000.9,
+  ];
+  const next = random(11);
+  const values = [...edges];
+  for (let i = 0; i < 5000; i++) values.push(Math.floor(next() * 253_402_300_800_000), Math.floor(1.7e12 + next() * 1e11));
+  for (const ms of values) {
+    const iso = new Date(ms).toISOString();
+    assert.equal(
+      written((o) => o.iso(ms)),
+      iso,
+      String(ms),
+    );
+    assert.equal(isoLength(ms), iso.length, String(ms));
+  }
+  // Alternating days (a trade's time and its expiry) and then a third.
+  assert.equal(
+    written((o) => {
+      for (const ms of [0, 86_400_000 * 400, 1, 86_400_000 * 400 + 1, 86_400_000 * 9000]) o.iso(ms);
+    }),
+    [0, 86_400_000 * 400, 1, 86_400_000 * 400 + 1, 86_400_000 * 9000].map((ms) => new Date(ms).toISOString()).join(''),
+  );
+});
+
+test('jsonText and jsonUtf8: JSON.stringify of the text; allAscii tells whether a byte >= 0x80 was written', () => {
+  const texts = [
+    '',
+    'deribit',
+    'a"b',
+    'back\\slash',
+    '\u0000\u001f',
+    '\n\t\r\b\f',
+    '\u007f',
+    'é',
+    '€𝄞',
+    '\u2028\u2029',
+    '\ud800',
+    'x\udc00y',
+  ];
+  for (const s of texts) {
+    assert.equal(
+      written((o) => o.jsonText(s)),
+      JSON.stringify(s),
+      JSON.stringify(s),
+    );
+    const bytes = Buffer.concat([Buffer.from('..'), Buffer.from(s, 'utf8'), Buffer.from('..')]);
+    const decoded = bytes.toString('utf8', 2, bytes.length - 2);
+    assert.equal(
+      written((o) => o.jsonUtf8(bytes, 2, bytes.length - 2)),
+      JSON.stringify(decoded),
+      JSON.stringify(s),
+    );
+  }
+  const ascii = new JsonBytes();
+  ascii.jsonText('okx');
+  ascii.utf8('plain');
+  assert.equal(ascii.allAscii, true);
+  const wide = new JsonBytes();
+  wide.jsonText('é');
+  assert.equal(wide.allAscii, false);
+  wide.reset();
+  assert.equal(wide.allAscii, true);
+  assert.equal(wide.pos, 0);
+});
+
+test('a buffer grown while written keeps what was written; a view of the old buffer keeps its bytes', () => {
+  const out = new JsonBytes(8);
+  out.text('{"a":');
+  const before = out.buf;
+  out.raw(Buffer.alloc(100, 0x61));
+  out.text('}');
+  assert.notEqual(out.buf, before);
+  assert.equal(out.buf.toString('latin1', 0, out.pos), `{"a":${'a'.repeat(100)}}`);
+  assert.equal(before.toString('latin1', 0, 5), '{"a":');
+});
