@@ -1,6 +1,6 @@
 /**
- * GET /v2/replay over a real socket: the route reads the store only as fast as the client takes the stream. 60,000
- * stored trades (60 tape pages of REPLAY_PAGE) to a client that stops reading after the headers: the store is asked
+ * GET /v2/replay over a real socket: the route reads the store only as fast as the client takes the stream. 12 tape
+ * pages of stored trades (12 x REPLAY_PAGE) to a client that stops reading after the headers: the store is asked
  * for a few pages only (what fills the socket buffers), then for every page once the client reads again. The
  * store is the chDB store itself, its page reads (queryColumns, or queryBytes from the replay thread) counted on the
  * way through.
@@ -14,7 +14,7 @@ import { optionTrade } from '#clickhouse/testing/fixtures.ts';
 import { freePort, migratedStore, testApp, testClock, userWithKey } from '../testing/harness.ts';
 import { REPLAY_PAGE } from './sources.ts';
 
-const N = 60_000;
+const N = 12 * REPLAY_PAGE;
 const T0 = Date.UTC(2026, 9, 1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +55,7 @@ test(
       );
       res.pause();
       assert.equal(res.statusCode, 200);
-      // Let the server fill whatever buffers it can; the reads must stop far before the 60 pages.
+      // Let the server fill whatever buffers it can; the reads must stop far before the 12 pages.
       let stalled = -1;
       for (let i = 0; i < 20 && stalled !== pages; i++) {
         stalled = pages;

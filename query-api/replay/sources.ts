@@ -41,11 +41,12 @@ import { readAhead } from './read-ahead.ts';
 type TapePage = Awaited<ReturnType<typeof readTapeResult>>;
 
 /**
- * Trades or snapshot instants read per store query. A tape page costs ~25 ms of fixed engine time (option_trades
- * FINAL) plus ~5 µs a trade: 5,000 trades a page read ~2.5x faster than 1,000, for a few MB held (bench/RESULTS.md
- * "replay").
+ * Trades or snapshot instants read per store query. A tape page costs ~14 ms of fixed engine time (option_trades
+ * FINAL) plus ~0.6 µs a trade: 1 M trades read in pages of 5,000 / 10,000 / 20,000 took 3.1-3.3 / 1.9 / 1.4-1.5 s.
+ * 10,000 holds ~2.5 MB a page (two per tape replay, with the read ahead); 20,000 grew the server's RSS under 20
+ * concurrent replays by +385 MB against +151 MB at 5,000 (bench/RESULTS.md "replay").
  */
-export const REPLAY_PAGE = 5_000;
+export const REPLAY_PAGE = 10_000;
 
 /**
  * Snapshot rows read per store query for a levels channel, about (bytes of the rows read, mostly the packed levels,
