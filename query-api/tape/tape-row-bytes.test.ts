@@ -94,6 +94,19 @@ test('TapeRowWriter: the UTF-8 of JSON.stringify of the tape row, for every row'
     assert.deepEqual(bytes, Buffer.from(JSON.stringify(e.row), 'utf8'), `row ${i}`);
   }
   assert.equal(out.allAscii, false, 'non-ASCII text was written');
+  // Row 4's only non-ASCII text is its side (a LowCardinality value, encoded once with the fragment after it); rows 0
+  // and 1 are ASCII. The same writer again: its encoded values are reused.
+  for (const [i, ascii] of [
+    [0, true],
+    [4, false],
+    [1, true],
+    [4, false],
+  ] as const) {
+    const one = new JsonBytes();
+    writer.write(one, c, i);
+    assert.equal(one.allAscii, ascii, `row ${i}`);
+    assert.equal(one.buf.toString('utf8', 0, one.pos), JSON.stringify(entries[i]?.row), `row ${i} again`);
+  }
   assert.equal(viewText(c.id, 4), 'x:5');
   // The cases are there: nulls, a non-finite number, the block flag, instants out of four-digit years.
   const rows = entries.map((e) => JSON.parse(JSON.stringify(e.row)) as Record<string, unknown>);

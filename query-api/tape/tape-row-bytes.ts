@@ -3,7 +3,8 @@
  * render hundreds of thousands of trades a second: the bytes of `JSON.stringify` of the row tailEntriesOf builds
  * (tape-columns.ts), written into a JsonBytes with no string per value. The free-text columns (`id`, `instrument`,
  * `trade_id`) are read as views of the result's bytes (TAPE_VIEWS) and copied as they are when they need no escape;
- * the LowCardinality ones (venue, type, side, currency) are strings the decoder shares across rows. Pure.
+ * the LowCardinality ones (venue, type, side, currency) are strings the decoder shares across rows, each encoded once
+ * with the fragment that follows it. Pure.
  */
 import { columnOf, type BytesColumn, type ColumnsResult, type NumberColumn, type StringColumn } from '#clickhouse/row-binary.ts';
 import type { JsonBytes } from '#platform/json-bytes.ts';
@@ -31,16 +32,11 @@ export const viewText = (c: BytesColumn, i: number): string => c.bytes.toString(
 const fragment = (s: string): Buffer => Buffer.from(s, 'latin1');
 const TIME = fragment('{"time":"');
 const VENUE = fragment('","venue":');
-const SYMBOL = fragment(',"symbol":');
-const INSTRUMENT = fragment(',"instrument":');
 const EXPIRY = fragment(',"expiry":"');
 const STRIKE = fragment('","strike":');
 const TYPE = fragment(',"type":');
-const SIDE = fragment(',"side":');
-const SIZE = fragment(',"size":');
 const PRICE = fragment(',"price":');
 const CURRENCY = fragment(',"price_currency":');
-const PRICE_USD = fragment(',"price_usd":');
 const PREMIUM = fragment(',"premium_usd":');
 const IV = fragment(',"iv":');
 const INDEX = fragment(',"index_price":');
@@ -48,38 +44,68 @@ const BLOCK_TRUE = fragment(',"block":true,"trade_id":');
 const BLOCK_FALSE = fragment(',"block":false,"trade_id":');
 const END = fragment('}');
 
+/** Distinct values a Suffixed keeps (a LowCardinality column has a handful; past this they are made each time). */
+const SUFFIXED_VALUES = 64;
+
+/**
+ * A LowCardinality column's value as a JSON string followed by the constant fragment after it, encoded once per
+ * distinct value: one copy per row instead of an escape scan and two copies.
+ */
+class Suffixed {
+  private readonly encoded = new Map<string, { readonly bytes: Buffer; readonly ascii: boolean }>();
+  private last: string | null = null;
+  private lastBytes = END;
+  private lastAscii = true;
+
+  constructor(private readonly after: string) {}
+
+  write(out: JsonBytes, s: string): void {
+    if (s !== this.last) {
+      let e = this.encoded.get(s);
+      if (e === undefined) {
+        const text = JSON.stringify(s) + this.after;
+        const bytes = Buffer.from(text, 'utf8');
+        e = { bytes, ascii: bytes.length === text.length };
+        if (this.encoded.size < SUFFIXED_VALUES) this.encoded.set(s, e);
+      }
+      this.last = s;
+      this.lastBytes = e.bytes;
+      this.lastAscii = e.ascii;
+    }
+    out.raw(this.lastBytes);
+    if (!this.lastAscii) out.allAscii = false;
+  }
+}
+
 /** Writes the JSON of tape row `i` (field order and values of tape-columns.ts tailEntriesOf) for `symbol`. */
 export class TapeRowWriter {
-  private readonly symbolJson: Buffer;
+  private readonly venue: Suffixed;
+  private readonly type = new Suffixed(',"side":');
+  private readonly side = new Suffixed(',"size":');
+  private readonly currency = new Suffixed(',"price_usd":');
 
   constructor(symbol: string) {
-    this.symbolJson = Buffer.from(JSON.stringify(symbol), 'utf8');
+    this.venue = new Suffixed(`,"symbol":${JSON.stringify(symbol)},"instrument":`);
   }
 
   write(out: JsonBytes, c: TapeByteColumns, i: number): void {
     out.raw(TIME);
     out.iso(num(c.ts_ms, i));
     out.raw(VENUE);
-    out.jsonText(c.venue_s.values[i] ?? '');
-    out.raw(SYMBOL);
-    out.raw(this.symbolJson);
-    out.raw(INSTRUMENT);
+    this.venue.write(out, c.venue_s.values[i] ?? '');
     view(out, c.instrument, i);
     out.raw(EXPIRY);
     out.iso(num(c.expiry_ms, i));
     out.raw(STRIKE);
     out.number(num(c.strike, i));
     out.raw(TYPE);
-    out.jsonText(c.type_s.values[i] ?? '');
-    out.raw(SIDE);
-    out.jsonText(c.side_s.values[i] ?? '');
-    out.raw(SIZE);
+    this.type.write(out, c.type_s.values[i] ?? '');
+    this.side.write(out, c.side_s.values[i] ?? '');
     out.number(num(c.size, i));
     out.raw(PRICE);
     out.number(num(c.price, i));
     out.raw(CURRENCY);
-    out.jsonText(c.currency_s.values[i] ?? '');
-    out.raw(PRICE_USD);
+    this.currency.write(out, c.currency_s.values[i] ?? '');
     out.number(num(c.price_usd, i));
     out.raw(PREMIUM);
     out.number(num(c.premium_usd, i));
