@@ -6,12 +6,13 @@
  *   bytes of the result) in the replay's read sizes (LEVELS_READ_BYTES of rows a read), and the narrower column-wise read
  *   of the one column the levels need (venue, t, the packed levels through Native);
  * - bareTape: the tape replay's page reads (query-api/tape/read.ts readTapeEntries, REPLAY_PAGE trades a page, keyset cursor,
- *   each page's window from the cursor's instant).
+ *   each page read in the window the replay reads it in: query-api/replay/tape-window.ts).
  */
 import { msInt64, msParam } from '#clickhouse/epoch-ms.ts';
 import type { Store } from '#clickhouse/store.ts';
 import { levelRowsBetween } from '#processors/snapshots/processor-reads.ts';
 import { LEVELS_READ_BYTES, REPLAY_PAGE } from '#query-api/replay/sources.ts';
+import { firstTapeWindow, nextTapeWindow } from '#query-api/replay/tape-window.ts';
 import type { TapeCursor } from '#query-api/tape/cursor.ts';
 import { allTrades } from '#query-api/tape/filter.ts';
 import { readTapeEntries } from '#query-api/tape/read.ts';
@@ -75,16 +76,16 @@ export async function bareTape(store: Store, start: number, end: number): Promis
   let cursor: TapeCursor | null = null;
   let units = 0;
   let pieces = 0;
+  let window = firstTapeWindow(start, end);
   const t0 = performance.now();
-  for (;;) {
-    // As the replay reads (sources.ts): each page's window starts at the cursor's instant.
-    const filter = allTrades('BTCUSDT', cursor?.ts ?? start, end);
-    const { entries, more } = await readTapeEntries(store, filter, 'asc', REPLAY_PAGE, cursor);
+  while (window !== null) {
+    // As the replay reads (query-api/replay/sources.ts): each page in its window, after the cursor.
+    const { entries, more } = await readTapeEntries(store, allTrades('BTCUSDT', window.lower, window.upper), 'asc', REPLAY_PAGE, cursor);
     units += entries.length;
     pieces++;
     const last = entries[entries.length - 1];
-    if (!more || last === undefined) break;
-    cursor = { ts: last.ts, venue: last.venue, id: last.id, order: 'asc' };
+    if (last !== undefined) cursor = { ts: last.ts, venue: last.venue, id: last.id, order: 'asc' };
+    window = nextTapeWindow({ ...window, rows: entries.length, more, lastTs: last?.ts ?? null }, end, REPLAY_PAGE);
   }
   const ms = performance.now() - t0;
   return { ms, units, rows: units, pieces, perPiece: REPLAY_PAGE, perSecond: units / (ms / 1000), narrow: null };

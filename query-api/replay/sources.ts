@@ -6,7 +6,8 @@
  * further page is read until the merge has taken the held ones.
  * - tape.{symbol}: the stored trades of the window in /v2/tape's ascending order (ts, venue, id; option_trades
  *   FINAL), each message the tape row (tape/tape-row.ts) at the trade time, rendered from the read's columns straight
- *   to bytes (tape/tape-row-bytes.ts), its free-text columns read as views of the result's bytes.
+ *   to bytes (tape/tape-row-bytes.ts), its free-text columns read as views of the result's bytes; each page read after
+ *   the keyset cursor within a window of trade instants about twice the previous page's (tape-window.ts).
  * - levels.{symbol}[.venues]: every completed snapshot instant of the window (gex_levels), each message the live
  *   levels channel's data (ws/bus-source.ts levelsNotification) for the snapshot rows stored at that instant. The
  *   rows of consecutive instants are read in one query (processor-reads.ts levelRowsBetween: no heatmap cells), as many
@@ -26,6 +27,7 @@ import type { StoredSnapshotRow } from '#processors/snapshots/snapshot-record.ts
 import type { MarketSymbol } from '#schemas/events.ts';
 import { servedChainRowsAt } from '../options/chain-reads.ts';
 import { JsonBytes } from '#platform/json-bytes.ts';
+import type { TapeCursor } from '../tape/cursor.ts';
 import { readTapeResult } from '../tape/read.ts';
 import { num } from '../tape/tape-columns.ts';
 import { byteColumnsOf, TAPE_VIEWS, TapeRowWriter, viewText } from '../tape/tape-row-bytes.ts';
@@ -36,9 +38,13 @@ import type { Channel } from '../ws/protocol.ts';
 import type { ReplayData } from './data.ts';
 import type { ReplayItem, ReplaySource } from './merge.ts';
 import { readAhead } from './read-ahead.ts';
+import { firstTapeWindow, nextTapeWindow, type TapeWindow } from './tape-window.ts';
 
-/** A page of the tape read (tape/read.ts readTapeResult), its free-text columns as views of its bytes. */
-type TapePage = Awaited<ReturnType<typeof readTapeResult>>;
+/**
+ * A page of the tape read (tape/read.ts readTapeResult), its free-text columns as views of its bytes, the window it was
+ * read in (tape-window.ts) and the cursor it was read after.
+ */
+type TapePage = Awaited<ReturnType<typeof readTapeResult>> & { readonly window: TapeWindow; readonly cursor: TapeCursor | null };
 
 /**
  * Trades or snapshot instants read per store query. A tape page costs ~14 ms of fixed engine time (option_trades
@@ -72,15 +78,25 @@ export interface ReplayWindow {
 async function* tapeChunks(store: Store, symbol: MarketSymbol, w: ReplayWindow, page: number): AsyncGenerator<ReplayItem<ReplayData>[]> {
   const options = { views: TAPE_VIEWS };
   const read = async (previous: TapePage | null): Promise<TapePage | null> => {
-    if (previous === null) return readTapeResult(store, allTrades(symbol, w.fromMs, w.toMs), 'asc', page, null, options);
-    const i = previous.rows - 1;
-    if (!previous.more || i < 0) return null;
-    // The window starts at the cursor's instant (the rows after the cursor are there anyway): the primary key then
-    // skips what earlier pages read; with the whole window a page's read grows with its position (~120 vs ~40 ms a
-    // 5,000-trade page half-way through 3 M stored trades).
-    const c = byteColumnsOf(previous.result);
-    const cursor = { ts: num(c.ts_ms, i), venue: c.venue_s.values[i] ?? '', id: viewText(c.id, i), order: 'asc' } as const;
-    return readTapeResult(store, allTrades(symbol, cursor.ts, w.toMs), 'asc', page, cursor, options);
+    let cursor: TapeCursor | null = null;
+    let window: TapeWindow | null;
+    if (previous === null) window = firstTapeWindow(w.fromMs, w.toMs);
+    else {
+      const i = previous.rows - 1;
+      cursor = previous.cursor;
+      if (i >= 0) {
+        const c = byteColumnsOf(previous.result);
+        cursor = { ts: num(c.ts_ms, i), venue: c.venue_s.values[i] ?? '', id: viewText(c.id, i), order: 'asc' };
+      }
+      window = nextTapeWindow(
+        { ...previous.window, rows: previous.rows, more: previous.more, lastTs: i >= 0 ? (cursor?.ts ?? null) : null },
+        w.toMs,
+        page,
+      );
+    }
+    if (window === null) return null;
+    const r = await readTapeResult(store, allTrades(symbol, window.lower, window.upper), 'asc', page, cursor, options);
+    return { ...r, window, cursor };
   };
   const writer = new TapeRowWriter(symbol);
   // One buffer for every chunk: a chunk's data is rendered into it once the previous chunk has been taken whole
