@@ -12,21 +12,27 @@ import type { HistoryClamp } from '../limits/history-clamp.ts';
 
 export type DocumentFormat = 'ndjson' | 'ws';
 
-/** The head of a message document before its `seq`: `{"channel":…,"at":…,"seq":` (`channelJson` the name as JSON). */
-const headOf = (channelJson: string, at: string): string => `{"channel":${channelJson},"at":"${at}","seq":`;
 /** What a `replay` notification has before its params. */
 const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"replay","params":';
+const SEQ_TEXT = '","seq":';
+const DATA_TEXT = ',"data":';
 
 /**
- * The documents of one channel's messages, its name serialized once: for `ndjson` a message line, for `ws` a `replay`
- * notification (JSON-RPC, params the line's fields). `at` is the ISO text of the instant, `dataJson` the data
- * serialized.
+ * The text around a channel's variable fields: a document is `head` + the ISO instant + SEQ + the seq + DATA + the
+ * data + `tail`, for `ndjson` a message line, for `ws` a `replay` notification (JSON-RPC, params the line's fields).
+ */
+function partsText(channel: string, format: DocumentFormat): { readonly head: string; readonly tail: string } {
+  const head = `{"channel":${JSON.stringify(channel)},"at":"`;
+  return format === 'ndjson' ? { head, tail: '}\n' } : { head: `${NOTIFICATION_HEAD}${head}`, tail: '}}' };
+}
+
+/**
+ * The documents of one channel's messages, its name serialized once. `at` is the ISO text of the instant, `dataJson`
+ * the data serialized.
  */
 export function documentsOf(channel: string, format: DocumentFormat): (at: string, seq: number, dataJson: string) => string {
-  const channelJson = JSON.stringify(channel);
-  return format === 'ndjson'
-    ? (at, seq, dataJson) => `${headOf(channelJson, at)}${seq},"data":${dataJson}}\n`
-    : (at, seq, dataJson) => `${NOTIFICATION_HEAD}${headOf(channelJson, at)}${seq},"data":${dataJson}}}`;
+  const { head, tail } = partsText(channel, format);
+  return (at, seq, dataJson) => `${head}${at}${SEQ_TEXT}${seq}${DATA_TEXT}${dataJson}${tail}`;
 }
 
 /**
@@ -39,14 +45,12 @@ export interface DocumentParts {
   readonly tail: Buffer;
 }
 
-export const SEQ_PART = Buffer.from('","seq":', 'latin1');
-export const DATA_PART = Buffer.from(',"data":', 'latin1');
+export const SEQ_PART = Buffer.from(SEQ_TEXT, 'latin1');
+export const DATA_PART = Buffer.from(DATA_TEXT, 'latin1');
 
 export function documentPartsOf(channel: string, format: DocumentFormat): DocumentParts {
-  const head = `{"channel":${JSON.stringify(channel)},"at":"`;
-  return format === 'ndjson'
-    ? { head: Buffer.from(head, 'utf8'), tail: Buffer.from('}\n', 'latin1') }
-    : { head: Buffer.from(`${NOTIFICATION_HEAD}${head}`, 'utf8'), tail: Buffer.from('}}', 'latin1') };
+  const { head, tail } = partsText(channel, format);
+  return { head: Buffer.from(head, 'utf8'), tail: Buffer.from(tail, 'utf8') };
 }
 
 /** One message line (documentsOf for a single message). */

@@ -30,7 +30,7 @@ import { JsonBytes } from '#platform/json-bytes.ts';
 import type { TapeCursor } from '../tape/cursor.ts';
 import { readTapeResult } from '../tape/read.ts';
 import { num } from '../tape/tape-columns.ts';
-import { byteColumnsOf, TAPE_VIEWS, TapeRowWriter, viewText } from '../tape/tape-row-bytes.ts';
+import { byteColumnsOf, TAPE_VIEWS, TapeRowWriter, viewText, type TapeByteColumns } from '../tape/tape-row-bytes.ts';
 import { allTrades } from '../tape/filter.ts';
 import { levelsNotification } from '../ws/bus-source.ts';
 import { chainViewOf, changesJson, snapshotJson } from '../ws/chain-feed.ts';
@@ -41,10 +41,14 @@ import { readAhead } from './read-ahead.ts';
 import { firstTapeWindow, nextTapeWindow, type TapeWindow } from './tape-window.ts';
 
 /**
- * A page of the tape read (tape/read.ts readTapeResult), its free-text columns as views of its bytes, the window it was
- * read in (tape-window.ts) and the cursor it was read after.
+ * A page of the tape read (tape/read.ts readTapeResult), its columns (the free-text ones as views of its bytes), the
+ * window it was read in (tape-window.ts) and the cursor it was read after.
  */
-type TapePage = Awaited<ReturnType<typeof readTapeResult>> & { readonly window: TapeWindow; readonly cursor: TapeCursor | null };
+type TapePage = Awaited<ReturnType<typeof readTapeResult>> & {
+  readonly columns: TapeByteColumns;
+  readonly window: TapeWindow;
+  readonly cursor: TapeCursor | null;
+};
 
 /**
  * Trades or snapshot instants read per store query. A tape page costs ~14 ms of fixed engine time (option_trades
@@ -82,28 +86,23 @@ async function* tapeChunks(store: Store, symbol: MarketSymbol, w: ReplayWindow, 
     let window: TapeWindow | null;
     if (previous === null) window = firstTapeWindow(w.fromMs, w.toMs);
     else {
-      const i = previous.rows - 1;
-      cursor = previous.cursor;
-      if (i >= 0) {
-        const c = byteColumnsOf(previous.result);
-        cursor = { ts: num(c.ts_ms, i), venue: c.venue_s.values[i] ?? '', id: viewText(c.id, i), order: 'asc' };
-      }
-      window = nextTapeWindow(
-        { ...previous.window, rows: previous.rows, more: previous.more, lastTs: i >= 0 ? (cursor?.ts ?? null) : null },
-        w.toMs,
-        page,
-      );
+      const { columns: c, rows } = previous;
+      const i = rows - 1;
+      const last: TapeCursor | null =
+        i >= 0 ? { ts: num(c.ts_ms, i), venue: c.venue_s.values[i] ?? '', id: viewText(c.id, i), order: 'asc' } : null;
+      cursor = last ?? previous.cursor;
+      window = nextTapeWindow({ ...previous.window, rows, more: previous.more, lastTs: last?.ts ?? null }, w.toMs, page);
     }
     if (window === null) return null;
     const r = await readTapeResult(store, allTrades(symbol, window.lower, window.upper), 'asc', page, cursor, options);
-    return { ...r, window, cursor };
+    return { ...r, columns: byteColumnsOf(r.result), window, cursor };
   };
   const writer = new TapeRowWriter(symbol);
   // One buffer for every chunk: a chunk's data is rendered into it once the previous chunk has been taken whole
   // (data.ts EncodedData), so a replay's tape holds one chunk's bytes, and makes no string per trade.
   const out = new JsonBytes(TAPE_CHUNK_BYTES);
   for await (const p of readAhead(read)) {
-    const c = byteColumnsOf(p.result);
+    const c = p.columns;
     try {
       for (let first = 0; first < p.rows; first += TAPE_CHUNK) {
         const n = Math.min(TAPE_CHUNK, p.rows - first);
