@@ -6,7 +6,10 @@
  *   ticks: gex_snapshots (the venue rows the levels replay reads) and gex_levels (both models: the completed-tick
  *   index it lists instants from), template (tick / 10) % TEMPLATES, so neighbouring ticks share rows as in a
  *   calm market and the parts compress as real ones do.
- * - trades: `n` BTCUSDT option trades spread evenly over the same window, 4 venues, 80 instruments.
+ * - trades: `n` BTCUSDT option trades spread evenly over the same window, 4 venues, 80 instruments. Their numbers
+ *   vary as a tape's do, each the double of a short decimal as ingest stores it (parse-helpers.ts clean): price
+ *   p / 2000 BTC (300 ticks), size s / 10 (13 sizes), index price x / 100 USD (~1 M values around 90,000-100,000),
+ *   price_usd and premium_usd their exact products (hardly two alike), iv 4 decimals (3,000 values).
  * Progress on stderr, per batch.
  */
 import { msInstant, msInt64, msParam } from '#clickhouse/epoch-ms.ts';
@@ -102,10 +105,11 @@ export async function fillTrades(store: Store, start: number, end: number, n: nu
        SELECT ['deribit', 'okx', 'bybit', 'binance'][i % 4 + 1], 'BTCUSDT', ${msInstant('t')}, ${msInstant('t + 40')},
          concat('bench:', toString(i)), concat('BTC-27MAR26-', toString(80000 + (i % 40) * 1000), if(i % 2 = 0, '-C', '-P')),
          80000 + (i % 40) * 1000, ${msInstant('toInt64(1774598400000)')}, if(i % 2 = 0, 'call', 'put'),
-         0.005 + (i % 97) / 10000, 'BTC', 500 + i % 997, 0.1 + (i % 13) / 10, 50 + i % 1000, if(i % 3 = 0, 'sell', 'buy'),
-         0.45 + (i % 50) / 1000, 100000 + i % 500, 100010 + i % 500, toString(i), i % 101 = 0
+         p / 2000, 'BTC', p * x / 200000, s / 10, p * x * s / 2000000, if(i % 3 = 0, 'sell', 'buy'),
+         (4000 + i * 31 % 3000) / 10000, x / 100, (x + 1000) / 100, toString(i), i % 101 = 0
        FROM (
-         SELECT number + {first:UInt64} AS i, toInt64({start:Int64} + intDiv(i * ({end:Int64} - {start:Int64}), {n:Int64})) AS t
+         SELECT number + {first:UInt64} AS i, toInt64({start:Int64} + intDiv(i * ({end:Int64} - {start:Int64}), {n:Int64})) AS t,
+           1 + i % 300 AS p, 1 + i % 13 AS s, 9000000 + i * 7919 % 1000000 AS x
          FROM numbers({m:UInt64})
        )
        SETTINGS max_insert_threads = 2`,

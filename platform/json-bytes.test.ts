@@ -67,6 +67,62 @@ test('number: JSON.stringify of the number', () => {
   );
 });
 
+test('number: a decimal of up to 15 significant digits, written from its digits, is JSON.stringify of the number', () => {
+  // Every value ingest stores is such a decimal's double (parse-helpers.ts clean); hand-picked edges next to powers of
+  // ten, the 1e-6 bound where String switches to an exponent, 15 and 16 digits (16 takes String's own text).
+  const edges = [
+    0.5,
+    -0.5,
+    0.0057,
+    1505.413475,
+    97123.45,
+    0.000001,
+    0.0000015,
+    9.99999999999999e-7,
+    0.00000999999999999999,
+    0.999999999999999,
+    9.99999999999999,
+    99999999999999.9,
+    999999999999999.9,
+    123456789012345e-10,
+    1234567890123456e-10,
+    0.1 + 0.2,
+    1 / 3,
+    -2 / 3,
+    Math.PI,
+    4.35,
+    0.45,
+    100000.25,
+  ];
+  const next = spread(11);
+  const values: number[] = [...edges];
+  for (let i = 0; i < 3000; i++) {
+    const digits = 1 + Math.floor(next() * 15);
+    const exponent = Math.floor(next() * 23) - 8;
+    const x = Number((next() * 10 ** exponent).toPrecision(digits));
+    values.push(x, -x, Number((x * (1 + next())).toPrecision(15)), x * (1 + next()));
+  }
+  let fromDigits = 0;
+  for (const x of values) {
+    assert.equal(
+      written((o) => o.number(x)),
+      JSON.stringify(x),
+      String(x),
+    );
+    const a = Math.abs(x);
+    if (
+      !Number.isInteger(x) &&
+      a >= 1e-6 &&
+      a < 1e15 &&
+      String(x)
+        .replace(/^[-0.]+/, '')
+        .replace('.', '').length <= 15
+    )
+      fromDigits++;
+  }
+  assert.ok(fromDigits > 5000, `${fromDigits} values of up to 15 digits`);
+});
+
 test('uint and digitCount: the digits of a non-negative safe integer', () => {
   for (const n of [0, 1, 9, 10, 11, 99, 100, 4_294_967_295, 4_294_967_296, 2 ** 53 - 1]) {
     assert.equal(

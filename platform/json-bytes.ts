@@ -4,6 +4,7 @@
  * so almost nothing is left for the garbage collector. What it writes equals the UTF-8 of what `JSON.stringify` and
  * `Date.prototype.toISOString` make for the same values (tested value by value against them). Pure.
  */
+import { decimalExponent, POW10 } from './decimal.ts';
 
 const MS_PER_DAY = 86_400_000;
 /** 10000-01-01T00:00:00Z: from here (and before 1970) an instant takes toISOString's own text. */
@@ -11,6 +12,8 @@ const FOUR_DIGIT_YEARS_END = 253_402_300_800_000;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ZERO = 0x30;
+const MINUS = 0x2d;
+const POINT = 0x2e;
 
 /** JSON's text of a finite number, `null` for NaN and the infinities (as JSON.stringify writes them). */
 const NULL_TEXT = 'null';
@@ -36,6 +39,8 @@ export class JsonBytes {
   private prefixA = new Uint8Array(11);
   private dayB = -1;
   private prefixB = new Uint8Array(11);
+  /** Scratch for a number's digits (shortDecimal). */
+  private readonly digits = new Uint8Array(16);
 
   constructor(size = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(size);
@@ -103,12 +108,64 @@ export class JsonBytes {
     if (Number.isSafeInteger(x)) {
       if (x < 0) {
         this.ensure(1);
-        this.buf[this.pos++] = 0x2d;
+        this.buf[this.pos++] = MINUS;
         this.uint(-x);
       } else this.uint(x);
       return;
     }
+    const a = x < 0 ? -x : x;
+    if (a >= 1e-6 && a < 1e15 && this.shortDecimal(x < 0, a)) return;
     this.text(Number.isFinite(x) ? String(x) : NULL_TEXT);
+  }
+
+  /**
+   * A non-integer 1e-6 <= a < 1e15 (negated when `negative`) written from its decimal digits when it is the double of
+   * a decimal of at most 15 significant digits, as every price, size and USD figure ingest stores is (its `clean`):
+   * that decimal is the text String(x) makes (platform/decimal.ts says why), written without the string. False (and
+   * nothing written) for any other double.
+   */
+  private shortDecimal(negative: boolean, a: number): boolean {
+    const f = 14 - decimalExponent(a);
+    const scale = POW10[f] ?? 0;
+    const m = Math.round(a * scale);
+    if (!(m <= 1e15 && m / scale === a)) return false;
+    // m's 16 digits, zero-padded, in DIGITS[0..15]: digit i weighs 10^(15 - i - f), so the integer part ends at
+    // index `point` = 15 - f. Two int32 halves keep the digit loop in integer arithmetic.
+    const digits = this.digits;
+    let hi = Math.floor(m / 1e8);
+    let lo = m - hi * 1e8;
+    for (let i = 15; i >= 8; i--) {
+      const q = (lo / 10) | 0;
+      digits[i] = ZERO + lo - 10 * q;
+      lo = q;
+    }
+    for (let i = 7; i >= 0; i--) {
+      const q = (hi / 10) | 0;
+      digits[i] = ZERO + hi - 10 * q;
+      hi = q;
+    }
+    let last = 15;
+    while (digits[last] === ZERO) last--; // a is no integer: a digit after `point` is not zero
+    const point = 15 - f;
+    this.ensure(24);
+    const { buf } = this;
+    let p = this.pos;
+    if (negative) buf[p++] = MINUS;
+    if (point < 0) {
+      // 0.000ddd: -point - 1 zeros between the point and digit 0
+      buf[p++] = ZERO;
+      buf[p++] = POINT;
+      for (let z = point + 1; z < 0; z++) buf[p++] = ZERO;
+      for (let i = 0; i <= last; i++) buf[p++] = digits[i] as number;
+    } else {
+      let first = 0;
+      while (first < point && digits[first] === ZERO) first++;
+      for (let i = first; i <= point; i++) buf[p++] = digits[i] as number;
+      buf[p++] = POINT;
+      for (let i = point + 1; i <= last; i++) buf[p++] = digits[i] as number;
+    }
+    this.pos = p;
+    return true;
   }
 
   /** A number or null, as JSON.stringify writes it. */
@@ -182,7 +239,7 @@ export class JsonBytes {
     buf[p + 5] = 0x3a;
     buf[p + 6] = ZERO + Math.floor(s / 10);
     buf[p + 7] = ZERO + (s % 10);
-    buf[p + 8] = 0x2e;
+    buf[p + 8] = POINT;
     buf[p + 9] = ZERO + Math.floor(milli / 100);
     buf[p + 10] = ZERO + (Math.floor(milli / 10) % 10);
     buf[p + 11] = ZERO + (milli % 10);

@@ -2,16 +2,12 @@
  * Small typed readers and result constructors shared by the venue parsers. Frames are parsed to `unknown`
  * and narrowed field by field; numbers may arrive as JSON numbers or decimal strings.
  */
+import { decimalExponent, POW10 } from '#platform/decimal.ts';
 import { SYMBOL_BASE, SYMBOLS } from '#schemas/events.ts';
 import type { MarketEvent, MarketSymbol } from '#schemas/events.ts';
 import type { ControlFrame, ParseResult, RestParseResult } from './types.ts';
 
 export type Obj = Readonly<Record<string, unknown>>;
-
-/** 10^0 .. 10^22: the powers of ten a double holds exactly. */
-const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
-/** 1e-6 .. 1e14, index i holding 10^(i - 6). */
-const POW10_FROM_MINUS_6: readonly number[] = Array.from({ length: 21 }, (_, i) => Number(`1e${i - 6}`));
 
 export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -120,18 +116,6 @@ export function arr(o: Obj, key: string): readonly unknown[] | null {
  * a product landing on .5 and an exponent taken one off next to a power of ten (m outside 1e14..1e15) take the string
  * round trip.
  */
-/** floor(log10(a)) for 1e-6 <= a < 1e15 by comparisons (may be one off within a rounding step of a power of ten). */
-function decimalExponent(a: number): number {
-  let lo = -6;
-  let hi = 14;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (a >= (POW10_FROM_MINUS_6[mid + 6] ?? 0)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 export function clean(x: number): number {
   const a = x < 0 ? -x : x;
   if (a < 1e15 && Math.floor(a) === a) return x + 0; // an integer below 1e15 has at most 15 digits (+0 turns -0 into 0)
