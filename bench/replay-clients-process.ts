@@ -87,6 +87,10 @@ function ndjson(c: StartCommand, key: string): Running {
 
 const REPLAY = '{"jsonrpc":"2.0","method":"replay",';
 const DONE = '{"jsonrpc":"2.0","method":"replay_done"';
+const REPLAY_BYTES = Buffer.from(REPLAY, 'latin1');
+/** The message starts with `prefix` (compared as bytes: no string made per message). */
+const startsWith = (data: Buffer, prefix: Buffer): boolean =>
+  data.length >= prefix.length && data.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
 
 function ws(c: StartCommand, key: string): Running {
   const result: ReplayResult = { messages: 0, bytes: 0, ms: 0, status: 'running', counts: null };
@@ -103,11 +107,11 @@ function ws(c: StartCommand, key: string): Running {
     let welcomed = false;
     socket.on('message', (data: Buffer) => {
       result.bytes += data.length;
-      const head = data.toString('latin1', 0, 48);
-      if (head.startsWith(REPLAY)) {
+      if (startsWith(data, REPLAY_BYTES)) {
         result.messages++;
         return;
       }
+      const head = data.toString('latin1', 0, 48);
       const m = JSON.parse(data.toString('utf8')) as {
         id?: unknown;
         error?: { message: string };
