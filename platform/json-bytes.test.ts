@@ -124,7 +124,7 @@ test('number: a decimal of up to 15 significant digits, written from its digits,
 });
 
 test('uint and digitCount: the digits of a non-negative safe integer', () => {
-  for (const n of [0, 1, 9, 10, 11, 99, 100, 4_294_967_295, 4_294_967_296, 2 ** 53 - 1]) {
+  for (const n of [0, 1, 9, 10, 11, 99, 100, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 9, 4_294_967_295, 4_294_967_296, 2 ** 53 - 1]) {
     assert.equal(
       written((o) => o.uint(n)),
       String(n),

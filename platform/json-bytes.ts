@@ -39,8 +39,6 @@ export class JsonBytes {
   private prefixA = new Uint8Array(11);
   private dayB = -1;
   private prefixB = new Uint8Array(11);
-  /** Scratch for a number's digits (shortDecimal). */
-  private readonly digits = new Uint8Array(16);
 
   constructor(size = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(size);
@@ -95,8 +93,15 @@ export class JsonBytes {
     this.ensure(len);
     const { buf } = this;
     let v = n;
-    for (let k = this.pos + len - 1; k >= this.pos; k--) {
+    let k = this.pos + len - 1;
+    for (; v >= 2 ** 31; k--) {
       const q = Math.floor(v / 10);
+      buf[k] = ZERO + (v - 10 * q);
+      v = q;
+    }
+    // The rest in int32 arithmetic.
+    for (; k >= this.pos; k--) {
+      const q = (v / 10) | 0;
       buf[k] = ZERO + (v - 10 * q);
       v = q;
     }
@@ -125,46 +130,31 @@ export class JsonBytes {
    * nothing written) for any other double.
    */
   private shortDecimal(negative: boolean, a: number): boolean {
-    const f = 14 - decimalExponent(a);
+    let f = 14 - decimalExponent(a);
     const scale = POW10[f] ?? 0;
     const m = Math.round(a * scale);
     if (!(m <= 1e15 && m / scale === a)) return false;
-    // m's 16 digits, zero-padded, in DIGITS[0..15]: digit i weighs 10^(15 - i - f), so the integer part ends at
-    // index `point` = 15 - f. Two int32 halves keep the digit loop in integer arithmetic.
-    const digits = this.digits;
-    let hi = Math.floor(m / 1e8);
-    let lo = m - hi * 1e8;
-    for (let i = 15; i >= 8; i--) {
-      const q = (lo / 10) | 0;
-      digits[i] = ZERO + lo - 10 * q;
-      lo = q;
+    // a = int + frac / 10^f. The division is exact once floored: (int + 1) * 10^f <= m + 10^f <= 2e15, so the
+    // quotient's rounding error is below its distance to the next integer. frac > 0, as a is no integer.
+    const int = Math.floor(m / scale);
+    let frac = m - int * scale;
+    for (let k = 8; k >= 1; k >>= 1) {
+      const p = POW10[k] ?? 1;
+      if (frac % p === 0) {
+        frac /= p;
+        f -= k;
+      }
     }
-    for (let i = 7; i >= 0; i--) {
-      const q = (hi / 10) | 0;
-      digits[i] = ZERO + hi - 10 * q;
-      hi = q;
-    }
-    let last = 15;
-    while (digits[last] === ZERO) last--; // a is no integer: a digit after `point` is not zero
-    const point = 15 - f;
-    this.ensure(24);
+    // frac's last digit is not 0 now (the halvings strip up to 15 zeros; frac < 10^15).
+    this.ensure(1);
+    if (negative) this.buf[this.pos++] = MINUS;
+    this.uint(int);
+    const zeros = f - digitCount(frac);
+    this.ensure(1 + zeros);
     const { buf } = this;
-    let p = this.pos;
-    if (negative) buf[p++] = MINUS;
-    if (point < 0) {
-      // 0.000ddd: -point - 1 zeros between the point and digit 0
-      buf[p++] = ZERO;
-      buf[p++] = POINT;
-      for (let z = point + 1; z < 0; z++) buf[p++] = ZERO;
-      for (let i = 0; i <= last; i++) buf[p++] = digits[i] as number;
-    } else {
-      let first = 0;
-      while (first < point && digits[first] === ZERO) first++;
-      for (let i = first; i <= point; i++) buf[p++] = digits[i] as number;
-      buf[p++] = POINT;
-      for (let i = point + 1; i <= last; i++) buf[p++] = digits[i] as number;
-    }
-    this.pos = p;
+    buf[this.pos++] = POINT;
+    for (let z = 0; z < zeros; z++) buf[this.pos++] = ZERO;
+    this.uint(frac);
     return true;
   }
 
