@@ -6,7 +6,8 @@
  *   ticks: gex_snapshots (the venue rows the levels replay reads) and gex_levels (both models: the completed-tick
  *   index it lists instants from), template (tick / 10) % TEMPLATES, so neighbouring ticks share rows as in a
  *   calm market and the parts compress as real ones do.
- * - trades: `n` BTCUSDT option trades spread evenly over the same window, 4 venues, 80 instruments. Their numbers
+ * - trades: `n` BTCUSDT option trades spread evenly over the same window, 4 venues, 400 instruments (5 expiries, 40
+ *   strikes, calls and puts). Their numbers
  *   vary as a tape's do, each the double of a short decimal as ingest stores it (parse-helpers.ts clean): price
  *   p / 2000 BTC (300 ticks), size s / 10 (13 sizes), index price x / 100 USD (~1 M values around 90,000-100,000),
  *   price_usd and premium_usd their exact products (hardly two alike), iv 4 decimals (3,000 values).
@@ -103,13 +104,15 @@ export async function fillTrades(store: Store, start: number, end: number, n: nu
       `INSERT INTO option_trades (venue, symbol, ts, received_at, id, instrument, strike, expiry, option_type, price, price_currency,
          price_usd, size, premium_usd, side, iv, index_price, underlying_price, trade_id, block)
        SELECT ['deribit', 'okx', 'bybit', 'binance'][i % 4 + 1], 'BTCUSDT', ${msInstant('t')}, ${msInstant('t + 40')},
-         concat('bench:', toString(i)), concat('BTC-27MAR26-', toString(80000 + (i % 40) * 1000), if(i % 2 = 0, '-C', '-P')),
-         80000 + (i % 40) * 1000, ${msInstant('toInt64(1774598400000)')}, if(i % 2 = 0, 'call', 'put'),
+         concat('bench:', toString(i)), concat('BTC-', ['27MAR26', '26JUN26', '25SEP26', '25DEC26', '26MAR27'][e + 1], '-',
+           toString(80000 + (i % 40) * 1000), if(i % 2 = 0, '-C', '-P')),
+         80000 + (i % 40) * 1000, ${msInstant('toInt64([1774598400000, 1782460800000, 1790323200000, 1798185600000, 1806048000000][e + 1])')},
+         if(i % 2 = 0, 'call', 'put'),
          p / 2000, 'BTC', p * x / 200000, s / 10, p * x * s / 2000000, if(i % 3 = 0, 'sell', 'buy'),
          (4000 + i * 31 % 3000) / 10000, x / 100, (x + 1000) / 100, toString(i), i % 101 = 0
        FROM (
          SELECT number + {first:UInt64} AS i, toInt64({start:Int64} + intDiv(i * ({end:Int64} - {start:Int64}), {n:Int64})) AS t,
-           1 + i % 300 AS p, 1 + i % 13 AS s, 9000000 + i * 7919 % 1000000 AS x
+           1 + i % 300 AS p, 1 + i % 13 AS s, 9000000 + i * 7919 % 1000000 AS x, intDiv(i, 7) % 5 AS e
          FROM numbers({m:UInt64})
        )
        SETTINGS max_insert_threads = 2`,

@@ -141,6 +141,8 @@ test('iso: Date.prototype.toISOString of the instant, and isoLength its length',
   const next = spread(11);
   const values = [...edges];
   for (let i = 0; i < 5000; i++) values.push(Math.floor(next() * 253_402_300_800_000), Math.floor(1.7e12 + next() * 1e11));
+  // Every day of 1970-2200 (leap days, the centuries, month ends), at an instant in it.
+  for (let day = 0; day < 84_000; day++) values.push(day * 86_400_000 + Math.floor(next() * 86_400_000));
   for (const ms of values) {
     const iso = new Date(ms).toISOString();
     assert.equal(
@@ -150,12 +152,19 @@ test('iso: Date.prototype.toISOString of the instant, and isoLength its length',
     );
     assert.equal(isoLength(ms), iso.length, String(ms));
   }
-  // Alternating days (a trade's time and its expiry) and then a third.
+  // Into one buffer, as a tape is written (the last seconds and days are kept): alternating days and seconds (a trade's
+  // time and its expiry), then a third; instants in the same second, the one before, the one before that, or anew.
+  const sequence = [0, 86_400_000 * 400, 1, 86_400_000 * 400 + 1, 86_400_000 * 9000, 999, 1000, 86_400_000 * 400 + 999];
+  for (let i = 0; i < 3000; i++) {
+    const r = next();
+    const back = sequence[sequence.length - (r < 0.5 ? 1 : r < 0.8 ? 2 : 3)] as number;
+    sequence.push(r < 0.4 ? back - (back % 1000) + Math.floor(next() * 1000) : r < 0.9 ? back : Math.floor(1.7e12 + next() * 1e11));
+  }
   assert.equal(
     written((o) => {
-      for (const ms of [0, 86_400_000 * 400, 1, 86_400_000 * 400 + 1, 86_400_000 * 9000]) o.iso(ms);
+      for (const ms of sequence) o.iso(ms);
     }),
-    [0, 86_400_000 * 400, 1, 86_400_000 * 400 + 1, 86_400_000 * 9000].map((ms) => new Date(ms).toISOString()).join(''),
+    sequence.map((ms) => new Date(ms).toISOString()).join(''),
   );
 });
 

@@ -21,6 +21,13 @@ const NULL_TEXT = 'null';
 /** Length of the ISO text of an instant (24 for years 1970-9999). */
 export const isoLength = (ms: number): number => (ms >= 0 && ms < FOUR_DIGIT_YEARS_END ? 24 : new Date(ms).toISOString().length);
 
+/** The two digits of 0 <= n < 100 at buf[p], buf[p + 1]. */
+function twoDigits(buf: Buffer, p: number, n: number): void {
+  const tens = (n / 10) | 0;
+  buf[p] = ZERO + tens;
+  buf[p + 1] = ZERO + (n - 10 * tens);
+}
+
 /** Digits of a non-negative safe integer. */
 export function digitCount(n: number): number {
   let len = 1;
@@ -34,11 +41,6 @@ export class JsonBytes {
   pos = 0;
   /** No byte >= 0x80 was written since the last `reset`. */
   allAscii = true;
-  // The last two days' "YYYY-MM-DDT" (a trade's time and its expiry alternate).
-  private dayA = -1;
-  private prefixA = new Uint8Array(11);
-  private dayB = -1;
-  private prefixB = new Uint8Array(11);
 
   constructor(size = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(size);
@@ -202,7 +204,11 @@ export class JsonBytes {
     this.buf[this.pos++] = QUOTE;
   }
 
-  /** The ISO-8601 text of an instant (ms UTC), as Date.prototype.toISOString writes it. */
+  /**
+   * The ISO-8601 text of an instant (ms UTC), as Date.prototype.toISOString writes it. Years 1970-9999 are computed
+   * (the civil date of a day number: H. Hinnant's days_from_civil inverse, in int32 arithmetic), others take
+   * toISOString's own text.
+   */
   iso(ms: number): void {
     const t = Math.trunc(ms);
     if (!(t >= 0 && t < FOUR_DIGIT_YEARS_END)) {
@@ -210,47 +216,45 @@ export class JsonBytes {
       return;
     }
     const day = Math.floor(t / MS_PER_DAY);
-    let rest = t - day * MS_PER_DAY;
-    this.raw(this.dayPrefix(day));
-    this.ensure(13);
+    const inDay = t - day * MS_PER_DAY; // < 2^31
+    // The civil date of `day`, in eras of 400 years (146,097 days) counted from 0000-03-01.
+    const z = day + 719_468;
+    const era = (z / 146_097) | 0;
+    const doe = z - era * 146_097;
+    const yoe = ((doe - ((doe / 1460) | 0) + ((doe / 36_524) | 0) - ((doe / 146_096) | 0)) / 365) | 0;
+    const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0));
+    const mp = ((5 * doy + 2) / 153) | 0;
+    const dayOfMonth = doy - (((153 * mp + 2) / 5) | 0) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    const h = (inDay / 3_600_000) | 0;
+    let rest = inDay - h * 3_600_000;
+    const m = (rest / 60_000) | 0;
+    rest -= m * 60_000;
+    const sec = (rest / 1000) | 0;
+    const milli = rest - sec * 1000;
+    this.ensure(24);
     const { buf } = this;
     const p = this.pos;
-    const h = Math.floor(rest / 3_600_000);
-    rest -= h * 3_600_000;
-    const m = Math.floor(rest / 60_000);
-    rest -= m * 60_000;
-    const s = Math.floor(rest / 1000);
-    const milli = rest - s * 1000;
-    buf[p] = ZERO + Math.floor(h / 10);
-    buf[p + 1] = ZERO + (h % 10);
-    buf[p + 2] = 0x3a;
-    buf[p + 3] = ZERO + Math.floor(m / 10);
-    buf[p + 4] = ZERO + (m % 10);
-    buf[p + 5] = 0x3a;
-    buf[p + 6] = ZERO + Math.floor(s / 10);
-    buf[p + 7] = ZERO + (s % 10);
-    buf[p + 8] = POINT;
-    buf[p + 9] = ZERO + Math.floor(milli / 100);
-    buf[p + 10] = ZERO + (Math.floor(milli / 10) % 10);
-    buf[p + 11] = ZERO + (milli % 10);
-    buf[p + 12] = 0x5a;
-    this.pos = p + 13;
-  }
-
-  /** "YYYY-MM-DDT" of a day since the epoch. */
-  private dayPrefix(day: number): Uint8Array {
-    if (day === this.dayA) return this.prefixA;
-    if (day !== this.dayB) {
-      this.dayB = day;
-      this.prefixB = Buffer.from(new Date(day * MS_PER_DAY).toISOString().slice(0, 11), 'latin1');
-    }
-    // The most recent day first.
-    const day0 = this.dayA;
-    const prefix0 = this.prefixA;
-    this.dayA = this.dayB;
-    this.prefixA = this.prefixB;
-    this.dayB = day0;
-    this.prefixB = prefix0;
-    return this.prefixA;
+    const century = (year / 100) | 0;
+    twoDigits(buf, p, century);
+    twoDigits(buf, p + 2, year - 100 * century);
+    buf[p + 4] = 0x2d;
+    twoDigits(buf, p + 5, month);
+    buf[p + 7] = 0x2d;
+    twoDigits(buf, p + 8, dayOfMonth);
+    buf[p + 10] = 0x54;
+    twoDigits(buf, p + 11, h);
+    buf[p + 13] = 0x3a;
+    twoDigits(buf, p + 14, m);
+    buf[p + 16] = 0x3a;
+    twoDigits(buf, p + 17, sec);
+    buf[p + 19] = POINT;
+    const tens = (milli / 10) | 0;
+    buf[p + 20] = ZERO + ((milli / 100) | 0);
+    buf[p + 21] = ZERO + (tens % 10);
+    buf[p + 22] = ZERO + (milli - 10 * tens);
+    buf[p + 23] = 0x5a;
+    this.pos = p + 24;
   }
 }
