@@ -7,10 +7,10 @@
  *   index it lists instants from), template (tick / 10) % TEMPLATES, so neighbouring ticks share rows as in a
  *   calm market and the parts compress as real ones do.
  * - trades: `n` BTCUSDT option trades spread evenly over the same window, 4 venues, 400 instruments (5 expiries, 40
- *   strikes, calls and puts). Their numbers
- *   vary as a tape's do, each the double of a short decimal as ingest stores it (parse-helpers.ts clean): price
- *   p / 2000 BTC (300 ticks), size s / 10 (13 sizes), index price x / 100 USD (~1 M values around 90,000-100,000),
- *   price_usd and premium_usd their exact products (hardly two alike), iv 4 decimals (3,000 values).
+ *   strikes, calls and puts). Their numbers vary as a tape's do, each the double of a short decimal as ingest stores
+ *   it (parse-helpers.ts clean): price p / 2000 BTC (300 ticks), size s / 10 (13 sizes), index price x / 100 USD
+ *   (~1 M values, 90,000-100,000), price_usd and premium_usd their exact products (hardly two alike), iv 4 decimals
+ *   (3,000 values).
  * Progress on stderr, per batch.
  */
 import { msInstant, msInt64, msParam } from '#clickhouse/epoch-ms.ts';

@@ -136,9 +136,9 @@ export class JsonBytes {
     const scale = POW10[f] ?? 0;
     const m = Math.round(a * scale);
     if (!(m <= 1e15 && m / scale === a)) return false;
-    // a = int + frac / 10^f. The division is exact once floored: (int + 1) * 10^f <= m + 10^f <= 2e15, so the
-    // quotient's rounding error is below its distance to the next integer. frac > 0, as a is no integer.
-    const int = Math.floor(m / scale);
+    // a = int + frac / 10^f. m / 10^f rounds to a, which is no integer, so the exact quotient lies strictly between
+    // floor(a) and floor(a) + 1; int * scale is exact (int > 0 only for a >= 1, where scale <= 10^14). frac > 0.
+    const int = Math.floor(a);
     let frac = m - int * scale;
     for (let k = 8; k >= 1; k >>= 1) {
       const p = POW10[k] ?? 1;
