@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
 import { METRIC } from '#platform/metrics/names.ts';
 
@@ -21,6 +21,11 @@ export const storeMetrics = {
     name: METRIC.storeQueryDuration,
     help: 'Duration of one ClickHouse read query',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metricsRegistry],
+  }),
+  readsWaiting: new Gauge({
+    name: METRIC.storeReadsWaiting,
+    help: "Reads waiting for one of the embedded store's read sessions (STORE_READ_SESSIONS)",
     registers: [metricsRegistry],
   }),
   errors: new Counter({

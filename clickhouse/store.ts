@@ -11,7 +11,8 @@ import type { Session } from 'chdb';
 import { openEngineSession } from './engine-access.ts';
 import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
-import { readColumns, type ColumnsOptions } from './read-formats.ts';
+import { parseJsonEachRow, readColumns, statementIn, type ColumnsOptions, type StatementBody } from './read-formats.ts';
+import { openReadSessions, type ReadSessions } from './read-sessions.ts';
 import type { ColumnsResult } from './row-binary.ts';
 import { StoreError, StoreQueryError, toStoreError, type StoreOp } from './errors.ts';
 import { storeMetrics } from './metrics.ts';
@@ -45,6 +46,11 @@ export interface StoreOptions {
   readonly requestTimeoutMs?: number;
   /** Rows per INSERT statement, default MAX_INSERT_ROWS; larger batches are split. */
   readonly maxInsertRows?: number;
+  /**
+   * Embedded: chDB sessions that run the reads (query, queryColumns, queryBytes) in parallel with each other and with
+   * the store's own session (inserts and commands), default READ_SESSIONS (read-sessions.ts).
+   */
+  readonly readSessions?: number;
 }
 
 export interface InsertOptions {
@@ -92,14 +98,26 @@ export interface Store {
 export const MAX_INSERT_ROWS = 100_000;
 
 /**
- * Sent with every request to a server (HTTP params). On chDB they are `SET` once when the store opens: the store's
- * session is its own (the SQL endpoint opens one per request) and settings persist on it, whereas per-request
- * settings would prefix every statement with one `SET` each (measured ≈1 ms a query).
+ * The embedded store's read sessions. Each running read holds a thread of libuv's pool (4 by default, shared with file
+ * I/O and zlib) and the engine's own threads: two reads at once, beside an insert, keep both cores busy.
+ */
+export const READ_SESSIONS = 2;
+
+/**
+ * Sent with every request to a server (HTTP params). On chDB they are `SET` once on each of the store's sessions when
+ * it opens: those sessions are the store's own (the SQL endpoint opens one per request) and settings persist on them,
+ * whereas per-request settings would prefix every statement with one `SET` each (measured ≈1 ms a query).
  */
 const BASE_SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 1,
   session_timezone: 'UTC',
 };
+
+/** The statements that give an embedded session the store's base settings and database. */
+const sessionSetup = (database: string): string[] => [
+  ...Object.entries(BASE_SETTINGS).map(([name, value]) => `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`),
+  ...(database === 'default' ? [] : [`USE ${database}`]),
+];
 
 /**
  * Settings of every INSERT, with its dedup token. `parallel_view_processing`: the materialized views an INSERT feeds
@@ -178,23 +196,39 @@ async function read<T>(sql: string, params: QueryParams, run: () => Promise<T>):
   }
 }
 
-function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChunk, maxRows: number): Store {
+/** How a store reads: the raw body of a statement whose SQL ends with its FORMAT clause. */
+type ReadBody = (sql: string, params: QueryParams) => Promise<Uint8Array>;
+
+/** Reads through the client (a server's HTTP interface). */
+const clientReads =
+  (client: ClickHouseClient): ReadBody =>
+  (sql, params) =>
+    execBody(client, sql, params);
+
+/** Reads on the embedded store's read sessions. */
+const sessionReads =
+  (sessions: ReadSessions): ReadBody =>
+  async (sql, params) =>
+    (await sessions.run(sql, params, 'CSV')).bytes();
+
+function wrap(client: ClickHouseClient, kind: StoreKind, insertChunk: InsertChunk, maxRows: number, body: ReadBody): Store {
+  const bodyOf =
+    (params: QueryParams): StatementBody =>
+    (statement) =>
+      body(statement, params);
   return {
     kind,
 
     query: <T>(sql: string, params: QueryParams = {}): Promise<T[]> =>
-      read(sql, params, async () => {
-        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
-        return rs.json<T>();
-      }),
+      read(sql, params, async () => parseJsonEachRow<T>(await body(statementIn(sql.trim().replace(/;+$/, ''), 'JSONEachRow'), params))),
 
     queryColumns: (sql: string, params: QueryParams = {}, options: ColumnsOptions = {}): Promise<ColumnsResult> =>
-      read(sql, params, () => readColumns((statement) => execBody(client, statement, params), sql, '', options)),
+      read(sql, params, () => readColumns(bodyOf(params), sql, '', options)),
 
     // A result here may share its memory (chDB's chunk, a pooled Buffer): left to the collector.
     releaseColumns: () => undefined,
 
-    queryBytes: (sql: string, params: QueryParams = {}): Promise<Uint8Array> => read(sql, params, () => execBody(client, sql, params)),
+    queryBytes: (sql: string, params: QueryParams = {}): Promise<Uint8Array> => read(sql, params, () => body(sql, params)),
 
     async command(sql: string, params: QueryParams = {}): Promise<void> {
       checkParams(sql, params, 'command');
@@ -267,13 +301,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       log: logSettings,
     });
     log.info({ url: opts.url, database }, 'clickhouse store: server');
-    return wrap(client, 'server', serverInsert(client), maxRows);
+    return wrap(client, 'server', serverInsert(client), maxRows, clientReads(client));
   }
 
   mkdirSync(opts.dataPath, { recursive: true });
   let client: ClickHouseClient | undefined;
   let conn: ChdbConnection | undefined;
   let engine: Session | undefined;
+  let reads: ReadSessions | undefined;
   try {
     // The engine opens with its access configuration (roles of the SQL endpoint's readers, engine-access.ts); this
     // session keeps it open while the store's own connection (same directory, same engine) is used.
@@ -286,14 +321,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       log: logSettings,
     });
     // Opens the engine now (a locked or unreadable data dir fails here, not on the first query) and sets the
-    // session's base settings once.
-    for (const [name, value] of Object.entries(BASE_SETTINGS)) {
-      await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
-    }
-    if (database !== 'default') {
-      await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
-      await client.command({ query: `USE ${database}` }); // persists: chDB has one session per process
-    }
+    // session's base settings once (they persist on a session).
+    if (database !== 'default') await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    for (const statement of sessionSetup(database)) await client.command({ query: statement });
+    reads = await openReadSessions(opts.dataPath, database, Math.max(1, opts.readSessions ?? READ_SESSIONS), sessionSetup(database));
   } catch (err) {
     await (client ?? conn)?.close().catch(() => undefined);
     engine?.close();
@@ -303,7 +334,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     throw new StoreError(`cannot open chDB at ${opts.dataPath}: ${message}`, 'connect', { cause: err });
   }
   log.info({ dataPath: opts.dataPath, database }, 'clickhouse store: embedded chDB');
-  const store = wrap(client, 'embedded', embeddedInsert(conn), maxRows);
+  const store = wrap(client, 'embedded', embeddedInsert(conn), maxRows, sessionReads(reads));
   const holder = engine;
-  return { ...store, close: () => store.close().finally(() => holder.close()) };
+  const readers = reads;
+  return {
+    ...store,
+    close: () => {
+      readers.close();
+      return store.close().finally(() => holder.close());
+    },
+  };
 }

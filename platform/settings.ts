@@ -98,6 +98,14 @@ export const SETTINGS = {
     default: 'default',
     description: 'ClickHouse database.',
   },
+  storeReadSessions: {
+    env: 'STORE_READ_SESSIONS',
+    flag: 'store-read-sessions',
+    schema: positiveInt,
+    default: '2',
+    description:
+      "Embedded store: chDB sessions that run the process's reads, in parallel with each other and with its writes (a chDB session runs one query at a time). Each running read holds a thread of libuv's pool (UV_THREADPOOL_SIZE, 4 by default). A server (CLICKHOUSE_URL) takes concurrent requests: no effect there.",
+  },
   clickhouseHttpPort: {
     env: 'CLICKHOUSE_HTTP_PORT',
     flag: 'clickhouse-http-port',

@@ -10,5 +10,6 @@ export function openStore(config: Config): Promise<Store> {
     password: config.clickhousePassword,
     database: config.clickhouseDatabase,
     dataPath: resolve(config.dataDir, 'clickhouse'),
+    readSessions: config.storeReadSessions,
   });
 }

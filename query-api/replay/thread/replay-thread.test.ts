@@ -4,7 +4,7 @@
  * documents, small store pages); a store error reaches the replay as the store's own error class; a thread that ends
  * mid-replay fails that replay, leaves the store usable (the thread never loads the engine) and the next replay runs
  * on a new thread; close fails what is open and refuses new replays; once started, V8's platform workers run at the
- * replay thread's niceness.
+ * replay thread's niceness; concurrent replays run one store read at a time.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
 import type { OwnerMessage } from './protocol.ts';
-import { REPLAY_NICE, REPLAY_OLD_GENERATION_MB, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
+import { REPLAY_NICE, REPLAY_OLD_GENERATION_MB, REPLAY_READS, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
 
@@ -224,6 +224,40 @@ describe('replay thread', () => {
       close();
     }
   });
+
+  test(
+    'the replays run REPLAY_READS store read at a time, all together: three at once give the bytes of three alone',
+    { timeout: 120_000 },
+    async () => {
+      let running = 0;
+      let most = 0;
+      let reads = 0;
+      const counting: Store = {
+        ...t.store,
+        queryBytes: async (sql: string, params?: QueryParams) => {
+          running++;
+          reads++;
+          most = Math.max(most, running);
+          try {
+            return await t.store.queryBytes(sql, params);
+          } finally {
+            running--;
+          }
+        },
+      };
+      const own = new ReplayThread(counting);
+      try {
+        const request = requestOf(CHANNELS, A - 3 * 3600_000, C + 5_000);
+        const [a, b, c] = await Promise.all([0, 1, 2].map(() => collect(own, request, 'ndjson', 300)));
+        const alone = await collect(inThreadProducer(t.store), request, 'ndjson', 300);
+        assert.deepEqual([a, b, c], [alone, alone, alone]);
+        assert.ok(reads > 60, `${reads} reads`);
+        assert.equal(most, REPLAY_READS);
+      } finally {
+        await own.close();
+      }
+    },
+  );
 
   test('a store error reaches the replay as the store error class', { timeout: 60_000 }, async () => {
     const down: Store = {

@@ -16,11 +16,13 @@ const port = parentPort;
 if (port === null) throw new Error('query-api/replay/thread/worker.ts runs as a worker thread');
 const { storeKind, nice } = workerData as ReplayThreadData;
 const log = childLogger('replay.thread');
-// The store's engine runs the replay's reads at the same niceness (a ClickHouse setting; a no-op without CAP_SYS_NICE),
-// each on one thread: a replay reads its window in order, page after page, and a read split across threads cost the
-// engine half as much CPU again for the same rows (a tape page of 10,000 trades read FINAL: ~15 -> ~10 ms of the
-// engine's threads, and no slower), CPU the rendering and the live feed need.
-const store = portStore(port, storeKind, `os_threads_nice_value_query = ${nice}, max_threads = 1`);
+// The store's engine runs the replay's reads at the same niceness (a ClickHouse setting; a no-op without CAP_SYS_NICE).
+// The embedded engine runs each on one thread: it shares the API's cores, a replay reads its window in order, page
+// after page, and a read split across threads cost the engine half as much CPU again for the same rows (a tape page of
+// 10,000 trades read FINAL: ~15 -> ~10 ms of the engine's threads, and no slower), CPU the rendering and the live feed
+// need. A server's cores are its own: its reads keep their threads.
+const settings = `os_threads_nice_value_query = ${nice}${storeKind === 'embedded' ? ', max_threads = 1' : ''}`;
+const store = portStore(port, storeKind, settings);
 const producer = inThreadProducer(store);
 const replays = new Map<number, AsyncGenerator<ReplayBatch>>();
 const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
