@@ -24,7 +24,7 @@ export const storeMetrics = {
     registers: [metricsRegistry],
   }),
   readsWaiting: new Gauge({
-    name: METRIC.storeReadsWaiting,
+    name: METRIC.storeWaitingReads,
     help: "Reads waiting for one of the embedded store's read sessions (STORE_READ_SESSIONS)",
     registers: [metricsRegistry],
   }),

@@ -12,7 +12,7 @@ import { tempDataPath } from './testing/temp-store.ts';
 const SLEEP = 'SELECT sleep({s:Float64}) AS z, {tag:String} AS tag';
 
 async function waiting(): Promise<number> {
-  return (await metricsRegistry.getSingleMetric('gex_store_reads_waiting')?.get())?.values[0]?.value ?? Number.NaN;
+  return (await metricsRegistry.getSingleMetric('gex_store_waiting_reads')?.get())?.values[0]?.value ?? Number.NaN;
 }
 
 describe("the embedded store's read sessions", () => {

@@ -367,7 +367,7 @@ export const SETTINGS = {
     schema: bool,
     default: 'true',
     description:
-      "Make the API's replays (GET /v2/replay, the WebSocket public/replay) on a worker thread of their own, started at the first replay: their store results are decoded, merged and rendered there, at a lower scheduling priority, and this thread only writes the batches, so requests and the live feed keep their latency. The thread's V8 heap: a young generation of 16 MB and an old one of at most 1,536 MB (a replay holds ~3 MB there; past the limit the thread ends, its replays fail and the next replay starts a new one). false = on the API's event loop.",
+      "Make the API's replays (GET /v2/replay, the WebSocket public/replay) on a worker thread of their own, started at the first replay: their store results are decoded, merged and rendered there, at a lower scheduling priority (their reads too, and on one engine thread each on the embedded store), and this thread only writes the batches, so requests and the live feed keep their latency. The thread's V8 heap: a young generation of 16 MB and an old one of at most 1,536 MB (a replay holds ~3 MB there; past the limit the thread ends, its replays fail and the next replay starts a new one). false = on the API's event loop.",
   },
   replayLowersV8Workers: {
     env: 'REPLAY_LOWERS_V8_WORKERS',

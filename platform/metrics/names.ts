@@ -25,7 +25,7 @@ export const METRIC = {
   storeInsertDuration: 'gex_store_insert_duration_seconds',
   storeInsertedRows: 'gex_store_inserted_rows_total',
   storeQueryDuration: 'gex_store_query_duration_seconds',
-  storeReadsWaiting: 'gex_store_reads_waiting',
+  storeWaitingReads: 'gex_store_waiting_reads',
   storeErrors: 'gex_store_errors_total',
   // ingest (ingest/transport, ingest/pipeline)
   ingestEvents: 'gex_ingest_events_total',
