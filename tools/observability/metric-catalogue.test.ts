@@ -55,7 +55,8 @@ test('metric names follow the conventions: gex_ prefix, counters end in _total, 
     else assert.doesNotMatch(e.name, /_total$/, e.name);
     if (e.type === 'histogram') assert.match(e.name, /_seconds$/, e.name);
     // Unitless gauges are counts of things named in the metric (instruments, open connections, subscriptions, waiting reads).
-    if (e.type === 'gauge' && !UNIT_SUFFIX.test(e.name)) assert.match(e.name, /_(instruments|connections|subscriptions|replays|reads)$/, e.name);
+    if (e.type === 'gauge' && !UNIT_SUFFIX.test(e.name))
+      assert.match(e.name, /_(instruments|connections|subscriptions|replays|reads)$/, e.name);
   }
 });
 
