@@ -292,7 +292,11 @@ describe('ResilientSocket backpressure', () => {
       release();
       // The server stops writing once reading resumes, so catching up does not race a writer on the same cores.
       stopWriting();
-      await waitFor(() => !sock.readingPaused && got.length === sent, 10_000);
+      // Up to ~14,000 frames wait in the server's buffer: on a busy machine (the whole suite on 2 cores) catching up
+      // took more than 10 s once. A lost frame still fails here, with the counts.
+      await waitFor(() => !sock.readingPaused && got.length === sent, 30_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}: sent ${sent}, received ${got.length}, reading paused ${sock.readingPaused}`);
+      });
       assert.ok(events.some((e) => e.type === 'read_paused') && events.some((e) => e.type === 'read_resumed'));
       assert.equal(srv.sockets.length, 1, 'one connection throughout');
       assert.ok(
