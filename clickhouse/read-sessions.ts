@@ -20,8 +20,6 @@ import type { QueryParams } from './params.ts';
 export interface ReadSessions {
   /** The raw result of `sql` (its FORMAT clause, else `format`) on a free session. */
   run(sql: string, params: QueryParams, format: string): Promise<ChdbResult>;
-  /** Reads waiting for a session now. */
-  waiting(): number;
   close(): void;
 }
 
@@ -78,7 +76,6 @@ export async function openReadSessions(dataPath: string, database: string, count
         give(session);
       }
     },
-    waiting: () => waiters.length,
     close() {
       if (closed) return;
       closed = true;
