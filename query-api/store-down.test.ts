@@ -19,6 +19,12 @@ test('embedded store closed under the running app: 503 UPSTREAM_ERROR, health un
     assert.doesNotMatch(res.body, LEAK, 'no internals anywhere in the body');
     assert.equal(res.headers['x-ratelimit-limit'], '120');
   }
+  // A replay fails before its first byte: answered as any route (the stream's headers are not sent yet).
+  const to = new Date(Date.now() - 60_000).toISOString();
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const replay = await app.inject({ url: `/v2/replay?channels=tape.BTCUSDT&from=${from}&to=${to}`, headers: { 'x-api-key': key } });
+  assert.doesNotMatch(assertError(replay, 503, 'UPSTREAM_ERROR').error.message, /chdb|clickhouse|closed/i);
+  assert.doesNotMatch(replay.body, LEAK);
   // Static routes keep working from the cached accounts.
   assertOk(await app.inject({ url: '/v2/changelog', headers: { 'x-api-key': key } }));
   const health = assertOk<{ status: string; database: boolean; cache: boolean }>(await app.inject({ url: '/v2/health' }));

@@ -1,13 +1,12 @@
 /**
  * GET /v2/replay: the stored history of feed channels over a window as NDJSON (replay/stream.ts), streamed with
  * backpressure (a batch of lines is made only when the socket has taken the previous ones), gzip when the client accepts
- * it. The batches come from the app's replay producer (`ctx.replays`: the replay thread by default).
+ * it. The batches come from the app's replay producer (`ctx.replays`: the replay thread by default) and are written to
+ * the response by write-chunks.ts, each in the encoding of its text.
  */
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
 import type { Level } from '../accounts/plans.ts';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +19,7 @@ import { replayMetrics } from './metrics.ts';
 import type { ReplayBatch } from './batch.ts';
 import { doneLine } from './lines.ts';
 import { MAX_REPLAY_CHANNELS, parseReplayRequest, type ReplayRequest } from './request.ts';
+import { writeChunks, type ChunkDestination, type TextChunk } from './write-chunks.ts';
 
 export const TAG = 'replay';
 export const NDJSON = 'application/x-ndjson';
@@ -74,7 +74,7 @@ async function* ndjsonBody(
   batches: AsyncGenerator<ReplayBatch>,
   request: ReplayRequest,
   clamp: HistoryClamp | undefined,
-): AsyncGenerator<string | Buffer> {
+): AsyncGenerator<TextChunk> {
   replayMetrics.active.inc({ transport: 'http' });
   let status: 'completed' | 'stopped' | 'failed' = 'stopped';
   const names = request.channels.map((c) => c.name);
@@ -86,10 +86,10 @@ async function* ndjsonBody(
       replayMetrics.messages.inc({ transport: 'http' }, b.count);
       // Written within the replays' share of the event-loop turn (REPLAY_TURNS).
       await REPLAY_TURNS.pass(owner, b.text.length);
-      // ASCII text goes to the socket as the string (encoded there, no buffer on this heap: batch.ts); other text as its bytes.
-      yield b.ascii ? b.text : Buffer.from(b.text, 'latin1');
+      // One character a byte (batch.ts): written as latin1, the line's UTF-8 bytes as they are.
+      yield { text: b.text, encoding: 'latin1' };
     }
-    yield doneLine(request.fromMs, request.toMs, counts, clamp);
+    yield { text: doneLine(request.fromMs, request.toMs, counts, clamp), encoding: 'utf8' };
     status = 'completed';
   } catch (err) {
     status = 'failed';
@@ -97,6 +97,18 @@ async function* ndjsonBody(
   } finally {
     replayMetrics.active.dec({ transport: 'http' });
     replayMetrics.ended.inc({ transport: 'http', status });
+  }
+}
+
+/** `first` (already taken from `rest`), then the rest. */
+async function* prepend<T>(first: IteratorResult<T>, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    if (first.done === true) return;
+    yield first.value;
+    yield* rest;
+  } finally {
+    // Ended early (the client went away): `rest` ends too, wherever this stopped.
+    await rest.return(undefined);
   }
 }
 
@@ -116,18 +128,36 @@ export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       const clamp = clampWindow({ from: parsed.request.fromMs, to: parsed.request.toMs }, ctx.historyPolicy(request));
       const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
       await admit(ctx, request.account?.userId, request.entitlement?.level, reply);
-      // Object mode: the batches' strings reach the response as they are (a byte stream would make each a Buffer); one ahead.
-      const lines = Readable.from(ndjsonBody(ctx.replays.batches(served, 'ndjson'), served, clamp.clamp ?? undefined), {
-        objectMode: true,
-        highWaterMark: 1,
-      });
+      const body = ndjsonBody(ctx.replays.batches(served, 'ndjson'), served, clamp.clamp ?? undefined);
+      // The first chunk is made before anything is sent: a failure there (the store down) is answered as on any route.
+      let first: IteratorResult<TextChunk>;
+      try {
+        first = await body.next();
+      } catch (err) {
+        await body.return(undefined);
+        throw err;
+      }
+      const gzip = acceptsGzip(request.headers['accept-encoding']);
       reply.header('content-type', `${NDJSON}; charset=utf-8`).header('vary', 'accept-encoding');
-      // The typed reply takes the documented body (a string); the stream is that string, sent as it is produced.
-      const untyped = reply as unknown as FastifyReply;
-      if (!acceptsGzip(request.headers['accept-encoding'])) return untyped.send(lines);
-      const gzip = createGzip();
-      pipeline(lines, gzip).catch((err: unknown) => request.log.warn({ err }, 'replay stream ended early'));
-      return untyped.header('content-encoding', 'gzip').send(gzip);
+      if (gzip) reply.header('content-encoding', 'gzip');
+      // From here the body is written by writeChunks; Fastify still runs the onResponse hooks when the response ends.
+      reply.hijack();
+      const res = reply.raw;
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
+      res.writeHead(200);
+      let out: ChunkDestination = res;
+      if (gzip) {
+        const zip = createGzip();
+        pipeline(zip, res).catch((err: unknown) => request.log.warn({ err }, 'replay stream ended early'));
+        out = zip;
+      }
+      try {
+        await writeChunks(prepend(first, body), out, res);
+      } catch (err) {
+        // Headers are sent: the client sees the body end without its replay_done line.
+        request.log.warn({ err }, 'replay stream ended early');
+        res.destroy();
+      }
     },
   });
 }
