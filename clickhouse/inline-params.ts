@@ -9,10 +9,11 @@
  * Only what is certain to bind as the engine binds is inlined; for anything else (a fractional number for an integer
  * type, an unsafe integer, a type not listed) `inlineParams` answers null and the caller binds through the engine,
  * which then accepts or refuses the value itself. String literals are escaped as ClickHouse reads them (backslash and
- * quote, and the control characters for readability): no value can leave its literal. Placeholders are recognised
- * outside string literals, quoted identifiers and comments only, as the engine's lexer does. No I/O.
+ * quote, and the control characters for readability): no value can leave its literal. Placeholders are those of
+ * params.ts `placeholdersOf` (outside string literals, quoted identifiers and comments, as the engine's lexer reads
+ * them). No I/O.
  */
-import type { QueryParams } from './params.ts';
+import { placeholdersOf, type QueryParams } from './params.ts';
 
 const SQL_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
@@ -67,54 +68,21 @@ function replacement(type: string, value: unknown): string | null {
   return lit === null ? null : `CAST(${lit} AS ${type})`;
 }
 
-const PLACEHOLDER = /^\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/;
-
-/** End (exclusive) of the quoted run that opens at `i` with `quote`: backslash escapes and doubled quotes. */
-function quotedEnd(sql: string, i: number, quote: string): number {
-  let j = i + 1;
-  while (j < sql.length) {
-    const c = sql[j];
-    if (c === '\\') j += 2;
-    else if (c === quote) {
-      if (sql[j + 1] === quote) j += 2;
-      else return j + 1;
-    } else j++;
-  }
-  return sql.length;
-}
-
 /**
  * `sql` with every placeholder replaced by its value's typed literal, or null when a value is not one this inlines
  * (see the header) or a placeholder has no value. Parameters and placeholders are assumed to match (Store checks it).
  */
 export function inlineParams(sql: string, params: QueryParams): string | null {
+  const placeholders = placeholdersOf(sql);
+  if (placeholders.length === 0) return sql;
   let out = '';
   let copied = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === "'" || c === '"' || c === '`') {
-      i = quotedEnd(sql, i, c);
-    } else if (c === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? sql.length : end + 2;
-    } else if (c === '{') {
-      const m = PLACEHOLDER.exec(sql.slice(i, i + 200));
-      if (m === null) {
-        i++;
-        continue;
-      }
-      const name = m[1] ?? '';
-      if (!Object.hasOwn(params, name)) return null;
-      const text = replacement(m[2] ?? '', params[name]);
-      if (text === null) return null;
-      out += sql.slice(copied, i) + text;
-      i += m[0].length;
-      copied = i;
-    } else i++;
+  for (const p of placeholders) {
+    if (!Object.hasOwn(params, p.name)) return null;
+    const text = replacement(p.type, params[p.name]);
+    if (text === null) return null;
+    out += sql.slice(copied, p.start) + text;
+    copied = p.end;
   }
-  return copied === 0 ? sql : out + sql.slice(copied);
+  return out + sql.slice(copied);
 }
