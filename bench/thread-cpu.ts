@@ -20,9 +20,8 @@ const TICKS = 100;
 /** A sample: each live thread (by id and start time) with its name and CPU seconds so far. */
 export type ThreadCpu = ReadonlyMap<string, { readonly name: string; readonly seconds: number }>;
 
-/** CPU seconds (user + system) of a /proc stat line. */
-function cpuSeconds(stat: string): number {
-  const fields = statFields(stat);
+/** CPU seconds (user + system) of a /proc stat line's fields (statFields). */
+function cpuSeconds(fields: readonly string[]): number {
   return (Number(fields[STAT_FIELD.utime]) + Number(fields[STAT_FIELD.stime])) / TICKS;
 }
 
@@ -44,8 +43,9 @@ export function threadCpu(): ThreadCpu {
     }
     const close = stat.lastIndexOf(')');
     const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, close).replace(/[\d\s]+$/, '');
+    const fields = statFields(stat);
     // A thread id can be reused once its thread ended: with the start time the key names one thread.
-    out.set(`${tid}@${statFields(stat)[STAT_FIELD.starttime]}`, { name, seconds: cpuSeconds(stat) });
+    out.set(`${tid}@${fields[STAT_FIELD.starttime]}`, { name, seconds: cpuSeconds(fields) });
   }
   return out;
 }
@@ -53,7 +53,7 @@ export function threadCpu(): ThreadCpu {
 /** CPU seconds (user + system) so far of another process (its whole, every thread); NaN without /proc. */
 export function processCpu(pid: number): number {
   try {
-    return cpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return cpuSeconds(statFields(readFileSync(`/proc/${pid}/stat`, 'utf8')));
   } catch {
     return Number.NaN;
   }

@@ -129,14 +129,9 @@ export async function replayRoute(app: ApiInstance, ctx: AppContext): Promise<vo
       const served = { ...parsed.request, fromMs: clamp.served.from, toMs: clamp.served.to };
       await admit(ctx, request.account?.userId, request.entitlement?.level, reply);
       const body = ndjsonBody(ctx.replays.batches(served, 'ndjson'), served, clamp.clamp ?? undefined);
-      // The first chunk is made before anything is sent: a failure there (the store down) is answered as on any route.
-      let first: IteratorResult<TextChunk>;
-      try {
-        first = await body.next();
-      } catch (err) {
-        await body.return(undefined);
-        throw err;
-      }
+      // The first chunk is made before anything is sent: a failure there (the store down) is answered as on any route
+      // (a generator that threw has run its `finally` and is done).
+      const first = await body.next();
       const gzip = acceptsGzip(request.headers['accept-encoding']);
       reply.header('content-type', `${NDJSON}; charset=utf-8`).header('vary', 'accept-encoding');
       if (gzip) reply.header('content-encoding', 'gzip');
