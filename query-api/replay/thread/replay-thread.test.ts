@@ -26,7 +26,14 @@ import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
 import type { OwnerMessage } from './protocol.ts';
-import { REPLAY_NICE, REPLAY_OLD_GENERATION_MB, REPLAY_READS, REPLAY_YOUNG_GENERATION_MB, ReplayThread } from './replay-thread.ts';
+import {
+  REPLAY_BATCHES_AHEAD,
+  REPLAY_NICE,
+  REPLAY_OLD_GENERATION_MB,
+  REPLAY_READS,
+  REPLAY_YOUNG_GENERATION_MB,
+  ReplayThread,
+} from './replay-thread.ts';
 
 const CHANNELS = 'tape.BTCUSDT,levels.BTCUSDT,levels.BTCUSDT.deribit,chain.BTCUSDT';
 
@@ -254,6 +261,75 @@ describe('replay thread', () => {
         assert.ok(reads > 60, `${reads} reads`);
         assert.equal(most, REPLAY_READS);
       } finally {
+        await own.close();
+      }
+    },
+  );
+
+  test(
+    'the thread makes REPLAY_BATCHES_AHEAD batches ahead of a replay alone, shared by the replays open (at least one each)',
+    { timeout: 90_000 },
+    async () => {
+      assert.equal(REPLAY_BATCHES_AHEAD, 4);
+      const own = new ReplayThread(t.store, { lowerV8Workers: false });
+      const request = requestOf('tape.BTCUSDT', A - 3 * 3600_000, C + 5_000);
+      // Batch messages arrived, by replay in the order the replays were opened.
+      const arrived: number[] = [];
+      const ids: number[] = [];
+      const replays: AsyncGenerator<unknown>[] = [];
+      const taken: number[] = [];
+      const open = async (): Promise<void> => {
+        const batches = own.batches(request, 'ws', 5_000);
+        replays.push(batches);
+        taken.push(0);
+        arrived.push(0);
+        // The first pull starts the thread (synchronously, before the pull's first wait): every batch is counted.
+        const first = batches.next();
+        const worker = workerOf(own);
+        assert.ok(worker !== null);
+        if (replays.length === 1)
+          worker.on('message', (m: { kind: string; id: number }) => {
+            if (m.kind !== 'batch') return;
+            if (!ids.includes(m.id)) ids.push(m.id);
+            arrived[ids.indexOf(m.id)]! += 1;
+          });
+        assert.equal((await first).done, false);
+        taken[replays.length - 1] = 1;
+      };
+      const take = async (r: number): Promise<void> => {
+        assert.equal((await replays[r]!.next()).done, false);
+        taken[r]! += 1;
+      };
+      /** Batches made ahead of each replay (arrived, not taken), once none more arrives for 300 ms. */
+      const ahead = async (): Promise<number[]> => {
+        let seen = '';
+        while (seen !== JSON.stringify(arrived)) {
+          seen = JSON.stringify(arrived);
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        return arrived.map((n, i) => n - taken[i]!);
+      };
+      try {
+        await open();
+        assert.deepEqual(await ahead(), [4], 'alone: 4 ahead');
+        for (let k = 0; k < 3; k++) {
+          await take(0);
+          assert.deepEqual(await ahead(), [4], `alone, ${k + 1} more taken: one more made for each`);
+        }
+        // A second replay: 2 each. The first keeps the 4 it has until it takes them down to its share.
+        await open();
+        assert.deepEqual(await ahead(), [4, 2]);
+        for (let k = 0; k < 4; k++) {
+          await take(0);
+          await take(1);
+        }
+        assert.deepEqual(await ahead(), [2, 2], 'two open: 2 each');
+        // A third: 1 each (4 / 3, at least one).
+        await open();
+        for (let k = 0; k < 3; k++) for (let r = 0; r < 3; r++) await take(r);
+        assert.deepEqual(await ahead(), [1, 1, 1], 'three open: 1 each');
+      } finally {
+        for (const r of replays) await r.return(undefined);
         await own.close();
       }
     },

@@ -6,8 +6,9 @@
  * socket.
  * - Started at the first replay; a thread that ends (an error in it, or `close`) fails the replays it was making and
  *   the next replay starts a new one.
- * - Flow: one batch ahead per replay (a `pull` is sent when the consumer takes the batch in hand), so a replay holds
- *   at most the batch being written and the one being made, whatever the window.
+ * - Flow: the thread makes batches ahead of each replay's consumer, REPLAY_BATCHES_AHEAD shared by the open replays
+ *   (a `pull` is sent for each batch the consumer takes in hand), so a replay holds at most the batch being written
+ *   and a few made or being made, whatever the window.
  */
 import type { Worker } from 'node:worker_threads';
 import PQueue from 'p-queue';
@@ -64,6 +65,17 @@ export const REPLAY_OLD_GENERATION_MB = 1_536;
  */
 export const REPLAY_READS = 1;
 
+/**
+ * Batches the thread makes ahead of the replays' consumers (pulls not yet answered, and batches not yet taken), shared
+ * equally by the open replays, at least one each: a replay alone has 4, two have 2 each, three and more 1 each.
+ * - A replay alone, one batch ahead, waited for a message's round trip between the threads after each batch (~64 KiB,
+ *   ~0.4 ms of the tape's rendering): over 6 alternating quick runs its tape ran at 0.72-1.00x the store's page reads
+ *   alone (mean 0.83x), four ahead at 0.85-1.14x (mean 1.01x) (bench/RESULTS.md "replay").
+ * - Under 20 replays the thread is busy anyway, and each batch made ahead is one more 64 KiB string the event loop
+ *   takes in as it arrives: four ahead each (not shared) raised the live feed's p99 from 6.4-8.9 to 7.8-12.3 ms.
+ */
+export const REPLAY_BATCHES_AHEAD = 4;
+
 export interface ReplayThreadOptions {
   /** Move V8's platform worker threads to REPLAY_NICE when the thread starts (setting REPLAY_LOWERS_V8_WORKERS). */
   readonly lowerV8Workers: boolean;
@@ -82,7 +94,8 @@ function lowerV8WorkersOnce(): void {
 /** One open replay as this thread sees it: the batches arrived and not taken, the consumer waiting for one. */
 class OpenReplay {
   readonly ready: ReplayBatch[] = [];
-  inFlight = false;
+  /** Pulls sent and not answered yet. */
+  requested = 0;
   end: { readonly error: Error | null } | null = null;
   private waiter: (() => void) | null = null;
 
@@ -116,18 +129,22 @@ export class ReplayThread implements ReplayProducer {
     const replay = new OpenReplay();
     this.open.set(id, replay);
     const send = (m: OwnerMessage): void => worker.postMessage(m);
-    const pull = (): void => {
-      replay.inFlight = true;
-      send({ kind: 'pull', id });
+    // Pulls until the replay's share of REPLAY_BATCHES_AHEAD is asked for or waiting (none once it has ended).
+    const topUp = (): void => {
+      const share = Math.max(1, Math.floor(REPLAY_BATCHES_AHEAD / this.open.size));
+      while (replay.end === null && replay.requested + replay.ready.length < share) {
+        replay.requested++;
+        send({ kind: 'pull', id });
+      }
     };
     send({ kind: 'open', id, request, format, page });
-    pull();
+    topUp();
     try {
       for (;;) {
         const batch = replay.ready.shift();
         if (batch !== undefined) {
-          // The next batch is made while this one is written.
-          if (!replay.inFlight && replay.end === null) pull();
+          // The next batches are made while this one is written.
+          topUp();
           yield batch;
           continue;
         }
@@ -183,13 +200,10 @@ export class ReplayThread implements ReplayProducer {
     }
     const replay = this.open.get(m.id);
     if (replay === undefined) return;
-    if (m.kind === 'batch') {
-      replay.inFlight = false;
-      replay.ready.push(m.batch);
-    } else {
-      replay.inFlight = false;
-      replay.end = { error: m.kind === 'failed' ? storeErrorOf(m.error) : null };
-    }
+    replay.requested = Math.max(0, replay.requested - 1);
+    // The pulls after the end are answered `done` too: the first end stands.
+    if (m.kind === 'batch') replay.ready.push(m.batch);
+    else replay.end ??= { error: m.kind === 'failed' ? storeErrorOf(m.error) : null };
     replay.arrived();
   }
 
