@@ -267,7 +267,7 @@ describe('replay thread', () => {
   );
 
   test(
-    'the thread makes REPLAY_BATCHES_AHEAD batches ahead of a replay alone, shared by the replays open (at least one each)',
+    'the thread makes REPLAY_BATCHES_AHEAD batches ahead of a replay alone, shared by the open replays (at least one each)',
     { timeout: 90_000 },
     async () => {
       assert.equal(REPLAY_BATCHES_AHEAD, 4);

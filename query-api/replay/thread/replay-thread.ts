@@ -200,7 +200,7 @@ export class ReplayThread implements ReplayProducer {
     }
     const replay = this.open.get(m.id);
     if (replay === undefined) return;
-    replay.requested = Math.max(0, replay.requested - 1);
+    replay.requested--;
     // The pulls after the end are answered `done` too: the first end stands.
     if (m.kind === 'batch') replay.ready.push(m.batch);
     else replay.end ??= { error: m.kind === 'failed' ? storeErrorOf(m.error) : null };
