@@ -23,7 +23,8 @@
  *      client) and the server fan-out (bus receive -> written to the last subscriber) for BENCH_REPLAY_LIVE_SECONDS
  *      (10) at BENCH_REPLAY_LIVE_RATE (200) trades/s, against the same measure with no replay (target p99 < 2x idle).
  * BENCH_REPLAY_THREAD=false makes the replays on the API's event loop (REPLAY_THREAD=false), for comparison;
- * BENCH_REPLAY_LOWERS_V8_WORKERS=false leaves V8's platform workers at the process's priority (REPLAY_LOWERS_V8_WORKERS).
+ * BENCH_REPLAY_LOWERS_V8_WORKERS=false leaves V8's platform workers at the process's priority (REPLAY_LOWERS_V8_WORKERS);
+ * BENCH_REPLAY_STOPS_PRETENURING=false leaves V8's allocation-site pretenuring on (REPLAY_STOPS_PRETENURING).
  * A quick run: BENCH_REPLAY_DAYS=0.5 BENCH_REPLAY_TRADES=200000 npm run bench -- replay
  *
  * Run alone: node --import tsx bench/replay.ts
@@ -243,6 +244,7 @@ async function startApp(store: Store, bus: MemoryBus): Promise<{ app: ApiInstanc
       responseValidation: false,
       replayThread: process.env['BENCH_REPLAY_THREAD'] !== 'false',
       replayLowersV8Workers: process.env['BENCH_REPLAY_LOWERS_V8_WORKERS'] !== 'false',
+      replayStopsPretenuring: process.env['BENCH_REPLAY_STOPS_PRETENURING'] !== 'false',
     }),
     logger: false,
     requestLogging: false,

@@ -197,7 +197,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiInstance> {
   });
 
   // Replays are made on their own thread (REPLAY_THREAD), started at the first replay.
-  const replays = config.replayThread ? new ReplayThread(store, { lowerV8Workers: config.replayLowersV8Workers }) : inThreadProducer(store);
+  const replays = config.replayThread
+    ? new ReplayThread(store, { lowerV8Workers: config.replayLowersV8Workers, stopPretenuring: config.replayStopsPretenuring })
+    : inThreadProducer(store);
   const ctx: AppContext = {
     store,
     config,

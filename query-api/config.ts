@@ -45,6 +45,7 @@ export const API_SETTING_KEYS = [
   'historyDaysEnterprise',
   'replayThread',
   'replayLowersV8Workers',
+  'replayStopsPretenuring',
 ] as const;
 
 export type ApiSettingKey = (typeof API_SETTING_KEYS)[number];

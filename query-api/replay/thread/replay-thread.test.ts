@@ -4,7 +4,8 @@
  * documents, small store pages); a store error reaches the replay as the store's own error class; a thread that ends
  * mid-replay fails that replay, leaves the store usable (the thread never loads the engine) and the next replay runs
  * on a new thread; close fails what is open and refuses new replays; once started, V8's platform workers run at the
- * replay thread's niceness; concurrent replays run one store read at a time.
+ * replay thread's niceness and, unless told otherwise, V8's allocation-site pretenuring is stopped; concurrent replays run
+ * one store read at a time.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +25,7 @@ import { inThreadProducer, type ReplayProducer } from '../producer.ts';
 import { parseReplayRequest, type ReplayRequest } from '../request.ts';
 import { replayMetrics } from '../metrics.ts';
 import { taskNice } from '#platform/threads/proc-stat.ts';
+import { allocationSitePretenuringStopped } from '#platform/v8-pretenuring.ts';
 import { processTasks, v8PoolSize, v8WorkerThreads } from '#platform/threads/v8-workers.ts';
 import type { OwnerMessage } from './protocol.ts';
 import {
@@ -93,7 +95,21 @@ describe('replay thread', () => {
     await t.dispose();
   });
 
-  // First of the file: no replay thread of this process has lowered the V8 workers yet (once per process).
+  // First of the file: no replay thread of this process has stopped V8's pretenuring yet (once per process).
+  test('a thread with stopPretenuring false leaves V8 its allocation-site pretenuring; one with it true stops it when it starts', async () => {
+    assert.equal(allocationSitePretenuringStopped(), false);
+    for (const stopPretenuring of [false, true]) {
+      const own = new ReplayThread(t.store, { lowerV8Workers: false, stopPretenuring });
+      try {
+        assert.ok((await collect(own, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
+        assert.equal(allocationSitePretenuringStopped(), stopPretenuring);
+      } finally {
+        await own.close();
+      }
+    }
+  });
+
+  // No replay thread of this process has lowered the V8 workers yet (once per process).
   test(
     'with lowerV8Workers false the V8 platform workers keep their priority when the thread starts',
     { timeout: 60_000, skip: LINUX_ONLY },
@@ -101,7 +117,7 @@ describe('replay thread', () => {
       const workers = v8Workers();
       const before = workers.map((tid) => taskNice(tid));
       assert.ok(!before.includes(REPLAY_NICE), `workers start below ${REPLAY_NICE}: ${before.join(',')}`);
-      const keeping = new ReplayThread(t.store, { lowerV8Workers: false });
+      const keeping = new ReplayThread(t.store, { lowerV8Workers: false, stopPretenuring: false });
       try {
         assert.ok((await collect(keeping, SHORT_LEVELS(), 'ndjson', 300)).length > 0);
         assert.deepEqual(
@@ -271,7 +287,7 @@ describe('replay thread', () => {
     { timeout: 90_000 },
     async () => {
       assert.equal(REPLAY_BATCHES_AHEAD, 4);
-      const own = new ReplayThread(t.store, { lowerV8Workers: false });
+      const own = new ReplayThread(t.store, { lowerV8Workers: false, stopPretenuring: false });
       const request = requestOf('tape.BTCUSDT', A - 3 * 3600_000, C + 5_000);
       // Batch messages arrived, by replay in the order the replays were opened.
       const arrived: number[] = [];

@@ -16,6 +16,7 @@ import type { Store } from '#clickhouse/store.ts';
 import { childLogger } from '#platform/log.ts';
 import { startTsWorker } from '#platform/threads/ts-worker.ts';
 import { lowerV8WorkerPriority } from '#platform/threads/v8-workers.ts';
+import { stopAllocationSitePretenuring } from '#platform/v8-pretenuring.ts';
 import type { ReplayBatch, ReplayFormat } from '../batch.ts';
 import { replayMetrics } from '../metrics.ts';
 import type { ReplayProducer } from '../producer.ts';
@@ -79,6 +80,12 @@ export const REPLAY_BATCHES_AHEAD = 4;
 export interface ReplayThreadOptions {
   /** Move V8's platform worker threads to REPLAY_NICE when the thread starts (setting REPLAY_LOWERS_V8_WORKERS). */
   readonly lowerV8Workers: boolean;
+  /**
+   * Stop V8's allocation-site pretenuring for the process when the thread starts (setting REPLAY_STOPS_PRETENURING,
+   * platform/v8-pretenuring.ts). The replay thread's per-trade objects and batch texts then die young: in the whole
+   * replay bench its tape ran at 262-284k trades/s against 228-235k (bench/RESULTS.md "replay").
+   */
+  readonly stopPretenuring: boolean;
 }
 
 /** Whether this process's V8 platform workers were moved to REPLAY_NICE (once per process). */
@@ -119,7 +126,7 @@ export class ReplayThread implements ReplayProducer {
 
   constructor(
     private readonly store: Store,
-    private readonly options: ReplayThreadOptions = { lowerV8Workers: true },
+    private readonly options: ReplayThreadOptions = { lowerV8Workers: true, stopPretenuring: true },
   ) {}
 
   async *batches(request: ReplayRequest, format: ReplayFormat, page = REPLAY_PAGE): AsyncGenerator<ReplayBatch> {
@@ -171,6 +178,7 @@ export class ReplayThread implements ReplayProducer {
   private started(): Worker {
     if (this.worker !== null) return this.worker;
     if (this.options.lowerV8Workers) lowerV8WorkersOnce();
+    if (this.options.stopPretenuring) stopAllocationSitePretenuring();
     const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
     const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay', {
       maxYoungGenerationSizeMb: REPLAY_YOUNG_GENERATION_MB,
