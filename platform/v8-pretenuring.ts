@@ -13,9 +13,10 @@ let stopped = false;
 /** Whether this process has stopped allocation-site pretenuring (stopAllocationSitePretenuring). */
 export const allocationSitePretenuringStopped = (): boolean => stopped;
 
-/** Stops allocation-site pretenuring for the process (once; later calls change nothing). */
-export function stopAllocationSitePretenuring(): void {
-  if (stopped) return;
+/** Stops allocation-site pretenuring for the process; true when this call stopped it (later calls change nothing). */
+export function stopAllocationSitePretenuring(): boolean {
+  if (stopped) return false;
   stopped = true;
   setFlagsFromString('--no-allocation-site-pretenuring');
+  return true;
 }

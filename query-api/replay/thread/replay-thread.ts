@@ -178,7 +178,8 @@ export class ReplayThread implements ReplayProducer {
   private started(): Worker {
     if (this.worker !== null) return this.worker;
     if (this.options.lowerV8Workers) lowerV8WorkersOnce();
-    if (this.options.stopPretenuring) stopAllocationSitePretenuring();
+    if (this.options.stopPretenuring && stopAllocationSitePretenuring())
+      log.info("V8's allocation-site pretenuring stopped for the process");
     const data: ReplayThreadData = { storeKind: this.store.kind, nice: REPLAY_NICE };
     const worker = startTsWorker(new URL('./worker.ts', import.meta.url), data, 'gex-replay', {
       maxYoungGenerationSizeMb: REPLAY_YOUNG_GENERATION_MB,
