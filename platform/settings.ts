@@ -383,7 +383,7 @@ export const SETTINGS = {
     schema: bool,
     default: 'true',
     description:
-      "With REPLAY_THREAD: when the replay thread starts, V8's allocation-site pretenuring stops for the process (V8's flags are the process's: the event loop's heap too). With it, a place of the code whose objects had survived a young collection made them in the old generation from then on, and such a container kept the replay thread's per-trade objects and batch texts alive until the next full collection (one every ~200 ms during a tape replay): in the whole replay bench the tape ran at 262-284k trades/s without it against 228-235k with it (0.68-0.76x the store's page reads against 0.59-0.60x). false = leave V8's default.",
+      "With REPLAY_THREAD: when the replay thread starts, V8's allocation-site pretenuring stops for the process (V8's flags are the process's: the event loop's heap too). With it, a place of the code whose objects had survived a young collection made them in the old generation from then on, and such a container kept the replay thread's per-trade objects alive until the next full collection (one every ~200 ms during a tape replay): in the whole replay bench the tape ran at 262-284k trades/s without it against 228-235k with it (0.68-0.76x the store's page reads against 0.59-0.60x). false = leave V8's default.",
   },
   healthPerIpPerMinute: {
     env: 'HEALTH_RATE_LIMIT',

@@ -2,13 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { Growth } from './testing/pretenuring-probe.ts';
 
 const PROBE = new URL('./testing/pretenuring-probe.ts', import.meta.url).pathname;
-
-interface Growth {
-  readonly young: number;
-  readonly old: number;
-}
 
 /**
  * V8 makes a place's objects old only while its young generation is at its largest, which V8's own sizing reached late

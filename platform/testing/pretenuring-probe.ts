@@ -10,8 +10,14 @@ import { stopAllocationSitePretenuring } from '../v8-pretenuring.ts';
 
 if (process.argv[2] === 'stop') stopAllocationSitePretenuring();
 
+/** Bytes of the young and old generations (used, or grown by). */
+export interface Growth {
+  readonly young: number;
+  readonly old: number;
+}
+
 const make = (i: number): { a: number; b: { c: number } } => ({ a: i, b: { c: i } });
-const used = (): { young: number; old: number } => {
+const used = (): Growth => {
   const spaces = new Map(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
   return { young: spaces.get('new_space') ?? 0, old: spaces.get('old_space') ?? 0 };
 };
@@ -22,7 +28,7 @@ for (let attempt = 0; ; attempt++) {
   for (let i = 0; i < 10_000; i++) kept.push(make(i));
   const after = used();
   if (after.young >= before.young || attempt === 20) {
-    process.stdout.write(JSON.stringify({ young: after.young - before.young, old: after.old - before.old }));
+    process.stdout.write(JSON.stringify({ young: after.young - before.young, old: after.old - before.old } satisfies Growth));
     break;
   }
 }

@@ -82,7 +82,7 @@ export interface ReplayThreadOptions {
   readonly lowerV8Workers: boolean;
   /**
    * Stop V8's allocation-site pretenuring for the process when the thread starts (setting REPLAY_STOPS_PRETENURING,
-   * platform/v8-pretenuring.ts). The replay thread's per-trade objects and batch texts then die young: in the whole
+   * platform/v8-pretenuring.ts). The replay thread's per-trade objects then die young: in the whole
    * replay bench its tape ran at 262-284k trades/s against 228-235k (bench/RESULTS.md "replay").
    */
   readonly stopPretenuring: boolean;
