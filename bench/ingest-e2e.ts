@@ -36,6 +36,7 @@ import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
 import { threadCpu, threadCpuSince } from './thread-cpu.ts';
 import { HopTimes } from './ingest-hops.ts';
+import { storeFileSystemLine } from './store-file-system.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_INGEST_E2E_EVENTS'] ?? 200_000);
@@ -426,6 +427,7 @@ export async function runIngestE2eBench(): Promise<void> {
     `\n== ingest e2e: sandbox -> WS -> connectors -> bus -> raw writer -> ClickHouse (${TOTAL} option trades; targets, embedded: ` +
       `>= ${TARGET_EVENTS_PER_S / 1000}k ev/s and >= ${TARGET_RATIO}x publish -> store at saturation; p99 receive -> stored < ${TARGET_P99_MS} ms at ${TARGET_P99_RATE / 1000}k/s)\n`,
   );
+  process.stdout.write(`${storeFileSystemLine()}\n`);
   const buses: { name: string; make: () => Bus }[] = [{ name: 'memory', make: () => new MemoryBus({ clientId: 'bench-e2e' }) }];
   const brokers = (process.env['KAFKA_BROKERS'] ?? process.env['KAFKA_TEST_BROKERS'] ?? '').split(',').filter((b) => b.length > 0);
   if (brokers.length > 0)

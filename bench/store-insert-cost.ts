@@ -13,6 +13,7 @@ import type { Store } from '#clickhouse/store.ts';
 import { openTempStore } from '#clickhouse/testing/temp-store.ts';
 import { makeRows } from './store.ts';
 import { threadCpu, threadCpuSince } from './thread-cpu.ts';
+import { storeFileSystemLine } from './store-file-system.ts';
 
 const INSERTS = Number(process.env['BENCH_INSERT_COST_INSERTS'] ?? 110);
 const WARMUP = 10;
@@ -21,6 +22,8 @@ const VIEWS = ['option_tape_1m_mv', 'option_trades_unexpired_mv', 'option_trades
 
 interface Cost {
   readonly cpuMsPerInsert: number;
+  /** The kernel's part of it (system time): file creation, where the file system's cost shows. */
+  readonly systemMsPerInsert: number;
   readonly wallP50Ms: number;
   readonly wallP90Ms: number;
   readonly threads: string;
@@ -47,6 +50,7 @@ async function measure(store: Store, rowsPerInsert: number): Promise<Cost> {
   walls.sort((a, b) => a - b);
   return {
     cpuMsPerInsert: (cpu.user + cpu.system) / 1000 / INSERTS,
+    systemMsPerInsert: cpu.system / 1000 / INSERTS,
     wallP50Ms: walls[Math.floor(walls.length / 2)] as number,
     wallP90Ms: walls[Math.floor(walls.length * 0.9)] as number,
     threads: threadCpuSince(threads0),
@@ -67,7 +71,7 @@ async function withSchema<T>(bare: boolean, run: (store: Store) => Promise<T>): 
 export async function runStoreInsertCostBench(): Promise<void> {
   process.stdout.write(
     `\n== store: the cost of one raw-writer INSERT of option trades (${INSERTS} INSERTs ${SPACING_MS} ms apart; ` +
-      `product schema vs option_trades without its views)\n`,
+      `product schema vs option_trades without its views)\n${storeFileSystemLine()}\n`,
   );
   for (const n of [1, 750]) {
     const bare = await withSchema(true, (s) => measure(s, n));
@@ -78,7 +82,8 @@ export async function runStoreInsertCostBench(): Promise<void> {
     ] as const) {
       const ratio = label === 'product schema' ? `  ${(c.cpuMsPerInsert / bare.cpuMsPerInsert).toFixed(2)}x bare CPU` : '';
       process.stdout.write(
-        `${`${n} rows, ${label}`.padEnd(30)} CPU ${c.cpuMsPerInsert.toFixed(1).padStart(6)} ms/INSERT  wall p50 ` +
+        `${`${n} rows, ${label}`.padEnd(30)} CPU ${c.cpuMsPerInsert.toFixed(1).padStart(6)} ms/INSERT ` +
+          `(kernel ${c.systemMsPerInsert.toFixed(1)})  wall p50 ` +
           `${c.wallP50Ms.toFixed(1).padStart(6)} ms  p90 ${c.wallP90Ms.toFixed(1).padStart(6)} ms${ratio}\n    CPU-s by thread: ${c.threads}\n`,
       );
     }

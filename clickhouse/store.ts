@@ -9,6 +9,7 @@ import {
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import type { Session } from 'chdb';
 import { openEngineSession } from './engine-access.ts';
+import { dataDirFileSystem, fileSystemWarning } from './data-dir-filesystem.ts';
 import { childLogger } from '#platform/log.ts';
 import { toJsonCompactEachRow } from './compact-rows.ts';
 import { parseJsonEachRow, readColumns, statementIn, type ColumnsOptions, type StatementBody } from './read-formats.ts';
@@ -333,7 +334,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     const message = err instanceof Error ? err.message : String(err);
     throw new StoreError(`cannot open chDB at ${opts.dataPath}: ${message}`, 'connect', { cause: err });
   }
-  log.info({ dataPath: opts.dataPath, database }, 'clickhouse store: embedded chDB');
+  const fileSystem = dataDirFileSystem(opts.dataPath);
+  log.info({ dataPath: opts.dataPath, database, fileSystem }, 'clickhouse store: embedded chDB');
+  const warning = fileSystemWarning(fileSystem);
+  if (warning !== null) log.warn({ dataPath: opts.dataPath, fileSystem }, warning);
   const store = wrap(client, 'embedded', embeddedInsert(conn), maxRows, sessionReads(reads));
   const holder = engine;
   const readers = reads;

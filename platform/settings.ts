@@ -145,7 +145,8 @@ export const SETTINGS = {
     flag: 'data-dir',
     schema: z.string().min(1),
     default: './data',
-    description: 'Data directory: the embedded store (one process per directory) and the ingest publish spool (ingest-spool/).',
+    description:
+      'Data directory: the embedded store (one process per directory) and the ingest publish spool (ingest-spool/). Put it on a journaled file system: on ext4 without a journal every part the store writes costs more (clickhouse/README.md "File system"; the store warns at start).',
   },
   host: { env: 'HOST', flag: 'host', schema: z.string().min(1), default: '127.0.0.1', description: 'Address the API listens on.' },
   port: { env: 'PORT', flag: 'port', schema: port, default: '8080', description: 'Port of the /v2 API.' },
