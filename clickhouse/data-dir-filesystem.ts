@@ -2,9 +2,9 @@
  * The file system under the embedded store's data directory, read from Linux's `/proc` (null elsewhere or when
  * unreadable). What it is for: on ext4 mounted without a journal, the kernel's inode allocator skips every inode freed
  * in the last 5-35 s by reading it (`recently_deleted`), and the engine frees inodes all the time (each merge removes
- * its source parts at once, ~12 files a part). Every part an INSERT writes then costs about twice as much: 800 option
- * trades took 29-41 ms (46-66 ms of CPU, half of it in the kernel) on such a root file system against 19 ms (29 ms of
- * CPU) on a journaled ext4 or tmpfs on the same machine (bench/RESULTS.md "ingest").
+ * its source parts at once, ~12 files a part). Every part an INSERT writes then costs more: 750 option trades took
+ * 50-70 ms of CPU (19-35 of it in the kernel) on such a root file system against 43 ms (6) on a journaled ext4 on the
+ * same machine (`bench/store-insert-cost.ts`; clickhouse/README.md "File system").
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
