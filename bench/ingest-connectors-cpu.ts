@@ -17,7 +17,7 @@ import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
 import type { VenueUrls as SandboxUrls } from '#sandbox/servers/types.ts';
-import { threadCpu, threadCpuSince } from './thread-cpu.ts';
+import { threadCpu, threadCpuByName, threadCpuSince } from './thread-cpu.ts';
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'HYPEUSDT'] as const;
 const TOTAL = Number(process.env['BENCH_CONNECTORS_EVENTS'] ?? 200_000);
@@ -48,12 +48,6 @@ class CountingBus implements Bus {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** CPU seconds of one thread name in a threadCpuSince line (`name seconds, ...`), 0 when absent. */
-function threadSeconds(line: string, name: string): number {
-  const m = new RegExp(`(?:^|, )${name} ([\\d.]+)`).exec(line);
-  return m ? Number(m[1]) : 0;
-}
 
 export async function runConnectorsCpuBench(): Promise<void> {
   process.stdout.write(
@@ -93,8 +87,10 @@ export async function runConnectorsCpuBench(): Promise<void> {
       for (const deadline = Date.now() + 120_000; bus.optionTrades - counted0 < offered; await sleep(2))
         if (Date.now() > deadline) throw new Error('the connectors did not publish every trade');
       const seconds = (performance.now() - t0) / 1000;
-      const threads = threadCpuSince(threads0);
-      const ingestS = threadSeconds(threads, 'gex-ingest');
+      const threads1 = threadCpu();
+      const byName = threadCpuByName(threads0, threads1);
+      const threads = threadCpuSince(threads0, threads1);
+      const ingestS = byName.get('gex-ingest') ?? 0;
       const label = round < 0 ? 'warm-up' : `round #${round + 1}`;
       process.stdout.write(
         `${label.padEnd(9)} ${offered} trades ${seconds.toFixed(2)} s ${Math.round(offered / seconds)} trades/s  ` +
@@ -102,7 +98,7 @@ export async function runConnectorsCpuBench(): Promise<void> {
       );
       if (round < 0) continue;
       ingestCpu.push(ingestS);
-      helperCpu.push(threadSeconds(threads, 'node'));
+      helperCpu.push(byName.get('node') ?? 0);
     }
     const med = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
     process.stdout.write(

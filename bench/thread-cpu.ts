@@ -60,14 +60,18 @@ export function processCpu(pid: number): number {
 }
 
 /**
- * "name 1.23, name 0.45, ..." of the CPU seconds between two samples, thread by thread, summed under each thread's name
- * in `after` (a thread born between the samples counts from zero; one that ended is not counted), largest first,
- * shares under 0.05 s left out.
+ * The CPU seconds between two samples, thread by thread, summed under each thread's name in `after` (a thread born
+ * between the samples counts from zero; one that ended is not counted).
  */
-export function threadCpuSince(before: ThreadCpu, after: ThreadCpu = threadCpu()): string {
+export function threadCpuByName(before: ThreadCpu, after: ThreadCpu = threadCpu()): ReadonlyMap<string, number> {
   const byName = new Map<string, number>();
   for (const [thread, { name, seconds }] of after) byName.set(name, (byName.get(name) ?? 0) + seconds - (before.get(thread)?.seconds ?? 0));
-  const rows = [...byName].filter(([, s]) => s >= 0.05);
+  return byName;
+}
+
+/** "name 1.23, name 0.45, ..." of threadCpuByName, largest first, shares under 0.05 s left out. */
+export function threadCpuSince(before: ThreadCpu, after: ThreadCpu = threadCpu()): string {
+  const rows = [...threadCpuByName(before, after)].filter(([, s]) => s >= 0.05);
   rows.sort((a, b) => b[1] - a[1]);
   return rows.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ');
 }
