@@ -163,31 +163,37 @@ describe('web explorer in headless Chromium', () => {
   });
 
   test('replay view from the URL: every panel draws, hvl at the API value, slider by keyboard moves the instant and the levels', async () => {
-    // The instant: the newest 30 s grid instant already stored, with a flow-model hvl, that has a snapshot 60 s before it
-    // (so two slider steps back still resolve). The last few grid instants are candidates, newest first: on a busy machine
-    // the snapshot loop may run more than one grid step behind the wall clock (late ticks are caught up, not skipped).
-    const usable = async (t: number): Promise<boolean> => {
+    // The instant: a 30 s grid instant already stored, with a flow-model hvl, that has a snapshot 60 s before it (so two
+    // slider steps back still resolve). On a busy machine the snapshot loop may run minutes behind the wall clock (late
+    // ticks are caught up, not skipped), so the candidates are the grid instants at or before the newest stored
+    // snapshot, newest first. Each round costs a few requests: the store that answers them also runs the loop waited on.
+    const usable = async (t: number): Promise<'yes' | 'no' | 'too early'> => {
       // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
       const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t).toISOString()}`);
       // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
-      if (now.status !== 200 || now.meta.computed_at !== new Date(t).toISOString() || now.data.all_expiry.hvl === null) return false;
-      // … a live snapshot (not the seeded history hours earlier) answers 60 s before it.
+      if (now.status !== 200 || now.meta.computed_at !== new Date(t).toISOString() || now.data.all_expiry.hvl === null) return 'no';
+      // … a live snapshot (not the seeded history hours earlier) answers 60 s before it; else no older instant has one.
       const prev = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t - 2 * STEP_MS).toISOString()}`);
-      return prev.status === 200 && Date.parse(prev.meta.computed_at ?? '') > t - 3 * STEP_MS;
+      return prev.status === 200 && Date.parse(prev.meta.computed_at ?? '') > t - 3 * STEP_MS ? 'yes' : 'too early';
     };
     let at = 0;
     await until(
-      'a grid instant of the last 5 minutes with an hvl and a snapshot 60 s before it',
+      'a stored grid instant with a flow hvl and a live snapshot 60 s before it',
       async () => {
-        const newest = Math.floor(Date.now() / STEP_MS) * STEP_MS;
-        for (let t = newest; t > newest - 10 * STEP_MS; t -= STEP_MS) {
-          if (!(await usable(t))) continue;
+        const latest = await api<Levels>('/v2/gex/levels?symbol=BTCUSDT&positioning=flow');
+        const stored = Date.parse(latest.meta.computed_at ?? '');
+        if (latest.status !== 200 || !Number.isFinite(stored)) return false;
+        const newest = Math.floor(stored / STEP_MS) * STEP_MS;
+        for (let t = newest; t > newest - 4 * STEP_MS; t -= STEP_MS) {
+          const verdict = await usable(t);
+          if (verdict === 'too early') return false;
+          if (verdict === 'no') continue;
           at = t;
           return true;
         }
         return false;
       },
-      150_000,
+      300_000,
     );
     console.error(`[explorer] replaying ${new Date(at).toISOString()}, ${Date.now() - at} ms before now`);
     page = await browser.newPage();
