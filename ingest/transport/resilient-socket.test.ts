@@ -256,13 +256,15 @@ describe('ResilientSocket', () => {
 
 describe('ResilientSocket backpressure', () => {
   test('holdReading stops reading until the promise settles; no stale reconnect or pong kill meanwhile; every frame arrives', async () => {
-    // The server writes 200 numbered frames of 1 KB every 10 ms for as long as the connection is open.
+    // The server writes 200 numbered frames of 1 KB every 10 ms while the connection is open, MAX_SENT at most: on a
+    // stalled machine it once wrote 579,800 (580 MB) before the test stopped it, more than catching up could read in 30 s.
+    const MAX_SENT = 50_000;
     let sent = 0;
     const pad = 'x'.repeat(1000);
     let stopWriting: () => void = () => undefined;
     const srv = await startTestWsServer((ws) => {
       const t = setInterval(() => {
-        for (let i = 0; i < 200; i++) ws.send(`${sent++} ${pad}`);
+        for (let i = 0; i < 200 && sent < MAX_SENT; i++) ws.send(`${sent++} ${pad}`);
       }, 10);
       stopWriting = () => clearInterval(t);
       ws.on('close', () => clearInterval(t));
