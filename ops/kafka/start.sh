@@ -18,6 +18,14 @@ TIMEOUT="${KAFKA_READY_TIMEOUT:-60}"
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ready() { node "$HERE/wait-ready.mjs" "127.0.0.1:$PORT" >/dev/null 2>&1; }
+# Whether process $1 holds the listening socket of 127.0.0.1:$PORT (its inode in /proc/net/tcp among the process's fds):
+# a broker that answers on the port is only ours if the started JVM listens there. Without /proc: assumed.
+owns_port() {
+  [[ -r /proc/net/tcp ]] || return 0
+  local inode
+  inode="$(awk -v p="$(printf ':%04X' "$PORT")" '$2 ~ p"$" && $4 == "0A" { print $10; exit }' /proc/net/tcp /proc/net/tcp6 2>/dev/null)"
+  [[ -n "$inode" ]] && ls -l "/proc/$1/fd" 2>/dev/null | grep -q "socket:\\[$inode\\]"
+}
 fail() {
   echo "kafka: $1" >&2
   for f in "$LOG_FILE" "$OUT_FILE"; do
@@ -59,6 +67,9 @@ deadline=$((SECONDS + TIMEOUT))
 while (( SECONDS < deadline )); do
   kill -0 "$(cat "$PID_FILE")" 2>/dev/null || fail "broker process exited during startup"
   if port_open "$PORT" && ready; then
+    # Another process took the port between the caller's pick and the JVM's bind (a harness's broker on a port it
+    # chose): clients would talk to that one, so fail rather than hand out a broker this pid does not serve.
+    owns_port "$(cat "$PID_FILE")" || fail "127.0.0.1:$PORT answers, but not from pid $(cat "$PID_FILE"): another process serves the port"
     echo "kafka: broker ready on 127.0.0.1:$PORT (pid $(cat "$PID_FILE"), logs $LOG_FILE)"
     exit 0
   fi

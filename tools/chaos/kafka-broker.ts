@@ -4,7 +4,7 @@
  * clean shutdown, data kept), then the same java command line again on the same data directory.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
 import { processAlive } from '#platform/process-alive.ts';
@@ -14,8 +14,11 @@ export interface BrokerControl {
   /** Stops the broker (SIGTERM, waits for exit), waits `downMs`, starts it again; resolves when it accepts connections. */
   bounce(downMs: number, onDown?: () => void): Promise<{ downAt: number; upAt: number }>;
   stop(): void;
-  /** Freezes (SIGSTOP) or thaws (SIGCONT) the broker process: its connections stay open and unanswered meanwhile. */
-  freeze(): void;
+  /**
+   * Freezes (SIGSTOP) or thaws (SIGCONT) the broker process: its connections stay open and unanswered meanwhile.
+   * freeze() returns once every thread of the process is stopped (Linux /proc), and throws if that takes over 5 s.
+   */
+  freeze(): Promise<void>;
   thaw(): void;
   /** stop() without blocking the event loop (several brokers stop at once). */
   stopAsync(): Promise<void>;
@@ -31,6 +34,35 @@ function portOpen(port: number): Promise<boolean> {
     });
     s.on('error', () => resolve(false));
   });
+}
+
+/** Threads of `pid` not in the stopped state ('T' in /proc/PID/task/TID/stat, after the name's closing parenthesis). */
+function runningThreads(pid: number): number {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0; // not Linux, or the process is gone: nothing to wait for
+  }
+  let running = 0;
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'T') running++;
+    } catch {
+      // the thread exited meanwhile
+    }
+  }
+  return running;
+}
+
+async function stopProcess(pid: number): Promise<void> {
+  process.kill(pid, 'SIGSTOP');
+  const deadline = Date.now() + 5_000;
+  for (let running = runningThreads(pid); running > 0; running = runningThreads(pid)) {
+    if (Date.now() > deadline) throw new Error(`broker pid ${pid}: ${running} thread(s) still running 5 s after SIGSTOP`);
+    await sleep(10);
+  }
 }
 
 function brokerEnv(runDir: string, port: number, controllerPort: number): NodeJS.ProcessEnv {
@@ -66,7 +98,7 @@ function brokerControl(root: string, runDir: string, port: number, env: NodeJS.P
   const signal = (sig: NodeJS.Signals): void => void process.kill(brokerPid(), sig);
   return {
     brokers: [`127.0.0.1:${port}`],
-    freeze: () => signal('SIGSTOP'),
+    freeze: () => stopProcess(brokerPid()),
     thaw: () => signal('SIGCONT'),
     bounce: async (downMs, onDown) => {
       const pid = brokerPid();

@@ -42,8 +42,8 @@ test(
       await bus.publish(topic, message('before'));
       const replacedBefore = await replacements();
 
-      broker.freeze();
-      frozen = true;
+      frozen = true; // before the wait: a freeze that throws still has its SIGSTOP undone below
+      await broker.freeze();
       const t0 = Date.now();
       await assert.rejects(bus.publish(topic, message('during')), /unanswered after 3000 ms; the producer is replaced/);
       const took = Date.now() - t0;
