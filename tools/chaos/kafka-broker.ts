@@ -8,6 +8,7 @@ import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
 import { processAlive } from '#platform/process-alive.ts';
+import { STAT_FIELD, statFields } from '#platform/threads/proc-stat.ts';
 
 export interface BrokerControl {
   readonly brokers: readonly string[];
@@ -36,7 +37,7 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** Threads of `pid` not in the stopped state ('T' in /proc/PID/task/TID/stat, after the name's closing parenthesis). */
+/** Threads of `pid` not in the stopped state ('T' in /proc/PID/task/TID/stat). */
 function runningThreads(pid: number): number {
   let tids: string[];
   try {
@@ -47,8 +48,7 @@ function runningThreads(pid: number): number {
   let running = 0;
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'T') running++;
+      if (statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))[STAT_FIELD.state] !== 'T') running++;
     } catch {
       // the thread exited meanwhile
     }
