@@ -3,7 +3,7 @@
  * the real FeedHub and Session with CLIENTS real sockets (clients in bench/ws-clients-process.ts reading promptly).
  * For K consecutive tape notifications it times the synchronous call that writes them to every subscriber:
  *   per-frame: K × FeedHub.publish (one ws.send, one socket write per frame per subscriber),
- *   batched:   one FeedHub.publishMany of K (Session.deliverMany: the K ws.send calls under one socket cork).
+ *   batched:   one FeedHub.publishMany of K (Session.deliverMany: the run's K frames, framed once, in one socket write).
  * Printed: ms per fan-out (p50) and µs per frame per subscriber. Between rounds the sockets drain to empty.
  * Settings: WS_FANOUT_CLIENTS (1000), WS_FANOUT_ROUNDS (15).
  */

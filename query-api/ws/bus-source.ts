@@ -95,7 +95,12 @@ export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCach
       log.warn({ err, offset: m.offset, what }, 'feed message skipped');
     }
   };
-  const consume = (topic: string, what: string, handle: (m: ConsumedMessage, at: number) => void | Promise<void>): Promise<BusConsumer> =>
+  const consume = (
+    topic: string,
+    what: string,
+    handle: (m: ConsumedMessage, at: number) => void | Promise<void>,
+    afterBatch?: () => void,
+  ): Promise<BusConsumer> =>
     bus.subscribe({
       groupId: `${group}-${what}`,
       topics: [topic],
@@ -103,12 +108,18 @@ export async function startBusSource(bus: Bus, hub: FeedHub, cache: SnapshotCach
       eachBatch: async (batch) => {
         const at = performance.now();
         for (const m of batch.messages) await guarded(what, m, () => handle(m, at));
+        afterBatch?.();
       },
     });
-  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades. Trades are only queued here
-  // (the batch is handed over at once and the consumer takes the next one); the backlog fans them out.
+  // Separate groups: a snapshot load (one ClickHouse read) never holds back the trades. Trades are queued here (the
+  // batch is handed over at once); the backlog fans out its first chunk as the batch ends and the rest turn by turn.
   const consumers: BusConsumer[] = [
-    await consume(TOPICS.option_trade, 'tape', (m, at) => queueTrade(hub, backlog, m, at)),
+    await consume(
+      TOPICS.option_trade,
+      'tape',
+      (m, at) => queueTrade(hub, backlog, m, at),
+      () => backlog.flush(),
+    ),
     await consume(TOPICS.snapshot, 'levels', (m, at) => publishSnapshot(hub, cache, m, at, chains)),
   ];
   return {

@@ -1,6 +1,7 @@
 /**
  * The feed's batched fan-out and its bounds, with real ws clients against the real server: a bus batch fanned out
- * in publishMany calls (consecutive seqs, the bytes of the one-by-one encoding), trades that waited over the age bound
+ * in publishMany calls (consecutive seqs, the bytes of the one-by-one encoding; the first chunk as the batch ends, the
+ * rest turn by turn), trades that waited over the age bound
  * dropped, counted and seen as a seq jump, a reader that stops cut off with 4009 while another gets every trade.
  */
 import { after, before, describe, test } from 'node:test';
@@ -17,9 +18,9 @@ import { SnapshotCache } from '../gex/snapshot-cache.ts';
 import { migratedStore, userWithKey } from '../testing/harness.ts';
 import type { ApiInstance } from '../types.ts';
 import { tapeRow } from '../tape/tape-row.ts';
-import { FeedHub, type Subscriber } from './hub.ts';
+import { FeedHub, type FrameRun, type Subscriber } from './hub.ts';
 import { notification, parseChannel } from './protocol.ts';
-import { FANOUT_CHUNK } from './trade-backlog.ts';
+import { FANOUT_CHUNK, TradeBacklog } from './trade-backlog.ts';
 import { connectClient, type FeedMessage, type TestClient } from './testing/client.ts';
 import { feedTrade } from './testing/trade.ts';
 
@@ -44,9 +45,9 @@ class Recorder implements Subscriber {
     this.frames.push(frame);
     return true;
   }
-  deliverMany(frames: readonly Buffer[]): number {
-    this.frames.push(...frames);
-    return frames.length;
+  deliverMany(run: FrameRun): number {
+    this.frames.push(...run.frames);
+    return run.frames.length;
   }
 }
 
@@ -81,6 +82,34 @@ test('publishMany: consecutive seqs, each frame byte-identical to publish one by
   assert.equal((JSON.parse(c.frames.at(-1)?.toString('utf8') ?? '') as { params: { seq: number } }).params.seq, 10);
   many.markDropped('tape.ETHUSDT', 4);
   assert.equal(many.seq('tape.ETHUSDT'), 0, 'no subscriber, no seq');
+});
+
+test('TradeBacklog.flush: the first chunk at once, the rest at the next turn, in order; nothing once closed', async () => {
+  const channel = parseChannel('tape.BTCUSDT');
+  assert.ok(channel !== null);
+  const hub = new FeedHub();
+  const r = new Recorder();
+  hub.subscribe(channel, r);
+  const backlog = new TradeBacklog(hub);
+  const total = FANOUT_CHUNK + 72;
+  for (let i = 0; i < total; i++) backlog.push(channel.name, trade(i), performance.now());
+  backlog.flush();
+  assert.equal(r.frames.length, FANOUT_CHUNK, 'the first chunk in the flushing task');
+  assert.equal(backlog.size, total - FANOUT_CHUNK);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(backlog.size, 0);
+  const seqs = r.frames.map((f) => (JSON.parse(f.toString('utf8')) as { params: { seq: number } }).params.seq);
+  assert.deepEqual(
+    seqs,
+    Array.from({ length: total }, (_, i) => i + 1),
+  );
+  backlog.flush();
+  assert.equal(r.frames.length, total, 'an empty backlog sends nothing');
+  backlog.push(channel.name, trade(total), performance.now());
+  backlog.close();
+  backlog.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(r.frames.length, total, 'a closed backlog sends nothing');
 });
 
 describe('/v2/ws batched fan-out and its bounds: real ws clients against the real server', () => {

@@ -1,6 +1,7 @@
 /**
  * WebSocket text frames as a server writes them (RFC 6455 section 5.2: FIN set, opcode 1, unmasked, no extension):
- * for replays, whose batches are framed on the replay thread and written to the socket as they are. A session with an
+ * for replays, whose batches are framed on the replay thread, and for the feed's notifications, framed once for every
+ * subscriber; both are written to the socket as they are. A session with an
  * extension (permessage-deflate) cannot take such frames: `framePayloads` gives their payloads back to send through
  * `ws`. Pure.
  */
@@ -37,6 +38,20 @@ export function writeTextFrameHeader(out: Uint8Array, at: number, length: number
   for (let k = 0; k < 4; k++) out[at + 2 + k] = (high >>> (24 - 8 * k)) & 0xff;
   for (let k = 0; k < 4; k++) out[at + 6 + k] = (length >>> (24 - 8 * k)) & 0xff;
   return at + 10;
+}
+
+/** Consecutive unmasked final text frames of `payloads` in one buffer, as a server writes them to the socket. */
+export function wireFrames(payloads: readonly Uint8Array[]): Buffer {
+  let total = 0;
+  for (const p of payloads) total += headerLength(p.length) + p.length;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const p of payloads) {
+    at = writeTextFrameHeader(out, at, p.length);
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** The payloads of consecutive frames written by this module (views into `frames`). */

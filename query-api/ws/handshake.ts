@@ -80,7 +80,7 @@ function firstFrameKey(
 
 /**
  * Authenticates and admits an upgraded connection; the session then handles its frames. `socket` is the upgrade's
- * socket (the one `ws` writes to): the session corks it around a batch of frames.
+ * socket (the one `ws` writes to): the session writes runs of frames framed once by the hub, and replay batches, to it.
  */
 export async function openSession(
   deps: HandshakeDeps,

@@ -5,16 +5,35 @@
 import type { Channel, ChannelKind } from './protocol.ts';
 import { notification } from './protocol.ts';
 import { wsMetrics } from './metrics.ts';
+import { wireFrames } from './frames.ts';
 import type { MarketSymbol } from '#schemas/events.ts';
 
 /**
+ * Consecutive notifications of one channel, encoded once for every subscriber: each frame's payload (`frames`), their
+ * summed length (`bytes`), and the whole run as WebSocket frames on the wire (`wire()`: made on first use, then
+ * the same bytes for every subscriber that takes them as they are).
+ */
+export class FrameRun {
+  private wireBytes: Buffer | null = null;
+
+  constructor(
+    readonly frames: readonly Buffer[],
+    readonly bytes: number,
+  ) {}
+
+  wire(): Buffer {
+    return (this.wireBytes ??= wireFrames(this.frames));
+  }
+}
+
+/**
  * What the hub needs of a session: a bounded write of an already encoded text frame (false = the session is gone
- * or was cut off), and of consecutive frames in one socket write (the number written: all of them, or fewer when
- * the session is gone or was cut off on the way). The hub counts messages and bytes once per publish.
+ * or was cut off), and of a run of consecutive frames in one socket write (the number written: all of them, or fewer
+ * when the session is gone or was cut off on the way). The hub counts messages and bytes once per publish.
  */
 export interface Subscriber {
   deliver(frame: Buffer): boolean;
-  deliverMany(frames: readonly Buffer[], bytes: number): number;
+  deliverMany(run: FrameRun): number;
 }
 
 interface ChannelState {
@@ -104,8 +123,9 @@ export class FeedHub {
     // Encoded once for every subscriber. A session cut off during the loop leaves the set as it is visited,
     // which a Set iteration tolerates.
     const frame = Buffer.from(notification(name, seq, dataJson), 'utf8');
+    const run = new FrameRun([frame], frame.length);
     let sent = 0;
-    for (const s of state.subscribers) if (s.deliver(frame)) sent++;
+    for (const s of state.subscribers) sent += s.deliverMany(run);
     if (sent > 0) {
       wsMetrics.messages.inc({ kind: state.channel.kind }, sent);
       wsMetrics.bytes.inc(sent * frame.length);
@@ -116,7 +136,7 @@ export class FeedHub {
 
   /**
    * `publish` for consecutive notifications of one channel: seqs seq + 1 … seq + n, each encoded once, and every
-   * subscriber gets the n frames in one write (Subscriber.deliverMany). `receivedAt` is that of the oldest one.
+   * subscriber gets the n frames in one write (Subscriber.deliverMany of one FrameRun). `receivedAt` is that of the oldest one.
    * Returns the frames written, summed over the subscribers.
    */
   publishMany(name: string, dataJsons: readonly string[], receivedAt: number): number {
@@ -130,10 +150,11 @@ export class FeedHub {
       return frame;
     });
     this.seqs.set(name, seq);
+    const run = new FrameRun(frames, bytes);
     let sent = 0;
     let sentBytes = 0;
     for (const s of state.subscribers) {
-      const n = s.deliverMany(frames, bytes);
+      const n = s.deliverMany(run);
       sent += n;
       sentBytes += n === frames.length ? bytes : frames.slice(0, n).reduce((b, f) => b + f.length, 0);
     }

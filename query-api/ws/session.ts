@@ -6,7 +6,7 @@
  */
 import type { WebSocket } from 'ws';
 import { framePayloads } from './frames.ts';
-import type { FeedHub, Subscriber } from './hub.ts';
+import type { FeedHub, FrameRun, Subscriber } from './hub.ts';
 import { wsMetrics } from './metrics.ts';
 import { CLOSE, channelList, heartbeat, parseChannel, result, rpcError, RPC_ERROR } from './protocol.ts';
 import type { Channel, RpcRequest } from './protocol.ts';
@@ -27,11 +27,13 @@ export interface Corkable {
   uncork(): void;
   /** Writes bytes given one character a byte (replay batches: batch.ts). */
   write(chunk: string, encoding: 'latin1'): boolean;
+  /** Writes bytes (the feed's notifications, framed by the hub). */
+  write(chunk: Uint8Array): boolean;
 }
 
 export interface SessionOptions {
   readonly ws: WebSocket;
-  /** The socket `ws` writes to (the upgrade's); absent: each frame of deliverMany is its own write. */
+  /** The socket `ws` writes to (the upgrade's); absent: every frame goes through `ws`, each its own write. */
   readonly socket?: Corkable;
   readonly hub: FeedHub;
   readonly maxBufferedBytes: number;
@@ -84,18 +86,22 @@ export class Session implements Subscriber, ReplayOutput {
   }
 
   /**
-   * `deliver` for consecutive frames (`bytes` = their summed length), written in one go: the socket is corked
-   * around the `ws.send` calls so they leave in one write. The bound is checked once for the sum; when the sum would
-   * cross it, frame by frame as `deliver` does (the frames before the crossing are written, then the cut-off).
-   * Returns the number of frames written.
+   * `deliver` for a run of consecutive frames, written in one go: without an extension, the run's wire bytes (framed
+   * once by the hub for every subscriber) in one socket write; otherwise the socket is corked around the `ws.send`
+   * calls. The bound is checked once for the run; when it would cross it, frame by frame as `deliver` does (the
+   * frames before the crossing are written, then the cut-off). Returns the number of frames written.
    */
-  deliverMany(frames: readonly Buffer[], bytes: number): number {
-    if (frames.length === 1) return this.deliver(frames[0] as Buffer) ? 1 : 0;
+  deliverMany(run: FrameRun): number {
     if (this.closed) return 0;
-    const ws = this.opts.ws;
+    const { ws, socket } = this.opts;
     if (ws.readyState !== ws.OPEN) return 0;
-    const fits = ws.bufferedAmount + bytes <= this.opts.maxBufferedBytes;
-    const socket = this.opts.socket;
+    const { frames } = run;
+    const fits = ws.bufferedAmount + run.bytes <= this.opts.maxBufferedBytes;
+    if (fits && socket !== undefined && ws.extensions === '') {
+      socket.write(run.wire());
+      return frames.length;
+    }
+    if (frames.length === 1) return this.deliver(frames[0] as Buffer) ? 1 : 0;
     socket?.cork();
     try {
       if (fits) {

@@ -1,8 +1,9 @@
 /**
  * The trades between the bus and the hub. The tape consumer hands every bus batch over at once (decoded, stamped with
  * the time the bus delivered it) and returns, so the backlog of a feed that falls behind is here, where it is
- * measured and bounded, not in the bus. Each turn of the event loop takes up to FANOUT_CHUNK trades in bus order and
- * gives each channel its share in one FeedHub.publishMany (one socket write per subscriber for the lot).
+ * measured and bounded, not in the bus. The end of each bus batch (flush) and each turn of the event loop after it take
+ * up to FANOUT_CHUNK trades in bus order and give each channel its share in one FeedHub.publishMany (one socket write
+ * per subscriber for the lot).
  *
  * Drop-and-mark: a trade that waited here longer than `maxAgeMs` (TRADE_MAX_AGE_MS, 2 s) is not sent; it is counted in
  * gex_ws_feed_dropped_total{stream="tape"} and its channel's seq still advances (FeedHub.markDropped), so subscribers
@@ -22,7 +23,7 @@ const log = childLogger('ws-feed');
  * it is two orders of magnitude above the healthy wait (one chunk, tens of ms at 1,000 subscribers).
  */
 export const TRADE_MAX_AGE_MS = 2_000;
-/** Trades per fan-out turn: 128 frames to 1,000 sockets take ~0.1 s corked (bench/ws-fanout.ts), then I/O gets a turn. */
+/** Trades per fan-out turn: a run of 128 frames to 1,000 sockets takes ~17 ms (bench/ws-fanout.ts), then I/O gets a turn. */
 export const FANOUT_CHUNK = 128;
 
 interface Entry {
@@ -69,9 +70,32 @@ export class TradeBacklog {
     this.head = 0;
   }
 
+  /**
+   * Fans out one chunk now: the tape consumer calls it once a bus batch is queued, so the first chunk leaves in the
+   * task that delivered the batch instead of after the rest of the event loop's I/O phase (the socket and worker
+   * events queued meanwhile: under 20 concurrent replays, their batches). The rest waits for its turn as before.
+   */
+  flush(): void {
+    if (this.closed || this.size === 0) return;
+    this.fanOut();
+    this.scheduleRest();
+  }
+
   private turn(): void {
     this.scheduled = false;
     if (this.closed) return;
+    this.fanOut();
+    this.scheduleRest();
+  }
+
+  private scheduleRest(): void {
+    if (this.size > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.turn());
+    }
+  }
+
+  private fanOut(): void {
     const shares = this.take(performance.now());
     for (const [name, share] of shares) {
       try {
@@ -80,10 +104,6 @@ export class TradeBacklog {
         wsMetrics.skipped.inc({ stream: 'tape' }, share.items.length);
         log.warn({ err, channel: name }, 'feed trades skipped');
       }
-    }
-    if (this.size > 0 && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.turn());
     }
   }
 
