@@ -69,44 +69,29 @@ async function roundTrip(
 
 const TEXTS = ['{"a":1}', 'é€𝄞', 'x'.repeat(200), 'y'.repeat(70_000)];
 
-test('deliverFrames: written as they are, or through ws without the socket or with permessage-deflate', async () => {
-  for (const [withSocket, deflate] of [
-    [true, false],
-    [false, false],
-    [true, true],
-  ] as const) {
-    const r = await roundTrip({ withSocket, deflate }, TEXTS);
-    assert.deepEqual(r.received, [...TEXTS, 'last'], `socket ${withSocket}, deflate ${deflate}`);
-    assert.deepEqual(r.delivered, [true, true]);
-    assert.equal(r.extensions.includes('permessage-deflate'), deflate);
-  }
-});
+for (const write of ['frames', 'run'] as const) {
+  const method = write === 'frames' ? 'deliverFrames' : 'deliverMany';
 
-test('deliverFrames: frames over the send-buffer bound close the session with 4009', async () => {
-  const r = await roundTrip({ withSocket: true, deflate: false, maxBufferedBytes: 1_000 }, ['z'.repeat(5_000)]);
-  assert.equal(r.delivered[0], false);
-  assert.equal(r.code, 4009);
-  assert.deepEqual(r.received, []);
-});
+  test(`${method}: written as wire frames, or through ws without the socket or with permessage-deflate`, async () => {
+    for (const [withSocket, deflate] of [
+      [true, false],
+      [false, false],
+      [true, true],
+    ] as const) {
+      const r = await roundTrip({ withSocket, deflate, write }, TEXTS);
+      assert.deepEqual(r.received, [...TEXTS, 'last'], `socket ${withSocket}, deflate ${deflate}`);
+      assert.deepEqual(r.delivered, [true, true]);
+      assert.equal(r.extensions.includes('permessage-deflate'), deflate);
+    }
+  });
 
-test('deliverMany: a run written as wire frames, or through ws without the socket or with permessage-deflate', async () => {
-  for (const [withSocket, deflate] of [
-    [true, false],
-    [false, false],
-    [true, true],
-  ] as const) {
-    const r = await roundTrip({ withSocket, deflate, write: 'run' }, TEXTS);
-    assert.deepEqual(r.received, [...TEXTS, 'last'], `socket ${withSocket}, deflate ${deflate}`);
-    assert.deepEqual(r.delivered, [true, true]);
-  }
-});
-
-test('deliverMany: a run over the send-buffer bound closes the session with 4009, nothing of it written', async () => {
-  const r = await roundTrip({ withSocket: true, deflate: false, maxBufferedBytes: 1_000, write: 'run' }, ['z'.repeat(5_000)]);
-  assert.equal(r.delivered[0], false);
-  assert.equal(r.code, 4009);
-  assert.deepEqual(r.received, []);
-});
+  test(`${method}: frames over the send-buffer bound close the session with 4009, none of them written`, async () => {
+    const r = await roundTrip({ withSocket: true, deflate: false, maxBufferedBytes: 1_000, write }, ['z'.repeat(5_000)]);
+    assert.equal(r.delivered[0], false);
+    assert.equal(r.code, 4009);
+    assert.deepEqual(r.received, []);
+  });
+}
 
 test('FrameRun.wire: the run as unmasked final text frames (7-bit, 16-bit and 64-bit lengths), made once', () => {
   const run = runOf(['ab', 'é'.repeat(100), 'x'.repeat(70_000)]);
