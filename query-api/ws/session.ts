@@ -97,8 +97,9 @@ export class Session implements Subscriber, ReplayOutput {
     if (ws.readyState !== ws.OPEN) return 0;
     const { frames } = run;
     const fits = ws.bufferedAmount + run.bytes <= this.opts.maxBufferedBytes;
-    if (fits && socket !== undefined && ws.extensions === '') {
-      socket.write(run.wire());
+    const raw = this.rawSocket();
+    if (fits && raw !== null) {
+      raw.write(run.wire());
       return frames.length;
     }
     if (frames.length === 1) return this.deliver(frames[0] as Buffer) ? 1 : 0;
@@ -127,18 +128,28 @@ export class Session implements Subscriber, ReplayOutput {
    */
   deliverFrames(frames: string): boolean {
     if (this.closed) return false;
-    const { ws, socket } = this.opts;
+    const { ws } = this.opts;
     if (ws.readyState !== ws.OPEN) return false;
     if (ws.bufferedAmount + frames.length > this.opts.maxBufferedBytes) {
       this.cutOff(`${this.opts.maxBufferedBytes} bytes`);
       return false;
     }
-    if (socket !== undefined && ws.extensions === '') {
-      socket.write(frames, 'latin1');
+    const raw = this.rawSocket();
+    if (raw !== null) {
+      raw.write(frames, 'latin1');
       return true;
     }
     for (const payload of framePayloads(Buffer.from(frames, 'latin1'))) ws.send(payload, { binary: false });
     return true;
+  }
+
+  /**
+   * The socket that takes frames made elsewhere as they are (the hub's runs, replay batches): the upgrade's, when no
+   * extension was negotiated (`ws` then writes every frame at once and queues none); otherwise null.
+   */
+  private rawSocket(): Corkable | null {
+    const { ws, socket } = this.opts;
+    return socket !== undefined && ws.extensions === '' ? socket : null;
   }
 
   /** Closes a slow consumer with 4009 (`detail` in the reason); a peer that does not read its close frame is dropped. */

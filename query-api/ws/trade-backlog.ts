@@ -83,9 +83,7 @@ export class TradeBacklog {
 
   private turn(): void {
     this.scheduled = false;
-    if (this.closed) return;
-    this.fanOut();
-    this.scheduleRest();
+    this.flush();
   }
 
   private scheduleRest(): void {
