@@ -7,12 +7,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerInstruments } from '../../connector/context.ts';
-import { fixtureLine, fixtureText } from '../fixtures/load.ts';
+import { fixtureLine, fixtureLines, fixtureText } from '../fixtures/load.ts';
 import { hash32 } from '../../connector/parse-helpers.ts';
 import { assertDeadLetter, assertIgnored, ctxFor, first, RECEIVED_AT } from '../testing/run-parser.ts';
 import type { ParserContext } from '../../connector/types.ts';
 import { createDeltaConnector, deltaConnector, deltaIndiaConnector } from './index.ts';
 import { deltaProductsUrl, parseDeltaProducts } from './instruments.ts';
+import { parseDeltaFrame, parseDeltaFrameJson } from './parse.ts';
+import { assertSamePaths, frameVariants, jsonParseCalls } from '../testing/fast-path.ts';
 
 const parse = deltaIndiaConnector.parse;
 const URL = deltaProductsUrl('https://api.india.delta.exchange');
@@ -112,6 +114,34 @@ describe('delta trades', () => {
       'perp_trade',
     );
     assert.equal(t.venue, 'delta');
+  });
+});
+
+describe('delta trade frames read without JSON.parse', () => {
+  const lines = fixtureLines('delta/docs.jsonl');
+
+  test('every fixture frame and its variants: the same result and context state as the JSON.parse path', () => {
+    const frames = lines.flatMap((l) => frameVariants(l, l.startsWith('{"type":"trades"') ? 'frame' : () => undefined));
+    assert.ok(frames.length > 200, `${frames.length} frames`);
+    assertSamePaths(frames, parseDeltaFrame, parseDeltaFrameJson, () => listedCtx());
+  });
+
+  test('trade frames take the one-pass path (no JSON.parse call), a ticker frame does not', () => {
+    const trades = lines.filter((l) => l.startsWith('{"type":"trades"'));
+    assert.equal(trades.length, 3);
+    const ctx = listedCtx();
+    assert.deepEqual(
+      trades.map((l) => parseDeltaFrame(l, ctx).outcome),
+      ['events', 'events', 'ignored'],
+    );
+    assert.equal(
+      jsonParseCalls(() => trades.forEach((l) => parseDeltaFrame(l, ctx))),
+      0,
+    );
+    assert.equal(
+      jsonParseCalls(() => parseDeltaFrame(fixtureLine('delta/docs.jsonl', '"type":"ticker","sy":"BTC-310326"'), ctx)),
+      1,
+    );
   });
 });
 

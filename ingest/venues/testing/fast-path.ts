@@ -47,9 +47,9 @@ function escaped(_match: string, ch: string): string {
 
 /**
  * Frames derived from `line`. `tradesOf` finds the trade list in a parsed frame (undefined: not a trade frame, only
- * the structural variants are made).
+ * the structural variants are made); `'frame'` when the frame itself is the one trade (its own members are varied).
  */
-export function frameVariants(line: string, tradesOf: (msg: JsonObject) => Json[] | undefined): string[] {
+export function frameVariants(line: string, tradesOf: ((msg: JsonObject) => Json[] | undefined) | 'frame'): string[] {
   const out = [line];
   for (let n = 1; n < 8; n++) out.push(line.slice(0, Math.floor((line.length * n) / 8)));
   out.push(line.slice(0, -1), `${line} `, `${line}}`);
@@ -70,6 +70,10 @@ export function frameVariants(line: string, tradesOf: (msg: JsonObject) => Json[
     line.replace(/":"([A-Za-z])/, escaped),
     line.replace(/^\{"([A-Za-z])/, (_m, ch: string) => `{"${jsonEscape(ch)}`),
   );
+  if (tradesOf === 'frame') {
+    out.push(...tradeVariants(msg, JSON.stringify, JSON.stringify(msg)));
+    return out;
+  }
   const trades = tradesOf(msg);
   const first = trades?.[0];
   if (trades === undefined || !isObject(first)) return out;
@@ -79,7 +83,16 @@ export function frameVariants(line: string, tradesOf: (msg: JsonObject) => Json[
     trades[0] = first;
     return s;
   };
-  const compact = JSON.stringify(msg);
+  out.push(...tradeVariants(first, withFirst, JSON.stringify(msg)));
+  return out;
+}
+
+/**
+ * Variants of a frame's first trade `first`, as frames: `withFirst(t)` is the frame with `t` in its place, `compact`
+ * the frame as JSON.stringify gives it.
+ */
+function tradeVariants(first: JsonObject, withFirst: (t: Json) => string, compact: string): string[] {
+  const out: string[] = [];
   const firstText = JSON.stringify(first);
   out.push(
     withFirst({ ...first, nested: { a: [1, 2] } }),
