@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Bus, BusConsumer, BusMessage, TopicSpec } from '#bus/types.ts';
-import { packMessages, type ThreadRequest } from './protocol.ts';
+import { packMessages, packTransfer, type ThreadRequest } from './protocol.ts';
 
 /**
  * The bus as the ingest thread sees it: a publish is handed to the thread that owns the real bus and resolves
@@ -39,7 +39,7 @@ export class PortBus implements Bus {
     return new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       const request: ThreadRequest = { kind: 'publish', id, topic, packed };
-      this.#port.postMessage(request, [packed.body, packed.ends.buffer as ArrayBuffer]);
+      this.#port.postMessage(request, packTransfer(packed));
     });
   }
 

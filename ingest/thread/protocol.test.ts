@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
 import type { BusMessage } from '#bus/types.ts';
-import { packMessages, unpackMessages, type ThreadRequest } from './protocol.ts';
+import { packMessages, packTransfer, unpackMessages, type ThreadRequest } from './protocol.ts';
 import { PortBus } from './port-bus.ts';
 
 const MESSAGES: BusMessage[] = [
@@ -18,7 +18,14 @@ test('packMessages copies every value into one buffer; unpackMessages gives the 
   assert.equal(packed.body.byteLength, 3 + 0 + 6);
   assert.deepEqual([...packed.ends], [3, 3, 9]);
   assert.deepEqual(packed.headers, [null, { reason: 'dead letter' }, null]);
-  assert.deepEqual(packed.timestamps, [null, null, 1_795_000_000_123]);
+  assert.deepEqual([...(packed.timestamps ?? [])], [NaN, NaN, 1_795_000_000_123]);
+  assert.deepEqual(
+    [packed.keyTable, [...packed.keyIndex]],
+    [
+      ['k', 'ETHUSDT', 'SOLUSDT'],
+      [0, 1, 2],
+    ],
+  );
   const back = unpackMessages(packed);
   assert.deepEqual(
     back.map((m) => [...m.value]),
@@ -30,6 +37,18 @@ test('packMessages copies every value into one buffer; unpackMessages gives the 
   );
   assert.deepEqual(back.slice(1), MESSAGES.slice(1));
   assert.deepEqual(back[0], { key: 'k', value: Buffer.from([1, 2, 3]) });
+});
+
+test('packMessages keeps each distinct key once: messages point into the key table', () => {
+  const keys = ['okx:BTCUSDT', 'okx:ETHUSDT', 'okx:BTCUSDT', 'deribit:BTCUSDT', 'okx:ETHUSDT'];
+  const packed = packMessages(keys.map((key, i) => ({ key, value: Buffer.from([i]) })));
+  assert.deepEqual(packed.keyTable, ['okx:BTCUSDT', 'okx:ETHUSDT', 'deribit:BTCUSDT']);
+  assert.deepEqual([...packed.keyIndex], [0, 1, 0, 2, 1]);
+  assert.deepEqual(
+    unpackMessages(packed).map((m) => [m.key, m.value[0]]),
+    keys.map((k, i) => [k, i]),
+  );
+  assert.equal(packTransfer(packed).length, 3, 'body, key indexes and ends move; no timestamps buffer');
 });
 
 test('packMessages leaves headers and timestamps out when no message has them', () => {

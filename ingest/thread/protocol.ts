@@ -7,13 +7,24 @@ import type { BusMessage } from '#bus/types.ts';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 
 export interface PackedMessages {
-  readonly keys: readonly string[];
+  /** The distinct keys of the messages (a batch has a few: one per venue and symbol). */
+  readonly keyTable: readonly string[];
+  /** Per message, the index of its key in keyTable. */
+  readonly keyIndex: Uint32Array;
   /** End offset of each value in `body` (the first starts at 0). */
   readonly ends: Uint32Array;
   readonly body: ArrayBuffer;
   /** Per message, or absent when no message has them. */
   readonly headers?: readonly (Readonly<Record<string, string>> | null)[];
-  readonly timestamps?: readonly (number | null)[];
+  /** Per message (NaN: none), or absent when no message has one. */
+  readonly timestamps?: Float64Array;
+}
+
+/** The buffers of a pack, moved (not copied) by postMessage. */
+export function packTransfer(p: PackedMessages): ArrayBuffer[] {
+  const out = [p.body, p.keyIndex.buffer as ArrayBuffer, p.ends.buffer as ArrayBuffer];
+  if (p.timestamps !== undefined) out.push(p.timestamps.buffer as ArrayBuffer);
+  return out;
 }
 
 /** From the ingest thread. */
@@ -40,43 +51,58 @@ export type OwnerMessage =
   | { readonly kind: 'flush'; readonly id: number }
   | { readonly kind: 'stop'; readonly id: number };
 
+/**
+ * The messages as one pack: values copied into one buffer, keys as a table of the distinct ones with an index per
+ * message, timestamps as doubles; what crosses the thread is a few buffers moved and a short key list cloned, not a
+ * string and a number per message.
+ */
 export function packMessages(messages: readonly BusMessage[]): PackedMessages {
+  const n = messages.length;
   let size = 0;
-  for (const m of messages) size += m.value.length;
+  for (let i = 0; i < n; i++) size += (messages[i] as BusMessage).value.length;
   const body = new ArrayBuffer(size);
   const bytes = new Uint8Array(body);
-  const ends = new Uint32Array(messages.length);
-  const keys = new Array<string>(messages.length);
+  const ends = new Uint32Array(n);
+  const keyIndex = new Uint32Array(n);
+  const keyTable: string[] = [];
+  const keyAt = new Map<string, number>();
   let headers: (Readonly<Record<string, string>> | null)[] | undefined;
-  let timestamps: (number | null)[] | undefined;
+  let timestamps: Float64Array | undefined;
   let at = 0;
-  messages.forEach((m, i) => {
+  for (let i = 0; i < n; i++) {
+    const m = messages[i] as BusMessage;
     bytes.set(m.value, at);
     at += m.value.length;
     ends[i] = at;
-    keys[i] = m.key;
-    if (m.headers !== undefined) (headers ??= new Array<null>(messages.length).fill(null))[i] = m.headers;
-    if (m.timestamp !== undefined) (timestamps ??= new Array<null>(messages.length).fill(null))[i] = m.timestamp;
-  });
-  return { keys, ends, body, ...(headers ? { headers } : {}), ...(timestamps ? { timestamps } : {}) };
+    let k = keyAt.get(m.key);
+    if (k === undefined) {
+      k = keyTable.push(m.key) - 1;
+      keyAt.set(m.key, k);
+    }
+    keyIndex[i] = k;
+    if (m.headers !== undefined) (headers ??= new Array<null>(n).fill(null))[i] = m.headers;
+    if (m.timestamp !== undefined) (timestamps ??= new Float64Array(n).fill(Number.NaN))[i] = m.timestamp;
+  }
+  return { keyTable, keyIndex, ends, body, ...(headers ? { headers } : {}), ...(timestamps ? { timestamps } : {}) };
 }
 
-/** The messages of a pack; values are views of its body (no copy). */
+/** The messages of a pack; values are views of its body (no copy), keys the table's strings. */
 export function unpackMessages(p: PackedMessages): BusMessage[] {
-  const out = new Array<BusMessage>(p.keys.length);
-  const { headers, timestamps } = p;
+  const n = p.ends.length;
+  const out = new Array<BusMessage>(n);
+  const { keyTable, keyIndex, headers, timestamps } = p;
   let start = 0;
-  for (let i = 0; i < p.keys.length; i++) {
+  for (let i = 0; i < n; i++) {
     const end = p.ends[i] as number;
     const message: { key: string; value: Buffer; headers?: Readonly<Record<string, string>>; timestamp?: number } = {
-      key: p.keys[i] as string,
+      key: keyTable[keyIndex[i] as number] as string,
       value: Buffer.from(p.body, start, end - start),
     };
-    // Most batches carry neither (trades): no per-message object spread for them.
+    // Most batches carry no headers (trades): no per-message object spread for them.
     const h = headers?.[i];
     if (h) message.headers = h;
     const ts = timestamps?.[i];
-    if (ts !== undefined && ts !== null) message.timestamp = ts;
+    if (ts !== undefined && ts === ts) message.timestamp = ts;
     out[i] = message;
     start = end;
   }
