@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeMarketEvent, decodeMarketEvent, marketEventTypeOfTopic } from './event-codec.ts';
-import type { MarketEvent } from './events.ts';
+import { eventKey, type MarketEvent } from './events.ts';
 
 const base = { venue: 'bybit', symbol: 'BTCUSDT', ts: 1_680_652_922_081, receivedAt: 1_680_652_922_102 } as const;
 
@@ -118,4 +118,14 @@ test('perp and spot trades share one Avro record but keep separate topics', () =
 test('decoding a message of the wrong family is refused', () => {
   const { message } = encodeMarketEvent(samples[3] as MarketEvent);
   assert.throws(() => decodeMarketEvent('md.liquidations.v1', message.value), /expected liquidation/);
+});
+
+test('eventKey is venue:symbol, for kept pairs and beyond the bound of kept venues and symbols alike', () => {
+  assert.equal(eventKey({ venue: 'okx', symbol: 'BTCUSDT' }), 'okx:BTCUSDT');
+  assert.equal(eventKey({ venue: 'okx', symbol: 'BTCUSDT' }), 'okx:BTCUSDT');
+  for (let i = 0; i < 600; i++) {
+    assert.equal(eventKey({ venue: `v${i}`, symbol: 'ETHUSDT' }), `v${i}:ETHUSDT`);
+    assert.equal(eventKey({ venue: 'okx', symbol: `S${i}` }), `okx:S${i}`);
+  }
+  assert.equal(eventKey({ venue: 'okx', symbol: 'BTCUSDT' }), 'okx:BTCUSDT');
 });

@@ -67,7 +67,24 @@ export const TOPICS = {
   snapshot: 'analytics.snapshots.v1',
 } as const;
 
-/** Partition key: all events of one symbol on one venue keep their order. */
+/** Venues, and symbols per venue, whose keys are kept (a bound for input that is not ours). */
+const MAX_EVENT_KEYS = 256;
+const EVENT_KEYS = new Map<string, Map<string, string>>();
+
+/**
+ * Partition key: all events of one symbol on one venue keep their order. The same string object for every event of
+ * a (venue, symbol) pair (up to MAX_EVENT_KEYS pairs), so batching by key compares and hashes it once, not per event.
+ */
 export function eventKey(e: { readonly venue: string; readonly symbol: string }): string {
-  return `${e.venue}:${e.symbol}`;
+  let bySymbol = EVENT_KEYS.get(e.venue);
+  if (bySymbol === undefined) {
+    if (EVENT_KEYS.size >= MAX_EVENT_KEYS) return `${e.venue}:${e.symbol}`;
+    EVENT_KEYS.set(e.venue, (bySymbol = new Map()));
+  }
+  let key = bySymbol.get(e.symbol);
+  if (key === undefined) {
+    key = `${e.venue}:${e.symbol}`;
+    if (bySymbol.size < MAX_EVENT_KEYS) bySymbol.set(e.symbol, key);
+  }
+  return key;
 }

@@ -66,6 +66,8 @@ export function packMessages(messages: readonly BusMessage[]): PackedMessages {
   const keyIndex = new Uint32Array(n);
   const keyTable: string[] = [];
   const keyAt = new Map<string, number>();
+  let lastKey: string | undefined;
+  let lastIndex = 0;
   let headers: (Readonly<Record<string, string>> | null)[] | undefined;
   let timestamps: Float64Array | undefined;
   let at = 0;
@@ -74,12 +76,14 @@ export function packMessages(messages: readonly BusMessage[]): PackedMessages {
     bytes.set(m.value, at);
     at += m.value.length;
     ends[i] = at;
-    let k = keyAt.get(m.key);
-    if (k === undefined) {
-      k = keyTable.push(m.key) - 1;
-      keyAt.set(m.key, k);
+    // A run of one key is the usual case (a frame's events); keys of one (venue, symbol) are one string (eventKey).
+    if (m.key !== lastKey) {
+      lastKey = m.key;
+      let k = keyAt.get(lastKey);
+      if (k === undefined) keyAt.set(lastKey, (k = keyTable.push(lastKey) - 1));
+      lastIndex = k;
     }
-    keyIndex[i] = k;
+    keyIndex[i] = lastIndex;
     if (m.headers !== undefined) (headers ??= new Array<null>(n).fill(null))[i] = m.headers;
     if (m.timestamp !== undefined) (timestamps ??= new Float64Array(n).fill(Number.NaN))[i] = m.timestamp;
   }
