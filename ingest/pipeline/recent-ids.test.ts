@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { IdWindow, idHash } from './recent-ids.ts';
+import type { MarketEvent } from '#schemas/events.ts';
+import { IdWindow, RecentIds, idHash } from './recent-ids.ts';
 
 const hashOf = (s: string): [number, number] => {
   const out = new Uint32Array(2);
@@ -65,5 +66,46 @@ describe('IdWindow', () => {
     assert.equal(w.seenOrAdd(2, 14), true);
     assert.equal(w.seenOrAdd(1, 15), false, 'lo 15 was forgotten');
     assert.equal(w.size, 4);
+  });
+});
+
+describe('RecentIds.admit', () => {
+  const trade = (id: string): MarketEvent => ({
+    type: 'option_trade',
+    event: {
+      venue: 'deribit',
+      symbol: 'BTCUSDT',
+      ts: 1,
+      receivedAt: 1,
+      id,
+      instrument: 'BTC-27JUN25-100000-C',
+      tradeId: id,
+      side: 'buy',
+      price: 0.01,
+      size: 1,
+      strike: 100_000,
+      expiry: 2,
+      optionType: 'call',
+      priceCurrency: 'BTC',
+      priceUsd: 1000,
+      premiumUsd: 1000,
+      iv: null,
+      indexPrice: null,
+      underlyingPrice: null,
+      block: false,
+    },
+  });
+  test('a frame without duplicates is handed on as it is; one with duplicates as a copy without them, in order', () => {
+    const r = new RecentIds();
+    const first = [trade('a'), trade('b')];
+    assert.equal(r.admit(first).fresh, first, 'no copy');
+    const second = [trade('b'), trade('c'), trade('a'), trade('d')];
+    const { fresh, duplicates } = r.admit(second);
+    assert.deepEqual([fresh.map((e) => e.event.id), duplicates], [['c', 'd'], 2]);
+    assert.deepEqual(
+      second.map((e) => e.event.id),
+      ['b', 'c', 'a', 'd'],
+      'the frame itself is left as it was',
+    );
   });
 });

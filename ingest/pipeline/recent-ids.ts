@@ -17,11 +17,10 @@ import type { MarketEvent } from '#schemas/events.ts';
 
 export const DEFAULT_RECENT_IDS = 5_000;
 
-const TRADE_LIKE = new Set<MarketEvent['type']>(['option_trade', 'perp_trade', 'spot_trade', 'liquidation']);
-
 /** Option, perp and spot trades and liquidations: the events a venue prints once, with a stable id. */
 export function isTradeLike(e: MarketEvent): boolean {
-  return TRADE_LIKE.has(e.type);
+  const t = e.type;
+  return t === 'option_trade' || t === 'perp_trade' || t === 'spot_trade' || t === 'liquidation';
 }
 
 /** murmur3's 32-bit finalizer: every input bit moves every output bit. */
@@ -143,25 +142,28 @@ export class RecentIds {
     return n;
   }
 
-  /** The events to publish: every non-trade event, and each trade-like event whose id was not seen (now remembered). */
+  /**
+   * The events to publish: every non-trade event, and each trade-like event whose id was not seen (now remembered).
+   * Without a duplicate `fresh` is `events` itself (no copy: most frames carry none).
+   */
   admit(events: readonly MarketEvent[]): { readonly fresh: readonly MarketEvent[]; readonly duplicates: number } {
     let duplicates = 0;
-    const fresh: MarketEvent[] = [];
-    const hash = this.#hash;
-    for (const e of events) {
-      if (!isTradeLike(e)) {
-        fresh.push(e);
-        continue;
-      }
-      let w = this.#byType.get(e.type);
-      if (w === undefined) this.#byType.set(e.type, (w = new IdWindow(this.capacity)));
-      idHash(e.event.id, hash);
-      if (w.seenOrAdd(hash[0] as number, hash[1] as number)) {
+    let fresh: MarketEvent[] | null = null;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i] as MarketEvent;
+      if (isTradeLike(e) && this.#seenOrAdd(e)) {
+        fresh ??= events.slice(0, i);
         duplicates++;
-        continue;
-      }
-      fresh.push(e);
+      } else if (fresh !== null) fresh.push(e);
     }
-    return { fresh, duplicates };
+    return { fresh: fresh ?? events, duplicates };
+  }
+
+  #seenOrAdd(e: MarketEvent): boolean {
+    let w = this.#byType.get(e.type);
+    if (w === undefined) this.#byType.set(e.type, (w = new IdWindow(this.capacity)));
+    const hash = this.#hash;
+    idHash(e.event.id, hash);
+    return w.seenOrAdd(hash[0] as number, hash[1] as number);
   }
 }
