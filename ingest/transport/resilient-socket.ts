@@ -69,6 +69,8 @@ interface Conn {
   openedAt: number | null;
   lastFrameAt: number;
   pongPending: boolean;
+  /** When the last protocol ping was sent. */
+  pingSentAt: number;
   retired: boolean;
 }
 
@@ -200,7 +202,7 @@ export class ResilientSocket {
     const attempt = this.#attempt;
     this.#emit({ type: 'connecting', attempt, replacing });
     const ws = new WebSocket(this.#opts.url, { handshakeTimeout: this.#opts.connectTimeoutMs ?? 10_000, ...this.#opts.wsOptions });
-    const c: Conn = { ws, timers: [], openedAt: null, lastFrameAt: Date.now(), pongPending: false, retired: false };
+    const c: Conn = { ws, timers: [], openedAt: null, lastFrameAt: Date.now(), pongPending: false, pingSentAt: 0, retired: false };
     this.#live.add(c);
     if (!replacing) this.#current = c;
 
@@ -263,13 +265,16 @@ export class ResilientSocket {
         if (c.ws.readyState !== WebSocket.OPEN) return;
         if (hb.kind === 'protocol') {
           // While reading is paused the pong cannot be read: keep pinging (venues that require client pings, such
-          // as Thalex, would close the connection), but do not judge the missing pong.
-          if (c.pongPending && this.#holds === 0) {
+          // as Thalex, would close the connection), but do not judge the missing pong. A frame read since the ping
+          // proves the connection alive too: its pong waits behind the frames sent before it (a backlog after a
+          // pause, a burst faster than this thread reads), which are read first.
+          if (c.pongPending && this.#holds === 0 && c.lastFrameAt <= c.pingSentAt) {
             this.#log.warn('no pong to protocol ping; terminating');
             c.ws.terminate();
             return;
           }
           c.pongPending = true;
+          c.pingSentAt = Date.now();
           c.ws.ping();
         } else if (!hb.whenIdle || Date.now() - c.lastFrameAt >= hb.intervalMs) {
           c.ws.send(typeof hb.payload === 'string' ? hb.payload : hb.payload());
