@@ -167,16 +167,21 @@ describe('web explorer in headless Chromium', () => {
     // slider steps back still resolve). On a busy machine the snapshot loop may run minutes behind the wall clock (late
     // ticks are caught up, not skipped), so the candidates are the grid instants at or before the newest stored
     // snapshot, newest first. Each round costs a few requests: the store that answers them also runs the loop waited on.
-    const usable = async (t: number): Promise<'yes' | 'no' | 'too early'> => {
+    const usable = async (t: number): Promise<'yes' | 'no' | 'no hvl' | 'too early'> => {
       // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
       const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t).toISOString()}`);
       // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
-      if (now.status !== 200 || now.meta.computed_at !== new Date(t).toISOString() || now.data.all_expiry.hvl === null) return 'no';
+      if (now.status !== 200 || now.meta.computed_at !== new Date(t).toISOString()) return 'no';
+      if (now.data.all_expiry.hvl === null) return 'no hvl';
       // … a live snapshot (not the seeded history hours earlier) answers 60 s before it; else no older instant has one.
       const prev = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t - 2 * STEP_MS).toISOString()}`);
       return prev.status === 200 && Date.parse(prev.meta.computed_at ?? '') > t - 3 * STEP_MS ? 'yes' : 'too early';
     };
+    // The demo market's profile can be negative everywhere (no hvl) for minutes, so the candidates are the grid instants
+    // of the last 10 minutes, not only the newest few; a stored snapshot without an hvl keeps none, so each such instant
+    // is asked about once.
     let at = 0;
+    const withoutHvl = new Set<number>();
     await until(
       'a stored grid instant with a flow hvl and a live snapshot 60 s before it',
       async () => {
@@ -184,10 +189,12 @@ describe('web explorer in headless Chromium', () => {
         const stored = Date.parse(latest.meta.computed_at ?? '');
         if (latest.status !== 200 || !Number.isFinite(stored)) return false;
         const newest = Math.floor(stored / STEP_MS) * STEP_MS;
-        for (let t = newest; t > newest - 4 * STEP_MS; t -= STEP_MS) {
+        for (let t = newest; t > newest - 20 * STEP_MS; t -= STEP_MS) {
+          if (withoutHvl.has(t)) continue;
           const verdict = await usable(t);
           if (verdict === 'too early') return false;
-          if (verdict === 'no') continue;
+          if (verdict === 'no hvl') withoutHvl.add(t);
+          if (verdict !== 'yes') continue;
           at = t;
           return true;
         }
