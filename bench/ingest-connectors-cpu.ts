@@ -6,7 +6,8 @@
  * thread, `node` Node's helpers: garbage collection, compilers), then the median of the timed rounds. This is the C
  * of bench/ingest-e2e.ts' saturation ratio (bench/RESULTS.md "ingest"): what the end-to-end round adds to the
  * baseline's work on the same cores.
- * Run: node --import tsx bench/ingest-connectors-cpu.ts   (BENCH_CONNECTORS_ROUNDS timed rounds, 6; one warm-up first)
+ * Run: node --import tsx bench/ingest-connectors-cpu.ts   (BENCH_CONNECTORS_ROUNDS timed rounds, 6; one warm-up first;
+ * BENCH_CONNECTORS_PROFILE=FILE writes the connectors' thread's CPU profile there, IngestThreadOptions.cpuProfile)
  */
 import { pathToFileURL } from 'node:url';
 import type { Bus, BusConsumer, BusMessage, TopicSpec } from '#bus/types.ts';
@@ -24,6 +25,8 @@ const TOTAL = Number(process.env['BENCH_CONNECTORS_EVENTS'] ?? 200_000);
 const ROUNDS = Number(process.env['BENCH_CONNECTORS_ROUNDS'] ?? 6);
 /** Option trades per venue in one burst of the sandbox (as bench/ingest-e2e.ts' flood). */
 const PER_VENUE = 1_000;
+/** Where to write the connectors' thread's CPU profile (a `.cpuprofile`), if set. */
+const PROFILE = process.env['BENCH_CONNECTORS_PROFILE'];
 
 /** Takes every publish at once and counts the option trades (the bound: no store, no consumer). */
 class CountingBus implements Bus {
@@ -67,6 +70,7 @@ export async function runConnectorsCpuBench(): Promise<void> {
     symbols: SYMBOLS,
     urls,
     publisher: { maxBatch: 5000, lingerMs: 10 },
+    ...(PROFILE === undefined ? {} : { cpuProfile: PROFILE }),
   });
   try {
     for (const deadline = Date.now() + 20_000; ; await sleep(50)) {

@@ -7,7 +7,13 @@ import type { IngestOptions } from '../pipeline/run-ingest.ts';
 import { unpackMessages, type OwnerMessage, type ThreadRequest, type VenueConnections } from './protocol.ts';
 
 /** What the ingest thread is started with: the ingest options that cross a thread (no bus, no callbacks). */
-export type IngestThreadOptions = Omit<IngestOptions, 'bus' | 'onSocketEvent'>;
+export type IngestThreadOptions = Omit<IngestOptions, 'bus' | 'onSocketEvent'> & {
+  /**
+   * Profile the thread's CPU from its start and write the profile (a `.cpuprofile`) to this path when it stops: for
+   * benchmarks and investigations (platform/threads/cpu-profile.ts; `node --cpu-prof` writes none for this thread).
+   */
+  readonly cpuProfile?: string;
+};
 
 export interface RunningIngestThread {
   /** The venues whose connector started. */

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { metricsRegistry } from '#platform/metrics/registry.ts';
+import { startCpuProfile } from '#platform/threads/cpu-profile.ts';
 import { startIngest, type RunningIngest } from '../pipeline/run-ingest.ts';
 import { PortBus } from './port-bus.ts';
 import type { IngestThreadOptions } from './start-ingest-thread.ts';
@@ -11,7 +12,8 @@ import type { OwnerMessage, ThreadRequest } from './protocol.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('ingest/thread/worker.ts runs as a worker thread');
-const opts = workerData as IngestThreadOptions;
+const { cpuProfile, ...opts } = workerData as IngestThreadOptions;
+const profile = cpuProfile === undefined ? null : await startCpuProfile();
 const bus = new PortBus(port);
 const post = (m: ThreadRequest): void => port.postMessage(m);
 let ingest: RunningIngest | null = null;
@@ -44,8 +46,12 @@ port.on('message', (m: OwnerMessage) => {
       return;
     case 'stop':
       void answer(m.id, async () => {
-        await ingest?.stop();
-        await bus.close();
+        try {
+          await ingest?.stop();
+          await bus.close();
+        } finally {
+          if (profile !== null && cpuProfile !== undefined) await profile.stop(cpuProfile);
+        }
       }).then(() => port.close());
       return;
   }

@@ -5,7 +5,7 @@
  * metrics are served with this thread's (processMetrics), and stop ends the thread.
  */
 import { test } from 'node:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -39,6 +39,8 @@ test(
   async () => {
     const sandbox = await forkSandboxProcess(new URL('./flood-sandbox.ts', import.meta.url));
     const bus = new StallableBus({ clientId: 'ingest-thread' });
+    const dir = mkdtempSync(join(tmpdir(), 'ingest-thread-'));
+    const cpuProfile = join(dir, 'ingest.cpuprofile');
     try {
       await ensureProductTopics(bus, 3);
       const collector = await collectOptionTrades(bus, 'ingest-thread-collector');
@@ -48,6 +50,7 @@ test(
         symbols: SYMBOLS,
         urls,
         publisher: { highWaterMark: HIGH_WATER_MARK },
+        cpuProfile,
       });
       let stopped = false;
       try {
@@ -91,6 +94,16 @@ test(
         await ingest.stop();
         await assert.rejects(ingest.connections(), /stopped/, 'the thread is gone after stop');
         assert.equal(await metricSum(METRIC.ingestVenueLag, `${METRIC.ingestVenueLag}_count`), 0, 'its metrics left /metrics');
+        // The thread's CPU profile (cpuProfile) was written as it stopped, and shows the connectors at work.
+        const profiled = JSON.parse(readFileSync(cpuProfile, 'utf8')) as {
+          nodes: { callFrame: { functionName: string } }[];
+          samples: number[];
+        };
+        assert.ok(profiled.samples.length > 0);
+        assert.ok(
+          profiled.nodes.some((n) => n.callFrame.functionName === 'parseDeribitFrame'),
+          "the profile holds the thread's parsers",
+        );
       } finally {
         if (!stopped) await ingest.stop();
         await collector.stop();
@@ -99,6 +112,7 @@ test(
       bus.recover();
       await bus.close();
       await sandbox.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 );
