@@ -13,7 +13,7 @@ import type { OwnerMessage, ThreadRequest } from './protocol.ts';
 const port = parentPort;
 if (port === null) throw new Error('ingest/thread/worker.ts runs as a worker thread');
 const { cpuProfile, ...opts } = workerData as IngestThreadOptions;
-const profile = cpuProfile === undefined ? null : await startCpuProfile();
+const profile = cpuProfile === undefined ? null : await startCpuProfile(cpuProfile);
 const bus = new PortBus(port);
 const post = (m: ThreadRequest): void => port.postMessage(m);
 let ingest: RunningIngest | null = null;
@@ -50,7 +50,7 @@ port.on('message', (m: OwnerMessage) => {
           await ingest?.stop();
           await bus.close();
         } finally {
-          if (profile !== null && cpuProfile !== undefined) await profile.stop(cpuProfile);
+          await profile?.stop();
         }
       }).then(() => port.close());
       return;

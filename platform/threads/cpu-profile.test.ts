@@ -14,10 +14,10 @@ function busyLoopForProfile(ms: number): number {
 test('startCpuProfile samples this thread and writes a .cpuprofile naming the functions that ran', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpu-profile-'));
   try {
-    const profile = await startCpuProfile(200);
-    busyLoopForProfile(200);
     const path = join(dir, 'main.cpuprofile');
-    await profile.stop(path);
+    const profile = await startCpuProfile(path, 200);
+    busyLoopForProfile(200);
+    await profile.stop();
     const p = JSON.parse(readFileSync(path, 'utf8')) as {
       nodes: { id: number; callFrame: { functionName: string } }[];
       samples: number[];
