@@ -42,7 +42,7 @@ export function isUnitTest(file) {
  * The files that take longest (minutes each, mostly waiting on wall-clock snapshot ticks and broker restarts), started
  * first: with two files at a time the rest of the suite runs beside them instead of after them.
  */
-export const LONGEST_FIRST = ['tools/chaos/role-outage/role-outage.kafka.test.ts', 'test/e2e/flow-routes.test.ts'];
+export const LONGEST_FIRST = ['tools/chaos/role-outage/role-outage.kafka.test.ts', 'test/browser/explorer.browser.test.ts'];
 
 /** `files` with those of LONGEST_FIRST in front, in that order; the others keep their order. */
 export function longestFirst(files) {

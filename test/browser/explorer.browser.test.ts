@@ -139,7 +139,10 @@ describe('web explorer in headless Chromium', () => {
     });
     await mkdir(SHOTS, { recursive: true });
     // Every panel's route has data (the first ticks are in) and a snapshot 60 s before the newest grid instant exists.
-    await until('levels with an hvl', async () => (await api<Levels>('/v2/gex/levels?symbol=BTCUSDT')).data?.all_expiry?.hvl != null);
+    await until(
+      'levels with an hvl',
+      async () => (await api<Levels>('/v2/gex/levels?symbol=BTCUSDT&positioning=std')).data?.all_expiry?.hvl != null,
+    );
     await until(
       'tape',
       async () => ((await api<{ trades: unknown[] }>('/v2/tape/recent?symbol=BTCUSDT&limit=1')).data?.trades ?? []).length > 0,
@@ -163,29 +166,33 @@ describe('web explorer in headless Chromium', () => {
   });
 
   test('replay view from the URL: every panel draws, hvl at the API value, slider by keyboard moves the instant and the levels', async () => {
-    // The instant: a 30 s grid instant already stored, with a flow-model hvl, that has a snapshot 60 s before it (so two
+    // The view replays the std model: its hvl is the crossing of dealers long calls, short puts, near spot while calls
+    // carry the open interest above spot and puts below it (the sandbox chain's shape). The flow model's hvl was absent
+    // from most demo snapshots for minutes on some mornings (customers buying OTM options on both sides leave dealers
+    // short gamma everywhere), which made this wait fail; the page draws both models the same way.
+    // The instant: a 30 s grid instant already stored, with an hvl, that has a snapshot 60 s before it (so two
     // slider steps back still resolve). On a busy machine the snapshot loop may run minutes behind the wall clock (late
     // ticks are caught up, not skipped), so the candidates are the grid instants at or before the newest stored
     // snapshot, newest first. Each round costs a few requests: the store that answers them also runs the loop waited on.
     const usable = async (t: number): Promise<'yes' | 'no' | 'no hvl' | 'too early'> => {
-      // The page shows the flow model: its hvl (not the std model's) must exist at the instant, or no line is drawn.
-      const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t).toISOString()}`);
+      // The page shows the std model: its hvl (not the flow model's) must exist at the instant, or no line is drawn.
+      const now = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=std&as_of=${new Date(t).toISOString()}`);
       // … and is the snapshot OF that instant (else the page, loaded before it is stored, shows the one before it).
       if (now.status !== 200 || now.meta.computed_at !== new Date(t).toISOString()) return 'no';
       if (now.data.all_expiry.hvl === null) return 'no hvl';
       // … a live snapshot (not the seeded history hours earlier) answers 60 s before it; else no older instant has one.
-      const prev = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${new Date(t - 2 * STEP_MS).toISOString()}`);
+      const prev = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=std&as_of=${new Date(t - 2 * STEP_MS).toISOString()}`);
       return prev.status === 200 && Date.parse(prev.meta.computed_at ?? '') > t - 3 * STEP_MS ? 'yes' : 'too early';
     };
-    // The demo market's profile can be negative everywhere (no hvl) for minutes, so the candidates are the grid instants
-    // of the last 10 minutes, not only the newest few; a stored snapshot without an hvl keeps none, so each such instant
-    // is asked about once.
+    // Should the profile still have no crossing at some instants, the candidates are the grid instants of the last 10
+    // minutes, not only the newest few; a stored snapshot without an hvl keeps none, so each such instant is asked about
+    // once.
     let at = 0;
     const withoutHvl = new Set<number>();
     await until(
-      'a stored grid instant with a flow hvl and a live snapshot 60 s before it',
+      'a stored grid instant with a std hvl and a live snapshot 60 s before it',
       async () => {
-        const latest = await api<Levels>('/v2/gex/levels?symbol=BTCUSDT&positioning=flow');
+        const latest = await api<Levels>('/v2/gex/levels?symbol=BTCUSDT&positioning=std');
         const stored = Date.parse(latest.meta.computed_at ?? '');
         if (latest.status !== 200 || !Number.isFinite(stored)) return false;
         const newest = Math.floor(stored / STEP_MS) * STEP_MS;
@@ -210,7 +217,7 @@ describe('web explorer in headless Chromium', () => {
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
     await page.setViewport({ width: 1280, height: 900 });
     const iso = new Date(at).toISOString();
-    await page.goto(`${base}/app?symbol=BTCUSDT&model=flow&at=${iso}`, { waitUntil: 'load' });
+    await page.goto(`${base}/app?symbol=BTCUSDT&model=std&at=${iso}`, { waitUntil: 'load' });
     assert.match(await page.$eval('#alert', (el) => el.textContent ?? ''), /Enter your API key/);
     await page.type('#key', key);
     await page.keyboard.press('Enter');
@@ -245,7 +252,7 @@ describe('web explorer in headless Chromium', () => {
     assert.ok((await page.$$eval('#panel-tape tbody tr', (r) => r.length)) > 0);
 
     // hvl: the value the API returns for the same instant, drawn inside the plot.
-    const levels = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${iso}`);
+    const levels = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=std&as_of=${iso}`);
     await page
       .waitForFunction(() => (document.getElementById('panel-profile') as HTMLElement).dataset['hvlX'] !== undefined, { timeout: 10_000 })
       .catch(async (e: unknown) => {
@@ -287,7 +294,7 @@ describe('web explorer in headless Chromium', () => {
       shown['snapshotAt'],
     );
     await settled(page);
-    const back = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=flow&as_of=${earlier}`);
+    const back = await api<Levels>(`/v2/gex/levels?symbol=BTCUSDT&positioning=std&as_of=${earlier}`);
     const moved = await panelState(page, 'profile');
     assert.equal(moved['snapshotAt'], back.meta.computed_at);
     assert.ok(Date.parse(moved['snapshotAt'] ?? '') <= Date.parse(earlier));

@@ -2,7 +2,7 @@
  * Sandbox end to end for the flow routes (/v2/tape, /v2/tape/recent, strike-heat, flow-by-strike, pcr,
  * premium-tide, range): `gex demo`'s roles (sandbox market ->
  * connectors -> bus -> raw writer + snapshot processor -> API) in one process, a short snapshot interval; after
- * the first ticks every route answers 200 with non-empty data (pcr: once its first 5-minute bucket completed).
+ * the first ticks every route answers 200 with non-empty data (pcr: through a second app whose clock is one 5-minute bucket ahead).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '#platform/settings.ts';
 import { createRuntimeContext, type RuntimeContext } from '#app/runtime/context.ts';
 import { startRoles } from '#app/cli/commands/roles.ts';
+import { PCR_STEP_MS } from '#query-api/options/oi-read.ts';
+import { testApp } from '#query-api/testing/harness.ts';
 
 const INTERVAL_MS = 3_000;
 
@@ -88,20 +90,29 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     assert.ok(Array.isArray(h1.past) && h1.past.length > 0);
   });
 
-  // The put/call ratio has a point per COMPLETED 5-minute bucket: the first one that holds data completes at the
-  // first 5-minute boundary after the product started, so this waits for that boundary (up to ~5 min; own timeout).
-  test('the put/call ratio answers with a point once the first 5-minute bucket with data has completed', { timeout: 480_000 }, async () => {
-    const step = 300_000;
-    // The first option ticker may be stored after the 5-minute boundary that follows the start (connectors take
-    // seconds to open), so the first bucket with data can be the one after it: wait for that one's end too.
-    const boundary = Math.ceil(startedAt / step) * step;
-    const wait = Math.max(30_000, boundary + step + 60_000 - Date.now());
-    const d = await eventually(
-      '/v2/options/pcr?symbol=BTCUSDT',
-      (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0,
-      wait,
-    );
-    const first = (d['points'] as { t: string; ratio: number | null }[])[0];
-    assert.ok(first !== undefined && Date.parse(first.t) % step === 0, 'points sit on 5-minute bucket ends');
+  // The put/call ratio has a point per COMPLETED 5-minute bucket, so the product's own API answers with one only after
+  // the first 5-minute boundary that follows its first stored ticker (minutes of wall clock). A second app over the
+  // same store, its clock one bucket ahead, reads the bucket the live ticks are filling as completed: the route answers
+  // from the demo's stored open interest within seconds, and the point is that bucket's end.
+  test('the put/call ratio answers with a point from the live open interest of a completed 5-minute bucket', async (t) => {
+    const step = PCR_STEP_MS;
+    const app = await testApp(ctx.store, {}, { clock: () => Date.now() + step });
+    t.after(() => app.close());
+    await app.gex.accounts.refresh();
+    const end = Date.now() + 90_000;
+    let last = '';
+    let points: { t: string; ratio: number | null; call_oi: number; put_oi: number }[] = [];
+    while (points.length === 0 && Date.now() < end) {
+      const r = await app.inject({ url: '/v2/options/pcr?symbol=BTCUSDT&days=1', headers: { 'x-api-key': key } });
+      last = `${r.statusCode} ${r.body.slice(0, 300)}`;
+      if (r.statusCode === 200) points = (r.json() as { data: { points: typeof points } }).data.points;
+      if (points.length === 0) await sleep(500);
+    }
+    assert.ok(points.length > 0, `no pcr point within 90 s; last ${last}`);
+    const point = points.at(-1)!;
+    const bucketEnd = Math.ceil(startedAt / step) * step;
+    assert.ok(Date.parse(point.t) % step === 0 && Date.parse(point.t) >= bucketEnd, `points sit on 5-minute bucket ends: ${point.t}`);
+    assert.ok(point.call_oi > 0 && point.put_oi > 0, `live OI of both types: ${JSON.stringify(point)}`);
+    assert.ok(Math.abs((point.ratio ?? 0) - point.put_oi / point.call_oi) < 1e-12);
   });
 });
