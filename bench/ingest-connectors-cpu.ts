@@ -7,13 +7,16 @@
  * of bench/ingest-e2e.ts' saturation ratio (bench/RESULTS.md "ingest"): what the end-to-end round adds to the
  * baseline's work on the same cores.
  * Run: node --import tsx bench/ingest-connectors-cpu.ts   (BENCH_CONNECTORS_ROUNDS timed rounds, 6; one warm-up first;
- * BENCH_CONNECTORS_PROFILE=FILE writes the connectors' thread's CPU profile there, IngestThreadOptions.cpuProfile)
+ * BENCH_CONNECTORS_PROFILE=FILE writes the connectors' thread's CPU profile there, IngestThreadOptions.cpuProfile;
+ * BENCH_CONNECTORS_THREAD=false runs the connectors on this process's event loop instead, as INGEST_THREAD=false does,
+ * and counts the `main` thread)
  */
 import { pathToFileURL } from 'node:url';
 import type { Bus, BusConsumer, BusMessage, TopicSpec } from '#bus/types.ts';
 import type { VenueUrls } from '#ingest/connector/types.ts';
 import { TOPICS, type Venue } from '#schemas/events.ts';
 import { startIngestThread } from '#ingest/thread/start-ingest-thread.ts';
+import { startIngest } from '#ingest/pipeline/run-ingest.ts';
 import { connectorUrlsFor } from '#sandbox/connector-urls.ts';
 import { SANDBOX_VENUES, type SandboxVenue } from '#sandbox/market/venues.ts';
 import { forkSandboxProcess } from '#sandbox/harness/sandbox-process.ts';
@@ -27,6 +30,10 @@ const ROUNDS = Number(process.env['BENCH_CONNECTORS_ROUNDS'] ?? 6);
 const PER_VENUE = 1_000;
 /** Where to write the connectors' thread's CPU profile (a `.cpuprofile`), if set. */
 const PROFILE = process.env['BENCH_CONNECTORS_PROFILE'];
+/** The connectors on their own thread (the product's default), or on the event loop. */
+const ON_THREAD = process.env['BENCH_CONNECTORS_THREAD'] !== 'false';
+/** The thread whose CPU is the connectors'. */
+const CONNECTORS_THREAD = ON_THREAD ? 'gex-ingest' : 'main';
 
 /** Takes every publish at once and counts the option trades (the bound: no store, no consumer). */
 class CountingBus implements Bus {
@@ -53,8 +60,10 @@ class CountingBus implements Bus {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function runConnectorsCpuBench(): Promise<void> {
+  if (PROFILE !== undefined && !ON_THREAD)
+    throw new Error('BENCH_CONNECTORS_PROFILE profiles the connectors thread; on the event loop, run node with --cpu-prof instead');
   process.stdout.write(
-    `\n== connectors' CPU: sandbox -> WS -> connectors (own thread) -> a bus that takes everything (${TOTAL} option trades a round)\n`,
+    `\n== connectors' CPU: sandbox -> WS -> connectors (${ON_THREAD ? 'own thread' : 'the event loop'}) -> a bus that takes everything (${TOTAL} option trades a round)\n`,
   );
   const child = await forkSandboxProcess(new URL('./sandbox-process.ts', import.meta.url), []);
   const delivered = async (cmd: object): Promise<number> => Number((await child.ask(cmd))['delivered']);
@@ -65,13 +74,13 @@ export async function runConnectorsCpuBench(): Promise<void> {
     if (u) urls[v] = connectorUrlsFor(v, u);
   }
   const bus = new CountingBus();
-  const ingest = await startIngestThread(bus, {
-    venues: SANDBOX_VENUES,
-    symbols: SYMBOLS,
-    urls,
-    publisher: { maxBatch: 5000, lingerMs: 10 },
-    ...(PROFILE === undefined ? {} : { cpuProfile: PROFILE }),
-  });
+  const options = { venues: SANDBOX_VENUES, symbols: SYMBOLS, urls, publisher: { maxBatch: 5000, lingerMs: 10 } };
+  const ingest: { connections(): Promise<readonly { open: number; planned: number }[]>; stop(): Promise<void> } = ON_THREAD
+    ? await startIngestThread(bus, { ...options, ...(PROFILE === undefined ? {} : { cpuProfile: PROFILE }) })
+    : await startIngest({ bus, ...options }).then((r) => ({
+        connections: () => Promise.resolve(r.venues.map((v) => v.connections())),
+        stop: () => r.stop(),
+      }));
   try {
     for (const deadline = Date.now() + 20_000; ; await sleep(50)) {
       if ((await ingest.connections()).every((c) => c.open === c.planned)) break;
@@ -94,11 +103,11 @@ export async function runConnectorsCpuBench(): Promise<void> {
       const threads1 = threadCpu();
       const byName = threadCpuByName(threads0, threads1);
       const threads = threadCpuSince(threads0, threads1);
-      const ingestS = byName.get('gex-ingest') ?? 0;
+      const ingestS = byName.get(CONNECTORS_THREAD) ?? 0;
       const label = round < 0 ? 'warm-up' : `round #${round + 1}`;
       process.stdout.write(
         `${label.padEnd(9)} ${offered} trades ${seconds.toFixed(2)} s ${Math.round(offered / seconds)} trades/s  ` +
-          `connectors' thread ${((ingestS * 1e6) / offered).toFixed(2)} us a trade  CPU-s by thread: ${threads}\n`,
+          `connectors (${CONNECTORS_THREAD}) ${((ingestS * 1e6) / offered).toFixed(2)} us a trade  CPU-s by thread: ${threads}\n`,
       );
       if (round < 0) continue;
       ingestCpu.push(ingestS);
@@ -106,7 +115,7 @@ export async function runConnectorsCpuBench(): Promise<void> {
     }
     const med = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
     process.stdout.write(
-      `median of ${ingestCpu.length}: connectors' thread ${med(ingestCpu).toFixed(2)} CPU-s a round (${((med(ingestCpu) * 1e6) / TOTAL).toFixed(2)} us a trade; ` +
+      `median of ${ingestCpu.length}: connectors (${CONNECTORS_THREAD}) ${med(ingestCpu).toFixed(2)} CPU-s a round (${((med(ingestCpu) * 1e6) / TOTAL).toFixed(2)} us a trade; ` +
         `rounds ${Math.min(...ingestCpu).toFixed(2)}-${Math.max(...ingestCpu).toFixed(2)}), Node's helpers ${med(helperCpu).toFixed(2)} CPU-s\n`,
     );
   } finally {
