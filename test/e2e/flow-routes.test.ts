@@ -96,7 +96,8 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
   // from the demo's stored open interest within seconds, and the point is that bucket's end.
   test('the put/call ratio answers with a point from the live open interest of a completed 5-minute bucket', async (t) => {
     const step = PCR_STEP_MS;
-    const app = await testApp(ctx.store, {}, { clock: () => Date.now() + step });
+    // No route cache: an answer from before the first ticker was stored is not served again for 30 s.
+    const app = await testApp(ctx.store, { routeCacheMs: 0 }, { clock: () => Date.now() + step });
     t.after(() => app.close());
     await app.gex.accounts.refresh();
     const end = Date.now() + 90_000;
