@@ -124,7 +124,7 @@ if (files.length === 0) {
 
 const concurrency = env.TEST_CONCURRENCY ?? '2';
 // Per test: 15 min (the role outage test sets 25). test/browser/explorer.browser.test.ts waits for the demo's live
-// snapshot loop to store a replayable instant with a flow-model hvl (up to 5 min; longer on a busy machine).
+// snapshot loop to store a replayable instant with an hvl (up to 5 min; longer on a busy machine).
 // tools/test-runner.mjs runs the files in this order (the longest first: tools/test-files.mjs LONGEST_FIRST; `node
 // --test` would sort them by path), TAP as it runs, then every failure again at the end (tools/failures-reporter.mjs)
 // where a CI log's tail shows it.

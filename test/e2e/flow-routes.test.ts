@@ -51,17 +51,24 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const get = async (path: string): Promise<{ status: number; body: { data?: Record<string, unknown> } }> => {
+  type Answer = { status: number; body: { data?: Record<string, unknown> } };
+  /** A route of the product's API server. */
+  const get = async (path: string): Promise<Answer> => {
     const r = await fetch(`${base}${path}`, { headers: { 'x-api-key': key } });
-    return { status: r.status, body: (await r.json()) as { data?: Record<string, unknown> } };
+    return { status: r.status, body: (await r.json()) as Answer['body'] };
   };
 
-  /** Poll until the route answers 200 with `ok(data)` (the first ticks must have been stored). */
-  async function eventually(path: string, ok: (d: Record<string, unknown>) => boolean, ms = 90_000): Promise<Record<string, unknown>> {
+  /** Poll until the route answers 200 with `ok(data)` (the first ticks must have been stored); `via` asks it. */
+  async function eventually(
+    path: string,
+    ok: (d: Record<string, unknown>) => boolean,
+    ms = 90_000,
+    via: (path: string) => Promise<Answer> = get,
+  ): Promise<Record<string, unknown>> {
     const end = Date.now() + ms;
     let last = '';
     while (Date.now() < end) {
-      const r = await get(path);
+      const r = await via(path);
       if (r.status === 200 && r.body.data !== undefined && ok(r.body.data)) return r.body.data;
       last = `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
       await sleep(500);
@@ -100,17 +107,17 @@ describe('sandbox -> raw writer + processors -> the flow routes', () => {
     const app = await testApp(ctx.store, { routeCacheMs: 0 }, { clock: () => Date.now() + step });
     t.after(() => app.close());
     await app.gex.accounts.refresh();
-    const end = Date.now() + 90_000;
-    let last = '';
-    let points: { t: string; ratio: number | null; call_oi: number; put_oi: number }[] = [];
-    while (points.length === 0 && Date.now() < end) {
-      const r = await app.inject({ url: '/v2/options/pcr?symbol=BTCUSDT&days=1', headers: { 'x-api-key': key } });
-      last = `${r.statusCode} ${r.body.slice(0, 300)}`;
-      if (r.statusCode === 200) points = (r.json() as { data: { points: typeof points } }).data.points;
-      if (points.length === 0) await sleep(500);
-    }
-    assert.ok(points.length > 0, `no pcr point within 90 s; last ${last}`);
-    const point = points.at(-1)!;
+    const inject = async (url: string): Promise<Answer> => {
+      const r = await app.inject({ url, headers: { 'x-api-key': key } });
+      return { status: r.statusCode, body: r.json() as Answer['body'] };
+    };
+    const d = await eventually(
+      '/v2/options/pcr?symbol=BTCUSDT&days=1',
+      (x) => Array.isArray(x['points']) && (x['points'] as unknown[]).length > 0,
+      90_000,
+      inject,
+    );
+    const point = (d['points'] as { t: string; ratio: number | null; call_oi: number; put_oi: number }[]).at(-1)!;
     const bucketEnd = Math.ceil(startedAt / step) * step;
     assert.ok(Date.parse(point.t) % step === 0 && Date.parse(point.t) >= bucketEnd, `points sit on 5-minute bucket ends: ${point.t}`);
     assert.ok(point.call_oi > 0 && point.put_oi > 0, `live OI of both types: ${JSON.stringify(point)}`);
