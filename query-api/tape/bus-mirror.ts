@@ -7,7 +7,8 @@
  *  2. `settleMs` after the partitions are assigned (so trades published before reached the store through the raw
  *     writer) the first `sync` (a load from the store), then one every `periodMs` (a reconciliation: stored trades
  *     the mirror lacks are added). A failed sync is logged and retried at the next period.
- * Syncs run one after another; `sync()` queues one that sees every trade stored before the call.
+ * Syncs run one after another; `sync()` queues one that sees every trade stored before the call. Called before the
+ * first sync started, it is the first sync: the armed one is cancelled and the period counts from it.
  */
 import { Counter } from 'prom-client';
 import type { Bus, BusConsumer, ConsumedBatch } from '#bus/types.ts';
@@ -81,8 +82,22 @@ export class BusMirror {
     this.armFirst(Math.max(15_000, settle));
   }
 
-  /** Queues a sync after any in flight; resolves when it is done (never rejects). */
+  /**
+   * Queues a sync after any in flight; resolves when it is done (never rejects). Before the first sync started it is
+   * the first: the armed one is cancelled and the next runs `periodMs` after this one.
+   */
   sync(): Promise<void> {
+    const run = this.enqueue();
+    if (!this.ticking) {
+      this.ticking = true;
+      if (this.timer !== null) clearTimeout(this.timer);
+      this.timer = null;
+      void run.finally(() => this.scheduleNext());
+    }
+    return run;
+  }
+
+  private enqueue(): Promise<void> {
     const run = this.queue.then(async () => {
       if (this.stopped) return;
       try {
@@ -115,9 +130,11 @@ export class BusMirror {
 
   private tick(): void {
     this.ticking = true;
-    void this.sync().finally(() => {
-      if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.opts.periodMs);
-    });
+    void this.enqueue().finally(() => this.scheduleNext());
+  }
+
+  private scheduleNext(): void {
+    if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.opts.periodMs);
   }
 
   private onBatch(batch: ConsumedBatch): void {

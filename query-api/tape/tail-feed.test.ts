@@ -103,8 +103,9 @@ describe('tape tail: bus + store', () => {
     bus = new MemoryBus({ clientId: 'tape-tail-test' });
     await ensureProductTopics(bus, 2);
     const clock = testClock(NOW);
-    // 120 trades per symbol: the history's oldest BTC trades are outside the tail (their pages come from the store)
-    withTail = await testApp(t.store, { tapeTailRows: 120 }, { clock, tapeBus: bus });
+    // 120 trades per symbol: the history's oldest BTC trades are outside the tail (their pages come from the store).
+    // Reconciliations only when a test asks (tail.sync()): the explicit first sync below cancels the armed one.
+    withTail = await testApp(t.store, { tapeTailRows: 120, tapeTailReconcileMs: 3_600_000 }, { clock, tapeBus: bus });
     storeOnly = await testApp(t.store, {}, { clock });
     assert.ok(withTail.gex.tapeTail !== null && storeOnly.gex.tapeTail === null);
     tail = withTail.gex.tapeTail;
