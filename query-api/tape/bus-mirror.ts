@@ -87,14 +87,9 @@ export class BusMirror {
    * the first: the armed one is cancelled and the next runs `periodMs` after this one.
    */
   sync(): Promise<void> {
-    const run = this.enqueue();
-    if (!this.ticking) {
-      this.ticking = true;
-      if (this.timer !== null) clearTimeout(this.timer);
-      this.timer = null;
-      void run.finally(() => this.scheduleNext());
-    }
-    return run;
+    if (this.ticking) return this.enqueue();
+    if (this.timer !== null) clearTimeout(this.timer);
+    return this.tick();
   }
 
   private enqueue(): Promise<void> {
@@ -128,9 +123,12 @@ export class BusMirror {
     this.timer = setTimeout(() => this.tick(), afterMs);
   }
 
-  private tick(): void {
+  /** One sync of the schedule (the first or a periodic one); the next is armed `periodMs` after it. */
+  private tick(): Promise<void> {
     this.ticking = true;
-    void this.enqueue().finally(() => this.scheduleNext());
+    const run = this.enqueue();
+    void run.finally(() => this.scheduleNext());
+    return run;
   }
 
   private scheduleNext(): void {
